@@ -1,0 +1,75 @@
+/*
+ * Routing engines: pure functions from a fabric model (with LIDs assigned)
+ * to linear forwarding tables. No I/O. Engines are const vtables in a
+ * registry looked up by name; a chain tries them in order and the first
+ * that succeeds routes.
+ */
+#ifndef IBSMD_ROUTING_H
+#define IBSMD_ROUTING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fabric.h"
+
+#define LFT_NO_ROUTE 0xFF
+
+/* Forwarding tables for every switch of a fabric: entry [sw][lid] is the
+ * egress port (0 = the switch itself, LFT_NO_ROUTE = none). */
+struct lft_set {
+	uint32_t nsw;           /* number of switches */
+	uint32_t *sw_node;      /* [nsw] node index of switch i */
+	uint32_t *node_sw;      /* [nnodes] switch index of node, FABRIC_NONE */
+	uint16_t max_lid;       /* rows hold LIDs 0 .. max_lid */
+	uint8_t *port;          /* nsw * (max_lid + 1) entries */
+};
+
+/* Sizes the set for f (its switches, fabric_max_lid()) with every entry
+ * LFT_NO_ROUTE. Returns 0, or -1 on allocation failure. */
+int lft_set_init(struct lft_set *s, const struct fabric *f);
+void lft_set_fini(struct lft_set *s);
+
+static inline uint8_t *
+lft_row(const struct lft_set *s, uint32_t sw)
+{
+	return s->port + (size_t)sw * ((size_t)s->max_lid + 1);
+}
+
+#define ROUTE_HOPS_MAX 16
+
+struct route_report {
+	char engine[16];        /* engine that routed */
+	double seconds;         /* time the engine took */
+	uint32_t lids;          /* destination LIDs routed */
+	uint64_t unreachable;   /* (switch, LID) pairs left without a route */
+	uint64_t hops[ROUTE_HOPS_MAX + 1]; /* switch->LID paths by switch hops;
+					    * last bucket: that many or more */
+	uint32_t max_port_load; /* most destination LIDs on one inter-switch port */
+	double mean_port_load;  /* mean over inter-switch ports in use */
+};
+
+struct routing_engine {
+	const char *name;
+	/* Fill out (already sized by lft_set_init) for every switch. Return 0,
+	 * or -1 with a reason in why when this engine cannot route f. */
+	int (*route)(const struct fabric *f, struct lft_set *out, char *why,
+	    size_t whylen);
+};
+
+extern const struct routing_engine re_minhop;
+
+const struct routing_engine *routing_engine_find(const char *name);
+
+/* Try the engines of chain in order; the first that succeeds fills out and
+ * rep. Each attempt and its reason are logged through log_cb (may be NULL).
+ * Returns 0, or -1 when no engine could route. */
+int routing_run(const struct routing_engine *const *chain, size_t n,
+    const struct fabric *f, struct lft_set *out, struct route_report *rep,
+    void (*log_cb)(const char *msg));
+
+/* Walk every (switch, destination LID) through the tables and fill the
+ * hop histogram, load figures and unreachable count of rep. */
+void routing_report_fill(const struct fabric *f, const struct lft_set *s,
+    struct route_report *rep);
+
+#endif

@@ -1,0 +1,321 @@
+#include "discover.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "log.h"
+#include "mad.h"
+
+struct discovery {
+	struct mad_engine *mad;
+	struct fabric *f;
+	discover_done_cb done;
+	void *arg;
+	unsigned pending;
+	bool aborted;
+	struct discover_result res;
+};
+
+/* One request in flight and what it was for. */
+struct dreq {
+	struct discovery *d;
+	struct dr_path path;
+	uint32_t node;          /* node asked about (FABRIC_NONE for NodeInfo) */
+	uint32_t from;          /* NodeInfo: the port we probed through */
+	uint8_t port;           /* PortInfo: port number */
+	uint8_t method;
+};
+
+static void ask(struct discovery *d, uint16_t attr, uint32_t mod,
+    const struct dr_path *path, uint32_t node, uint32_t from, uint8_t port,
+    uint8_t method, const uint8_t *data);
+
+static uint32_t
+field(const uint8_t *data, enum MAD_FIELDS f)
+{
+	return mad_get_field((void *)data, 0, f);
+}
+
+static uint64_t
+field64(const uint8_t *data, enum MAD_FIELDS f)
+{
+	return mad_get_field64((void *)data, 0, f);
+}
+
+static void
+finish_one(struct discovery *d)
+{
+	if (--d->pending > 0)
+		return;
+	if (d->aborted) {
+		free(d);
+		return;
+	}
+	if (d->f->sm_port == FABRIC_NONE) {
+		if (d->res.why[0] == '\0')
+			snprintf(d->res.why, sizeof(d->res.why),
+			    "the local node did not answer NodeInfo");
+	} else if (d->f->ports[d->f->sm_port].state < PORT_INIT) {
+		if (d->res.why[0] == '\0')
+			snprintf(d->res.why, sizeof(d->res.why),
+			    "the SM's own port did not answer PortInfo");
+	} else {
+		d->res.ok = 1;
+	}
+	d->done(d->arg, &d->res);
+	free(d);
+}
+
+static void
+probe(struct discovery *d, uint32_t node, uint8_t port)
+{
+	const struct dr_path *np = &d->f->paths[d->f->nodes[node].path];
+	struct dr_path p = *np;
+
+	if (p.hops + 1 >= FABRIC_DR_MAX) {
+		log_warnx("discover: node 0x%016" PRIx64 " port %u: beyond "
+		    "the directed-route hop limit", d->f->nodes[node].guid, port);
+		return;
+	}
+	p.port[++p.hops] = port;
+	ask(d, ATTR_NODE_INFO, 0, &p, FABRIC_NONE,
+	    fabric_port_idx(d->f, node, port), 0, MAD_GET, NULL);
+}
+
+static void
+on_node_info(struct dreq *q, const uint8_t *data)
+{
+	struct discovery *d = q->d;
+	struct fabric *f = d->f;
+	uint64_t guid = field64(data, IB_NODE_GUID_F);
+	uint8_t type = (uint8_t)field(data, IB_NODE_TYPE_F);
+	uint8_t nports = (uint8_t)field(data, IB_NODE_NPORTS_F);
+	uint8_t local = (uint8_t)field(data, IB_NODE_LOCAL_PORT_F);
+	uint32_t n, p;
+	bool fresh = false;
+
+	if (guid == 0 || type < NODE_CA || type > NODE_ROUTER || nports == 0 ||
+	    (type != NODE_SWITCH && local == 0) || local > nports) {
+		log_warnx("discover: malformed NodeInfo (GUID 0x%016" PRIx64
+		    ", type %u, %u ports, local port %u); ignored", guid, type,
+		    nports, local);
+		d->res.errors++;
+		return;
+	}
+	n = fabric_node_by_guid(f, guid);
+	if (n != FABRIC_NONE && (f->nodes[n].type != type ||
+	    f->nodes[n].nports != nports)) {
+		log_warnx("discover: duplicate node GUID 0x%016" PRIx64
+		    " (a %s and a %s); the second is ignored", guid,
+		    fabric_node_type_name(f->nodes[n].type),
+		    fabric_node_type_name(type));
+		d->res.errors++;
+		return;
+	}
+	if (n == FABRIC_NONE) {
+		n = fabric_add_node(f, type, nports, guid, &q->path);
+		memcpy(f->nodes[n].node_info, data, 64);
+		f->nodes[n].sysguid = field64(data, IB_NODE_SYSTEM_GUID_F);
+		f->nodes[n].partition_cap =
+		    (uint16_t)field(data, IB_NODE_PARTITION_CAP_F);
+		fresh = true;
+	}
+	if (type == NODE_SWITCH && local == 0)
+		local = 0;              /* the SM on switch port 0 */
+	p = fabric_port_idx(f, n, local);
+	if (q->from != FABRIC_NONE)
+		fabric_link(f, q->from, p);
+	else if (f->sm_port == FABRIC_NONE)
+		f->sm_port = p;
+	if (type != NODE_SWITCH && !f->ports[p].present) {
+		f->ports[p].present = 1;
+		f->ports[p].guid = field64(data, IB_NODE_PORT_GUID_F);
+		f->ports[p].path = fabric_add_path(f, &q->path);
+		ask(d, ATTR_PORT_INFO, local, &q->path, n, FABRIC_NONE, local,
+		    MAD_GET, NULL);
+	}
+	if (!fresh)
+		return;
+	ask(d, ATTR_NODE_DESC, 0, &q->path, n, FABRIC_NONE, 0, MAD_GET, NULL);
+	if (type == NODE_SWITCH)
+		ask(d, ATTR_SWITCH_INFO, 0, &q->path, n, FABRIC_NONE, 0,
+		    MAD_GET, NULL);
+}
+
+static void
+on_switch_info(struct dreq *q, const uint8_t *data)
+{
+	struct discovery *d = q->d;
+	struct fabric_node *n = &d->f->nodes[q->node];
+	uint8_t set[MAD_DATA_SIZE];
+	unsigned i;
+
+	memcpy(n->sw_info, data, 64);
+	n->sw_info_valid = 1;
+	n->lft_cap = (uint16_t)field(data, IB_SW_LINEAR_FDB_CAP_F);
+	n->lft_top = (uint16_t)field(data, IB_SW_LINEAR_FDB_TOP_F);
+	n->psc = (uint8_t)field(data, IB_SW_STATE_CHANGE_F);
+	n->enforce_cap = (uint8_t)field(data, IB_SW_PARTITION_ENFORCE_CAP_F);
+	/* Clear PortStateChange before reading the ports, so that a change
+	 * after our reads sets it again for the next light sweep. Everything
+	 * else is written back as read (a top of 0 would stop LID routing). */
+	if (n->psc) {
+		memcpy(set, data, sizeof(set));
+		mad_set_field(set, 0, IB_SW_STATE_CHANGE_F, 1);
+		ask(d, ATTR_SWITCH_INFO, 0, &q->path, q->node, FABRIC_NONE, 0,
+		    MAD_SET, set);
+	}
+	for (i = 0; i <= n->nports; i++)
+		ask(d, ATTR_PORT_INFO, i, &q->path, q->node, FABRIC_NONE,
+		    (uint8_t)i, MAD_GET, NULL);
+}
+
+static void
+on_port_info(struct dreq *q, const uint8_t *data)
+{
+	struct discovery *d = q->d;
+	struct fabric *f = d->f;
+	struct fabric_node *n = &f->nodes[q->node];
+	uint32_t p = fabric_port_idx(f, q->node, q->port);
+	struct fabric_port *port = &f->ports[p];
+	uint32_t ingress;
+
+	memcpy(port->info, data, 64);
+	port->info_valid = 1;
+	port->state = (uint8_t)field(data, IB_PORT_STATE_F);
+	port->phys = (uint8_t)field(data, IB_PORT_PHYS_STATE_F);
+	if (p == f->sm_port && port->state < PORT_INIT) {
+		snprintf(d->res.why, sizeof(d->res.why), "the SM's own port "
+		    "(GUID 0x%016" PRIx64 ") is down", port->guid);
+		return;
+	}
+	if (n->type != NODE_SWITCH) {
+		/* From our own CA port the neighbour is one hop away. */
+		if (p == f->sm_port && n->path != FABRIC_NONE &&
+		    f->paths[n->path].hops == 0)
+			probe(d, q->node, q->port);
+		return;
+	}
+	if (q->port == 0)
+		return;
+	if (port->state < PORT_INIT || port->peer != FABRIC_NONE)
+		return;
+	/* The port we came in through leads back to a known node. */
+	ingress = f->nodes[q->node].path == FABRIC_NONE ? 0 :
+	    (uint8_t)field(n->node_info, IB_NODE_LOCAL_PORT_F);
+	if (q->port == ingress && f->paths[n->path].hops > 0)
+		return;
+	probe(d, q->node, q->port);
+}
+
+static void
+on_done(void *arg, int status, const uint8_t *resp)
+{
+	struct dreq *q = arg;
+	struct discovery *d = q->d;
+	uint16_t attr;
+
+	if (d->aborted || resp == NULL || status != 0) {
+		if (!d->aborted) {
+			if (status == MAD_ETIMEDOUT)
+				d->res.timeouts++;
+			else
+				d->res.errors++;
+			log_debug("discover: SMP at hop %u failed (status %d)",
+			    q->path.hops, status);
+		}
+		goto out;
+	}
+	attr = (uint16_t)mad_get_field((void *)resp, 0, IB_MAD_ATTRID_F);
+	resp += MAD_DATA_OFFSET;
+	switch (attr) {
+	case ATTR_NODE_INFO:
+		on_node_info(q, resp);
+		break;
+	case ATTR_NODE_DESC:
+		memcpy(d->f->nodes[q->node].desc, resp, 64);
+		d->f->nodes[q->node].desc[64] = '\0';
+		d->f->nodes[q->node].desc_valid = 1;
+		break;
+	case ATTR_SWITCH_INFO:
+		if (q->method == MAD_GET)
+			on_switch_info(q, resp);
+		break;
+	case ATTR_PORT_INFO:
+		on_port_info(q, resp);
+		break;
+	}
+out:
+	free(q);
+	finish_one(d);
+}
+
+static void
+ask(struct discovery *d, uint16_t attr, uint32_t mod,
+    const struct dr_path *path, uint32_t node, uint32_t from, uint8_t port,
+    uint8_t method, const uint8_t *data)
+{
+	struct dreq *q = malloc(sizeof(*q));
+	struct smp_req r = {
+		.method = method, .attr = attr, .mod = mod, .path = path,
+		.data = data,
+	};
+
+	if (q == NULL)
+		fatal("discover: out of memory");
+	q->d = d;
+	q->path = *path;
+	q->node = node;
+	q->from = from;
+	q->port = port;
+	q->method = method;
+	/* Window key: the node when known, else the switch we probe from. */
+	if (node != FABRIC_NONE)
+		r.dest = d->f->nodes[node].guid;
+	else
+		r.dest = d->f->nodes[d->f->ports[from].node].guid ^ 0x5a5a;
+	d->pending++;
+	if (mad_smp(d->mad, &r, on_done, q) < 0) {
+		d->pending--;
+		d->res.errors++;
+		free(q);
+	}
+}
+
+struct discovery *
+discover_start(struct mad_engine *mad, struct fabric *f,
+    discover_done_cb done, void *arg)
+{
+	struct discovery *d = calloc(1, sizeof(*d));
+	struct dr_path self = { .hops = 0 };
+	struct smp_req r = {
+		.method = MAD_GET, .attr = ATTR_NODE_INFO, .path = &self,
+		.dest = 0,
+	};
+	struct dreq *q;
+
+	if (d == NULL || (q = calloc(1, sizeof(*q))) == NULL)
+		fatal("discover: out of memory");
+	d->mad = mad;
+	d->f = f;
+	d->done = done;
+	d->arg = arg;
+	q->d = d;
+	q->node = FABRIC_NONE;
+	q->from = FABRIC_NONE;
+	q->method = MAD_GET;
+	d->pending = 1;
+	if (mad_smp(mad, &r, on_done, q) < 0)
+		fatalx("discover: cannot query the local node");
+	return d;
+}
+
+void
+discover_abort(struct discovery *d)
+{
+	d->aborted = true;
+}

@@ -1,0 +1,120 @@
+/*
+ * The fabric model: what one discovery sweep found. Dense arrays with stable
+ * indices (node i, port j), a GUID -> node hash, and helpers to build and
+ * walk it. Routing and policy read this model, never the wire; it does no
+ * I/O, so unit tests build fabrics in memory with the same calls discovery
+ * uses.
+ */
+#ifndef IBSMD_FABRIC_H
+#define IBSMD_FABRIC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define FABRIC_NONE     UINT32_MAX
+#define FABRIC_MAX_LID  0xBFFF          /* highest unicast LID */
+#define FABRIC_DR_MAX   64              /* InitialPath bytes, index 0 unused */
+
+enum node_type { NODE_CA = 1, NODE_SWITCH = 2, NODE_ROUTER = 3 };
+
+/* PortState and PhysState values (IBA 14.2.5.6). */
+enum { PORT_NOCHANGE = 0, PORT_DOWN = 1, PORT_INIT = 2, PORT_ARMED = 3,
+       PORT_ACTIVE = 4 };
+enum { PHYS_POLLING = 2, PHYS_DISABLED = 3, PHYS_LINKUP = 5 };
+
+struct dr_path {
+	uint8_t hops;                   /* 0 = the SM's own port */
+	uint8_t port[FABRIC_DR_MAX];    /* port[1..hops]: egress port per hop */
+};
+
+struct fabric_port {
+	uint64_t guid;          /* port GUID (a switch's ports share port 0's) */
+	uint32_t node;          /* owning node index */
+	uint32_t peer;          /* peer port index, FABRIC_NONE if none known */
+	uint8_t num;            /* port number on its node */
+	uint8_t state;          /* PortState as read, 0 = not read */
+	uint8_t phys;           /* PhysState as read */
+	uint8_t present;        /* CA/router port: seen through the fabric */
+	uint16_t lid;           /* the LID the SM assigns (0 = none yet) */
+	uint8_t info_valid;     /* info[] holds a PortInfo read this sweep */
+	uint8_t info[64];       /* raw PortInfo as read */
+	uint32_t path;          /* CA/router port: index into fabric->paths */
+};
+
+struct fabric_node {
+	uint64_t guid;          /* NodeGUID */
+	uint64_t sysguid;
+	uint8_t type;           /* enum node_type */
+	uint8_t nports;         /* NumPorts; ports are port0 .. port0 + nports */
+	uint8_t sw_info_valid;
+	uint8_t desc_valid;
+	uint32_t port0;         /* index of port 0 in fabric->ports */
+	uint32_t path;          /* switch: index into fabric->paths */
+	uint16_t partition_cap;
+	uint16_t lft_cap;       /* switch: LinearFDBCap */
+	uint16_t lft_top;       /* switch: LinearFDBTop as read */
+	uint8_t psc;            /* switch: PortStateChange as read */
+	uint8_t enforce_cap;    /* switch: PartitionEnforcementCap */
+	uint8_t sw_info[64];    /* switch: raw SwitchInfo as read */
+	uint8_t node_info[64];  /* raw NodeInfo as read */
+	char desc[65];          /* NodeDescription, NUL-terminated */
+};
+
+struct fabric {
+	struct fabric_node *nodes;
+	uint32_t nnodes, nodes_cap;
+	struct fabric_port *ports;
+	uint32_t nports, ports_cap;
+	struct dr_path *paths;
+	uint32_t npaths, paths_cap;
+	uint32_t sm_port;       /* index of the SM's own port, FABRIC_NONE */
+	/* GUID -> node index, open addressing */
+	uint64_t *hash_guid;
+	uint32_t *hash_node;
+	uint32_t hash_cap;
+};
+
+void fabric_init(struct fabric *f);
+void fabric_fini(struct fabric *f);
+
+/* Add a node with nports + 1 ports (port 0 included, unused on CAs);
+ * returns its index. path may be NULL (in-memory fabrics). */
+uint32_t fabric_add_node(struct fabric *f, enum node_type type, uint8_t nports,
+    uint64_t guid, const struct dr_path *path);
+uint32_t fabric_node_by_guid(const struct fabric *f, uint64_t guid);
+
+/* Port index of port num on node n. */
+static inline uint32_t
+fabric_port_idx(const struct fabric *f, uint32_t n, uint8_t num)
+{
+	return f->nodes[n].port0 + num;
+}
+
+/* Record a link between two ports (both directions). A port's earlier
+ * link, if any, is replaced. */
+void fabric_link(struct fabric *f, uint32_t pa, uint32_t pb);
+
+/* Store a DR path and return its index. */
+uint32_t fabric_add_path(struct fabric *f, const struct dr_path *p);
+const struct dr_path *fabric_port_path(const struct fabric *f, uint32_t port);
+
+/* Peer node of port p, FABRIC_NONE if unlinked. */
+static inline uint32_t
+fabric_peer_node(const struct fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	return q == FABRIC_NONE ? FABRIC_NONE : f->ports[q].node;
+}
+
+/* True for a port that carries a LID: CA/router ports present in the
+ * fabric and switch port 0. */
+bool fabric_port_is_endport(const struct fabric *f, uint32_t p);
+
+/* Highest LID assigned in the model. */
+uint16_t fabric_max_lid(const struct fabric *f);
+
+const char *fabric_node_type_name(uint8_t type);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * LID manager: a unique unicast LID for every end port (CA/router port,
+ * switch port 0), stable across restarts through a persistent guid2lid map.
+ * Pure policy plus load/save of the map file; no fabric I/O.
+ *
+ * File format (compatible with OpenSM's guid2lid): one line per port,
+ *   0x<port guid> <base lid> <base lid + 2^lmc - 1>
+ * '#' starts a comment. Unparsable lines are reported with file:line and
+ * skipped; the rest is kept.
+ */
+#ifndef IBSMD_LID_H
+#define IBSMD_LID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct lid_map;
+
+struct lid_req {
+	uint64_t guid;          /* port GUID */
+	uint16_t cur;           /* LID the port holds in the fabric now (0: none) */
+	uint16_t lid;           /* out: base LID assigned */
+};
+
+struct lid_map *lid_map_new(void);
+void lid_map_free(struct lid_map *m);
+
+/* Load path into m (replacing its content). A missing file is not an error
+ * (empty map). Bad lines are logged as "path:line: reason" and skipped;
+ * *bad (if not NULL) receives their count. Returns 0, or -1 when the file
+ * exists but cannot be read. */
+int lid_map_load(struct lid_map *m, const char *path, unsigned *bad);
+
+/* Write the map atomically: temporary file, fsync, rename, fsync of the
+ * directory. Returns 0 or -1 with errno set. */
+int lid_map_save(const struct lid_map *m, const char *path);
+
+/* Assign base LIDs (aligned to 2^lmc) to the n requests, in order of
+ * priority (the SM's port first). Rules, first that applies:
+ *  1. the LID remembered for the GUID in m;
+ *  2. the LID the port holds now, when valid, aligned, and claimed by no
+ *     other port (remembered or already assigned in this call);
+ *  3. the lowest free LID range.
+ * LIDs remembered for GUIDs absent from reqs stay reserved, and are reused
+ * only when the LID space is otherwise full. m is updated with every
+ * assignment. Returns 0, or -1 when the LID space is exhausted (the
+ * requests that could not be served get lid 0). */
+int lid_assign(struct lid_map *m, struct lid_req *reqs, size_t n, uint8_t lmc);
+
+/* Number of entries, and the LID remembered for guid (0 if none). */
+size_t lid_map_count(const struct lid_map *m);
+uint16_t lid_map_get(const struct lid_map *m, uint64_t guid);
+/* Whether the map changed since it was loaded or saved. */
+int lid_map_dirty(const struct lid_map *m);
+
+#endif

@@ -1,0 +1,484 @@
+#include "program.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "log.h"
+#include "mad.h"
+
+#define LFT_BLOCK 64
+
+/* What we know a switch's LFT holds: blocks we read or wrote. */
+struct lft_cache {
+	uint64_t guid;
+	uint16_t top;           /* LinearFDBTop we last saw or wrote */
+	uint32_t nblocks;
+	uint8_t *known;         /* [nblocks] */
+	uint8_t *data;          /* [nblocks * 64] */
+};
+
+enum phase { PH_IDLE, PH_PORTS, PH_TABLES, PH_ARM, PH_ACTIVATE, PH_DONE };
+
+struct programmer {
+	struct mad_engine *mad;
+	struct lft_cache *cache;        /* open addressing on guid */
+	uint32_t cache_cap, cache_len;
+	/* the run in progress */
+	struct fabric *f;
+	const struct lft_set *lft;
+	struct program_opts o;
+	uint16_t sm_lid;
+	enum phase phase;
+	unsigned pending;
+	unsigned gen;           /* run number: late completions of an aborted
+				 * run are recognised and ignored */
+	program_done_cb done;
+	void *arg;
+	struct program_result res;
+};
+
+struct preq {
+	struct programmer *pr;
+	unsigned gen;
+	uint32_t idx;           /* port index, or switch index for LFT */
+	uint32_t block;
+	uint8_t method;
+	uint16_t attr;
+};
+
+static void next_phase(struct programmer *pr);
+static void send_lft(struct programmer *pr, uint32_t sw, uint32_t b,
+    const uint8_t *want);
+
+static uint32_t
+slot(uint64_t guid, uint32_t cap)
+{
+	guid ^= guid >> 31;
+	guid *= 0x9e3779b97f4a7c15ULL;
+	return (uint32_t)(guid >> 32) & (cap - 1);
+}
+
+static struct lft_cache *
+cache_get(struct programmer *pr, uint64_t guid, bool create)
+{
+	uint32_t i;
+
+	if (pr->cache_cap == 0 || (create && (pr->cache_len + 1) * 2 > pr->cache_cap)) {
+		struct lft_cache *old = pr->cache;
+		uint32_t ocap = pr->cache_cap;
+
+		if (!create)
+			return NULL;
+		pr->cache_cap = ocap ? ocap * 2 : 64;
+		pr->cache = calloc(pr->cache_cap, sizeof(*pr->cache));
+		if (pr->cache == NULL)
+			fatal("program: out of memory");
+		for (i = 0; i < ocap; i++)
+			if (old[i].guid != 0) {
+				uint32_t s = slot(old[i].guid, pr->cache_cap);
+
+				while (pr->cache[s].guid != 0)
+					s = (s + 1) & (pr->cache_cap - 1);
+				pr->cache[s] = old[i];
+			}
+		free(old);
+	}
+	i = slot(guid, pr->cache_cap);
+	while (pr->cache[i].guid != 0) {
+		if (pr->cache[i].guid == guid)
+			return &pr->cache[i];
+		i = (i + 1) & (pr->cache_cap - 1);
+	}
+	if (!create)
+		return NULL;
+	pr->cache[i].guid = guid;
+	pr->cache_len++;
+	return &pr->cache[i];
+}
+
+static void
+cache_size(struct lft_cache *c, uint32_t nblocks)
+{
+	if (c->nblocks >= nblocks)
+		return;
+	c->known = realloc(c->known, nblocks);
+	c->data = realloc(c->data, (size_t)nblocks * LFT_BLOCK);
+	if (c->known == NULL || c->data == NULL)
+		fatal("program: out of memory");
+	memset(c->known + c->nblocks, 0, nblocks - c->nblocks);
+	c->nblocks = nblocks;
+}
+
+void
+program_forget(struct programmer *pr)
+{
+	for (uint32_t i = 0; i < pr->cache_cap; i++)
+		if (pr->cache[i].guid != 0)
+			memset(pr->cache[i].known, 0, pr->cache[i].nblocks);
+}
+
+struct programmer *
+program_new(struct mad_engine *mad)
+{
+	struct programmer *pr = calloc(1, sizeof(*pr));
+
+	if (pr == NULL)
+		fatal("program: out of memory");
+	pr->mad = mad;
+	return pr;
+}
+
+void
+program_free(struct programmer *pr)
+{
+	if (pr == NULL)
+		return;
+	for (uint32_t i = 0; i < pr->cache_cap; i++) {
+		free(pr->cache[i].known);
+		free(pr->cache[i].data);
+	}
+	free(pr->cache);
+	free(pr);
+}
+
+static uint32_t
+get(const uint8_t *data, enum MAD_FIELDS f)
+{
+	return mad_get_field((void *)data, 0, f);
+}
+
+/* The block of desired entries for switch sw, block b. */
+static void
+want_block(const struct lft_set *s, uint32_t sw, uint32_t b, uint8_t *out)
+{
+	const uint8_t *row = lft_row(s, sw);
+	uint32_t lid;
+
+	for (uint32_t i = 0; i < LFT_BLOCK; i++) {
+		lid = b * LFT_BLOCK + i;
+		out[i] = lid <= s->max_lid ? row[lid] : LFT_NO_ROUTE;
+	}
+}
+
+static void
+on_done(void *arg, int status, const uint8_t *resp)
+{
+	struct preq *q = arg;
+	struct programmer *pr = q->pr;
+	const uint8_t *data;
+
+	if (q->gen != pr->gen || pr->phase == PH_IDLE) {
+		free(q);
+		return;
+	}
+	if (status != 0 || resp == NULL) {
+		pr->res.failures++;
+		log_warnx("program: %s %s (%u/%u) failed: %s",
+		    mad_method_name(q->method), mad_attr_name(q->attr), q->idx,
+		    q->block, status == MAD_ETIMEDOUT ? "timed out" :
+		    "error status");
+		goto out;
+	}
+	data = resp + MAD_DATA_OFFSET;
+	if (q->attr == ATTR_PORT_INFO) {
+		struct fabric_port *p = &pr->f->ports[q->idx];
+
+		memcpy(p->info, data, 64);
+		p->state = (uint8_t)get(data, IB_PORT_STATE_F);
+		p->phys = (uint8_t)get(data, IB_PORT_PHYS_STATE_F);
+	} else if (q->attr == ATTR_LFT) {
+		uint32_t sw = q->idx;
+		struct fabric_node *n = &pr->f->nodes[pr->lft->sw_node[sw]];
+		struct lft_cache *c = cache_get(pr, n->guid, true);
+
+		memcpy(c->data + (size_t)q->block * LFT_BLOCK, data, LFT_BLOCK);
+		c->known[q->block] = 1;
+		if (q->method == MAD_GET) {
+			uint8_t want[LFT_BLOCK];
+
+			want_block(pr->lft, sw, q->block, want);
+			if (memcmp(want, data, LFT_BLOCK) != 0)
+				send_lft(pr, sw, q->block, want);
+		}
+	}
+out:
+	free(q);
+	if (--pr->pending == 0)
+		next_phase(pr);
+}
+
+static void
+smp(struct programmer *pr, uint8_t method, uint16_t attr, uint32_t mod,
+    const struct dr_path *path, uint64_t dest, const uint8_t *data,
+    uint32_t idx, uint32_t block)
+{
+	struct preq *q = malloc(sizeof(*q));
+	struct smp_req r = {
+		.method = method, .attr = attr, .mod = mod, .path = path,
+		.dest = dest, .data = data,
+	};
+
+	if (q == NULL)
+		fatal("program: out of memory");
+	q->pr = pr;
+	q->gen = pr->gen;
+	q->idx = idx;
+	q->block = block;
+	q->method = method;
+	q->attr = attr;
+	pr->pending++;
+	if (mad_smp(pr->mad, &r, on_done, q) < 0) {
+		pr->pending--;
+		pr->res.failures++;
+		free(q);
+	}
+}
+
+static void
+send_lft(struct programmer *pr, uint32_t sw, uint32_t b, const uint8_t *want)
+{
+	const struct fabric_node *n = &pr->f->nodes[pr->lft->sw_node[sw]];
+
+	pr->res.lft_writes++;
+	smp(pr, MAD_SET, ATTR_LFT, b, &pr->f->paths[n->path], n->guid, want,
+	    sw, b);
+}
+
+static void
+port_set(struct programmer *pr, uint32_t p, const uint8_t *data)
+{
+	const struct fabric *f = pr->f;
+	const struct fabric_port *port = &f->ports[p];
+
+	smp(pr, MAD_SET, ATTR_PORT_INFO, port->num, fabric_port_path(f, p),
+	    f->nodes[port->node].guid, data, p, 0);
+}
+
+/* End-port addressing differs from what the port holds. */
+static bool
+addr_differs(const struct programmer *pr, const struct fabric_port *port)
+{
+	const uint8_t *i = port->info;
+
+	return get(i, IB_PORT_LID_F) != port->lid ||
+	    get(i, IB_PORT_LMC_F) != pr->o.lmc ||
+	    get(i, IB_PORT_SMLID_F) != pr->sm_lid ||
+	    mad_get_field64((void *)i, 0, IB_PORT_GID_PREFIX_F) !=
+	    pr->o.subnet_prefix ||
+	    mad_get_field64((void *)i, 0, IB_PORT_MKEY_F) != pr->o.mkey;
+}
+
+static uint32_t
+min32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+static void
+phase_ports(struct programmer *pr)
+{
+	struct fabric *f = pr->f;
+	uint8_t d[MAD_DATA_SIZE];
+
+	for (uint32_t p = 0; p < f->nports; p++) {
+		struct fabric_port *port = &f->ports[p];
+		const struct fabric_port *peer;
+		bool end, link;
+
+		if (!port->info_valid ||
+		    (port->lid == 0 && fabric_port_is_endport(f, p)))
+			continue;
+		end = fabric_port_is_endport(f, p) && addr_differs(pr, port);
+		link = port->num != 0 && port->state == PORT_INIT &&
+		    port->peer != FABRIC_NONE &&
+		    f->ports[port->peer].info_valid;
+		if (!end && !link)
+			continue;
+		memcpy(d, port->info, sizeof(d));
+		mad_set_field(d, 0, IB_PORT_STATE_F, PORT_NOCHANGE);
+		mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, 0);
+		if (fabric_port_is_endport(f, p)) {
+			mad_set_field(d, 0, IB_PORT_LID_F, port->lid);
+			mad_set_field(d, 0, IB_PORT_LMC_F, pr->o.lmc);
+			mad_set_field(d, 0, IB_PORT_SMLID_F, pr->sm_lid);
+			mad_set_field(d, 0, IB_PORT_SMSL_F, 0);
+			mad_set_field64(d, 0, IB_PORT_GID_PREFIX_F,
+			    pr->o.subnet_prefix);
+			mad_set_field64(d, 0, IB_PORT_MKEY_F, pr->o.mkey);
+			mad_set_field(d, 0, IB_PORT_MKEY_PROT_BITS_F,
+			    pr->o.mkey_protect);
+			mad_set_field(d, 0, IB_PORT_MKEY_LEASE_F,
+			    pr->o.mkey_lease);
+			mad_set_field(d, 0, IB_PORT_SUBN_TIMEOUT_F,
+			    pr->o.subnet_timeout);
+		}
+		if (link) {
+			peer = &f->ports[port->peer];
+			mad_set_field(d, 0, IB_PORT_NEIGHBOR_MTU_F,
+			    min32(get(port->info, IB_PORT_MTU_CAP_F),
+			    get(peer->info, IB_PORT_MTU_CAP_F)));
+			mad_set_field(d, 0, IB_PORT_OPER_VLS_F,
+			    min32(get(port->info, IB_PORT_VL_CAP_F),
+			    get(peer->info, IB_PORT_VL_CAP_F)));
+			mad_set_field(d, 0, IB_PORT_LINK_DOWN_DEF_F,
+			    PHYS_POLLING);
+			if (f->nodes[port->node].type == NODE_SWITCH) {
+				bool to_ca = f->nodes[peer->node].type !=
+				    NODE_SWITCH;
+
+				mad_set_field(d, 0, IB_PORT_HOQ_LIFE_F,
+				    to_ca ? 0x10 : 0x12);
+				mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, 7);
+			}
+		}
+		pr->res.portinfo_sets++;
+		port_set(pr, p, d);
+	}
+}
+
+static void
+phase_tables(struct programmer *pr)
+{
+	struct fabric *f = pr->f;
+	const struct lft_set *s = pr->lft;
+	uint8_t d[MAD_DATA_SIZE], want[LFT_BLOCK];
+
+	for (uint32_t sw = 0; sw < s->nsw; sw++) {
+		struct fabric_node *n = &f->nodes[s->sw_node[sw]];
+		const struct dr_path *path = &f->paths[n->path];
+		struct lft_cache *c = cache_get(pr, n->guid, true);
+		uint32_t nb = s->max_lid / LFT_BLOCK + 1u;
+
+		if (!n->sw_info_valid)
+			continue;
+		if (n->lft_cap && nb > (n->lft_cap + LFT_BLOCK - 1u) / LFT_BLOCK) {
+			log_warnx("program: switch 0x%016" PRIx64 ": LID %u is "
+			    "beyond its LinearFDBCap %u", n->guid, s->max_lid,
+			    n->lft_cap);
+			nb = (n->lft_cap + LFT_BLOCK - 1u) / LFT_BLOCK;
+		}
+		/* A top other than the one we last saw means the switch was
+		 * reset or written by someone else: what we remember is void. */
+		if (c->top != n->lft_top)
+			memset(c->known, 0, c->nblocks);
+		cache_size(c, nb);
+		if (n->lft_top != s->max_lid ||
+		    get(n->sw_info, IB_SW_LIFE_TIME_F) != pr->o.packet_life) {
+			memcpy(d, n->sw_info, sizeof(d));
+			mad_set_field(d, 0, IB_SW_LINEAR_FDB_TOP_F, s->max_lid);
+			mad_set_field(d, 0, IB_SW_LIFE_TIME_F, pr->o.packet_life);
+			mad_set_field(d, 0, IB_SW_STATE_CHANGE_F, 0);
+			pr->res.switchinfo_sets++;
+			smp(pr, MAD_SET, ATTR_SWITCH_INFO, 0, path, n->guid, d,
+			    sw, 0);
+		}
+		for (uint32_t b = 0; b < nb; b++) {
+			want_block(s, sw, b, want);
+			if (c->known[b]) {
+				if (memcmp(c->data + (size_t)b * LFT_BLOCK, want,
+				    LFT_BLOCK) != 0)
+					send_lft(pr, sw, b, want);
+			} else if (b * LFT_BLOCK <= n->lft_top) {
+				pr->res.lft_reads++;
+				smp(pr, MAD_GET, ATTR_LFT, b, path, n->guid,
+				    NULL, sw, b);
+			} else {
+				send_lft(pr, sw, b, want);
+			}
+		}
+		c->top = s->max_lid;
+		n->lft_top = s->max_lid;
+	}
+}
+
+/* Move every port at state from whose peer is at least peer_min to to. */
+static void
+phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
+{
+	struct fabric *f = pr->f;
+	uint8_t d[MAD_DATA_SIZE];
+
+	for (uint32_t p = 0; p < f->nports; p++) {
+		struct fabric_port *port = &f->ports[p];
+
+		if (port->num == 0 || !port->info_valid || port->state != from ||
+		    port->peer == FABRIC_NONE ||
+		    !f->ports[port->peer].info_valid ||
+		    f->ports[port->peer].state < peer_min)
+			continue;
+		if (f->nodes[port->node].type != NODE_SWITCH && !port->present)
+			continue;
+		memcpy(d, port->info, sizeof(d));
+		mad_set_field(d, 0, IB_PORT_STATE_F, to);
+		mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, 0);
+		if (to == PORT_ARMED)
+			pr->res.armed++;
+		else
+			pr->res.activated++;
+		port_set(pr, p, d);
+	}
+}
+
+static void
+next_phase(struct programmer *pr)
+{
+	while (pr->pending == 0) {
+		switch (pr->phase) {
+		case PH_IDLE:
+		case PH_DONE:
+			return;
+		case PH_PORTS:
+			pr->phase = PH_TABLES;
+			phase_tables(pr);
+			break;
+		case PH_TABLES:
+			pr->phase = PH_ARM;
+			phase_state(pr, PORT_INIT, PORT_INIT, PORT_ARMED);
+			break;
+		case PH_ARM:
+			pr->phase = PH_ACTIVATE;
+			phase_state(pr, PORT_ARMED, PORT_ARMED, PORT_ACTIVE);
+			break;
+		case PH_ACTIVATE:
+			pr->phase = PH_IDLE;
+			pr->res.ok = pr->res.failures == 0;
+			if (!pr->res.ok)
+				snprintf(pr->res.why, sizeof(pr->res.why),
+				    "%u SMPs failed", pr->res.failures);
+			pr->done(pr->arg, &pr->res);
+			return;
+		}
+	}
+}
+
+void
+program_start(struct programmer *pr, struct fabric *f,
+    const struct lft_set *lft, uint16_t sm_lid, const struct program_opts *o,
+    program_done_cb done, void *arg)
+{
+	pr->f = f;
+	pr->lft = lft;
+	pr->o = *o;
+	pr->sm_lid = sm_lid;
+	pr->done = done;
+	pr->arg = arg;
+	pr->gen++;
+	memset(&pr->res, 0, sizeof(pr->res));
+	pr->pending = 1;        /* held until every phase-1 request is queued */
+	pr->phase = PH_PORTS;
+	phase_ports(pr);
+	pr->pending--;
+	next_phase(pr);
+}
+
+void
+program_abort(struct programmer *pr)
+{
+	pr->phase = PH_IDLE;
+	pr->pending = 0;
+	pr->gen++;
+}

@@ -1,0 +1,600 @@
+#include "sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ev.h>
+#include <infiniband/mad.h>
+
+#include "discover.h"
+#include "fabric.h"
+#include "lid.h"
+#include "log.h"
+#include "mad.h"
+#include "sminfo.h"
+
+enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_COUNT };
+enum sweep_event { EV_HEAVY, EV_LIGHT, EV_DISCOVERED, EV_FAILED,
+		   EV_PROGRAMMED, EV_CLEAN, EV_CHANGED, EV_COUNT };
+
+struct sweep {
+	struct ev_loop *loop;
+	struct mad_engine *mad;
+	struct sminfo *sm;
+	struct sweep_opts o;
+	sweep_up_cb cb;
+	void *cb_arg;
+	enum sweep_state state;
+	bool want_heavy, want_light;
+	ev_idle idle;           /* starts requested sweeps when idle */
+	ev_timer timer;         /* light sweep period / retry after failure */
+	struct lid_map *lids;
+	struct programmer *prog;
+	char guid2lid[4096], stats[4096];
+	/* the model in use and the one a heavy sweep builds */
+	struct fabric cur, next;
+	struct lft_set cur_lft, next_lft;
+	bool have_cur;
+	struct discovery *disc;
+	struct route_report report;
+	struct program_result last_prog;
+	/* light sweep */
+	unsigned light_pending;
+	bool light_changed;
+	unsigned light_gen;
+	/* figures */
+	double started, up_at, heavy_started, last_heavy_secs;
+	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
+	bool subnet_up;
+	char why[200];
+};
+
+struct transition {
+	enum sweep_state state;
+	enum sweep_event event;
+	void (*action)(struct sweep *);
+	enum sweep_state next;
+};
+
+static void start_heavy(struct sweep *);
+static void start_light(struct sweep *);
+static void compute(struct sweep *);
+static void heavy_failed(struct sweep *);
+static void heavy_done(struct sweep *);
+static void light_done(struct sweep *);
+
+static const struct transition fsm_table[] = {
+	{ ST_IDLE,     EV_HEAVY,      start_heavy,  ST_DISCOVER },
+	{ ST_IDLE,     EV_LIGHT,      start_light,  ST_LIGHT },
+	{ ST_DISCOVER, EV_DISCOVERED, compute,      ST_PROGRAM },
+	{ ST_DISCOVER, EV_FAILED,     heavy_failed, ST_IDLE },
+	{ ST_PROGRAM,  EV_PROGRAMMED, heavy_done,   ST_IDLE },
+	{ ST_PROGRAM,  EV_FAILED,     heavy_failed, ST_IDLE },
+	{ ST_LIGHT,    EV_CLEAN,      light_done,   ST_IDLE },
+	{ ST_LIGHT,    EV_CHANGED,    start_heavy,  ST_DISCOVER },
+};
+
+static const char *
+state_name(enum sweep_state s)
+{
+	static const char *const n[] = { "idle", "discover", "program",
+	    "light" };
+	return s < ST_COUNT ? n[s] : "?";
+}
+
+static const char *
+event_name(enum sweep_event e)
+{
+	static const char *const n[] = { "heavy", "light", "discovered",
+	    "failed", "programmed", "clean", "changed" };
+	return e < EV_COUNT ? n[e] : "?";
+}
+
+/* The state changes before the action runs, so that an action whose work
+ * completes at once can post the next event itself. */
+static void
+fsm(struct sweep *sw, enum sweep_event ev)
+{
+	for (size_t i = 0; i < sizeof(fsm_table) / sizeof(fsm_table[0]); i++) {
+		const struct transition *t = &fsm_table[i];
+
+		if (t->state != sw->state || t->event != ev)
+			continue;
+		log_debug("sweep: %s --%s--> %s", state_name(sw->state),
+		    event_name(ev), state_name(t->next));
+		sw->state = t->next;
+		t->action(sw);
+		return;
+	}
+	log_debug("sweep: event %s ignored in state %s", event_name(ev),
+	    state_name(sw->state));
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- stats file ---- */
+
+struct stats_ctx {
+	FILE *fp;
+};
+
+static void
+stat_counter(void *arg, uint8_t method, uint16_t attr,
+    const struct mad_counter *c)
+{
+	struct stats_ctx *s = arg;
+	const char *m = mad_method_name(method), *a = mad_attr_name(attr);
+
+	fprintf(s->fp, "smp.%s.%s.sent %" PRIu64 "\n", m, a, c->sent);
+	fprintf(s->fp, "smp.%s.%s.recv %" PRIu64 "\n", m, a, c->recv);
+	fprintf(s->fp, "smp.%s.%s.timeout %" PRIu64 "\n", m, a, c->timeout);
+	fprintf(s->fp, "smp.%s.%s.error %" PRIu64 "\n", m, a, c->error);
+}
+
+static void
+count_fabric(const struct fabric *f, unsigned *sws, unsigned *cas,
+    unsigned *ends)
+{
+	*sws = *cas = *ends = 0;
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		if (f->nodes[n].type == NODE_SWITCH)
+			(*sws)++;
+	for (uint32_t p = 0; p < f->nports; p++) {
+		if (!fabric_port_is_endport(f, p))
+			continue;
+		(*ends)++;
+		if (f->nodes[f->ports[p].node].type != NODE_SWITCH)
+			(*cas)++;
+	}
+}
+
+static void
+write_stats(struct sweep *sw)
+{
+	char tmp[4200];
+	struct stats_ctx s;
+	unsigned sws = 0, cas = 0, ends = 0;
+
+	if (sw->o.state_dir == NULL)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", sw->stats);
+	if ((s.fp = fopen(tmp, "w")) == NULL) {
+		log_warn("sweep: cannot write %s", tmp);
+		return;
+	}
+	if (sw->have_cur)
+		count_fabric(&sw->cur, &sws, &cas, &ends);
+	fprintf(s.fp, "sm_state %s\n", sminfo_state_name(sminfo_state(sw->sm)));
+	fprintf(s.fp, "subnet_up %d\n", sw->subnet_up ? 1 : 0);
+	if (sw->up_at > 0)
+		fprintf(s.fp, "subnet_up_seconds %.3f\n", sw->up_at - sw->started);
+	fprintf(s.fp, "sweeps %" PRIu64 "\nheavy_sweeps %" PRIu64 "\n"
+	    "light_sweeps %" PRIu64 "\n", sw->sweeps, sw->heavy_sweeps,
+	    sw->light_sweeps);
+	fprintf(s.fp, "last_heavy_seconds %.3f\n", sw->last_heavy_secs);
+	fprintf(s.fp, "nodes %u\nswitches %u\nca_ports %u\nlids %u\n",
+	    sw->have_cur ? sw->cur.nnodes : 0, sws, cas, ends);
+	fprintf(s.fp, "routing_engine %s\nrouting_seconds %.6f\n"
+	    "routing_unreachable %" PRIu64 "\n",
+	    sw->report.engine[0] ? sw->report.engine : "-",
+	    sw->report.seconds, sw->report.unreachable);
+	fprintf(s.fp, "program.portinfo_sets %u\nprogram.switchinfo_sets %u\n"
+	    "program.lft_reads %u\nprogram.lft_writes %u\n",
+	    sw->last_prog.portinfo_sets, sw->last_prog.switchinfo_sets,
+	    sw->last_prog.lft_reads, sw->last_prog.lft_writes);
+	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
+	fprintf(s.fp, "mad.sent %" PRIu64 "\nmad.unmatched %" PRIu64 "\n"
+	    "mad.malformed %" PRIu64 "\n", mad_total_sent(sw->mad),
+	    mad_dropped_unmatched(sw->mad), mad_dropped_malformed(sw->mad));
+	mad_counters_foreach(sw->mad, stat_counter, &s);
+	if (fflush(s.fp) != 0 || fclose(s.fp) != 0 ||
+	    rename(tmp, sw->stats) != 0)
+		log_warn("sweep: cannot write %s", sw->stats);
+}
+
+/* ---- requests ---- */
+
+static void
+idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	struct sweep *sw = w->data;
+
+	(void)revents;
+	if (sw->state != ST_IDLE)
+		return;         /* the end of the sweep in progress restarts us */
+	ev_idle_stop(loop, w);
+	if (sw->want_heavy) {
+		sw->want_heavy = sw->want_light = false;
+		fsm(sw, EV_HEAVY);
+	} else if (sw->want_light) {
+		sw->want_light = false;
+		fsm(sw, EV_LIGHT);
+	}
+}
+
+void
+sweep_request(struct sweep *sw, bool heavy)
+{
+	if (heavy)
+		sw->want_heavy = true;
+	else
+		sw->want_light = true;
+	if (sw->state == ST_IDLE)
+		ev_idle_start(sw->loop, &sw->idle);
+}
+
+static void
+back_to_idle(struct sweep *sw)
+{
+	if (sw->want_heavy || sw->want_light)
+		ev_idle_start(sw->loop, &sw->idle);
+}
+
+static void
+timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sweep *sw = w->data;
+
+	(void)loop;
+	(void)revents;
+	/* After a failed heavy sweep the timer retries it; else it is the
+	 * light sweep period. */
+	sweep_request(sw, sw->failures_in_row > 0 || !sw->have_cur);
+}
+
+static void
+arm_timer(struct sweep *sw, double after)
+{
+	ev_timer_stop(sw->loop, &sw->timer);
+	if (after <= 0)
+		return;
+	ev_timer_set(&sw->timer, after, 0.);
+	ev_timer_start(sw->loop, &sw->timer);
+}
+
+/* ---- heavy sweep ---- */
+
+static void
+on_discovered(void *arg, const struct discover_result *r)
+{
+	struct sweep *sw = arg;
+
+	sw->disc = NULL;
+	if (!r->ok) {
+		snprintf(sw->why, sizeof(sw->why), "discovery failed: %s", r->why);
+		fsm(sw, EV_FAILED);
+		return;
+	}
+	if (r->timeouts || r->errors)
+		log_info("sweep: discovery: %u SMPs timed out, %u failed",
+		    r->timeouts, r->errors);
+	fsm(sw, EV_DISCOVERED);
+}
+
+static void
+start_heavy(struct sweep *sw)
+{
+	sw->sweeps++;
+	sw->heavy_sweeps++;
+	sw->heavy_started = now();
+	ev_timer_stop(sw->loop, &sw->timer);
+	fabric_fini(&sw->next);
+	fabric_init(&sw->next);
+	log_info("sweep: heavy sweep %" PRIu64 " started", sw->heavy_sweeps);
+	sw->disc = discover_start(sw->mad, &sw->next, on_discovered, sw);
+}
+
+static int
+assign_lids(struct sweep *sw)
+{
+	struct fabric *f = &sw->next;
+	struct lid_req *reqs;
+	uint32_t *idx;
+	size_t n = 0;
+	int rc;
+
+	reqs = calloc(f->nports, sizeof(*reqs));
+	idx = calloc(f->nports, sizeof(*idx));
+	if (reqs == NULL || idx == NULL)
+		fatal("sweep: out of memory");
+	/* The SM's port first: its LID is the SM LID. */
+	for (int pass = 0; pass < 2; pass++)
+		for (uint32_t p = 0; p < f->nports; p++) {
+			const struct fabric_port *port = &f->ports[p];
+
+			if ((pass == 0) != (p == f->sm_port) ||
+			    !fabric_port_is_endport(f, p))
+				continue;
+			reqs[n].guid = port->guid;
+			reqs[n].cur = port->info_valid ? (uint16_t)mad_get_field(
+			    (void *)port->info, 0, IB_PORT_LID_F) : 0;
+			idx[n++] = p;
+		}
+	rc = lid_assign(sw->lids, reqs, n, sw->o.lmc);
+	for (size_t i = 0; i < n; i++)
+		f->ports[idx[i]].lid = reqs[i].lid;
+	if (rc < 0)
+		log_warnx("sweep: LID space exhausted: some ports get no LID");
+	if (lid_map_dirty(sw->lids) && sw->o.state_dir != NULL &&
+	    lid_map_save(sw->lids, sw->guid2lid) < 0)
+		log_warn("sweep: cannot save %s", sw->guid2lid);
+	free(reqs);
+	free(idx);
+	return f->sm_port != FABRIC_NONE && f->ports[f->sm_port].lid != 0 ? 0 : -1;
+}
+
+static void
+log_route(const char *msg)
+{
+	log_info("routing: %s", msg);
+}
+
+static void
+on_programmed(void *arg, const struct program_result *r)
+{
+	struct sweep *sw = arg;
+
+	sw->last_prog = *r;
+	log_info("sweep: programmed: %u PortInfo, %u SwitchInfo, %u LFT blocks "
+	    "written (%u read), %u ports armed, %u activated%s%s",
+	    r->portinfo_sets, r->switchinfo_sets, r->lft_writes, r->lft_reads,
+	    r->armed, r->activated, r->ok ? "" : "; ", r->ok ? "" : r->why);
+	if (!r->ok) {
+		snprintf(sw->why, sizeof(sw->why), "programming: %s", r->why);
+		fsm(sw, EV_FAILED);
+		return;
+	}
+	fsm(sw, EV_PROGRAMMED);
+}
+
+static void
+compute(struct sweep *sw)
+{
+	uint16_t sm_lid;
+
+	if (assign_lids(sw) < 0) {
+		snprintf(sw->why, sizeof(sw->why), "no LID for the SM's port");
+		fsm(sw, EV_FAILED);
+		return;
+	}
+	sm_lid = sw->next.ports[sw->next.sm_port].lid;
+	lft_set_fini(&sw->next_lft);
+	if (lft_set_init(&sw->next_lft, &sw->next) < 0)
+		fatal("sweep: out of memory");
+	if (routing_run(sw->o.chain, sw->o.nchain, &sw->next, &sw->next_lft,
+	    &sw->report, log_route) < 0) {
+		snprintf(sw->why, sizeof(sw->why), "no routing engine could "
+		    "route the fabric");
+		fsm(sw, EV_FAILED);
+		return;
+	}
+	log_info("routing: %s routed %u LIDs in %.3f s, %" PRIu64
+	    " unreachable (switch, LID) pairs, max %u LIDs per inter-switch port",
+	    sw->report.engine, sw->report.lids, sw->report.seconds,
+	    sw->report.unreachable, sw->report.max_port_load);
+	program_start(sw->prog, &sw->next, &sw->next_lft, sm_lid, &sw->o.prog,
+	    on_programmed, sw);
+}
+
+static void
+adopt_next(struct sweep *sw)
+{
+	struct fabric tf = sw->cur;
+	struct lft_set tl = sw->cur_lft;
+
+	sw->cur = sw->next;
+	sw->cur_lft = sw->next_lft;
+	sw->next = tf;
+	sw->next_lft = tl;
+	fabric_fini(&sw->next);
+	lft_set_fini(&sw->next_lft);
+	memset(&sw->next_lft, 0, sizeof(sw->next_lft));
+	sw->have_cur = true;
+}
+
+static void
+heavy_done(struct sweep *sw)
+{
+	bool first = !sw->subnet_up;
+	char line[256];
+
+	adopt_next(sw);
+	sw->failures_in_row = 0;
+	sw->last_heavy_secs = now() - sw->heavy_started;
+	sminfo_set_state(sw->sm, SM_MASTER);
+	sw->subnet_up = true;
+	if (first)
+		sw->up_at = now();
+	sweep_summary(sw, line, sizeof(line));
+	log_info("%s%s", first ? "SUBNET UP: " : "sweep: done: ", line);
+	write_stats(sw);
+	arm_timer(sw, sw->o.interval);
+	back_to_idle(sw);
+	sw->cb(sw->cb_arg, true, NULL);
+}
+
+static void
+heavy_failed(struct sweep *sw)
+{
+	sw->failures_in_row++;
+	sw->last_heavy_secs = now() - sw->heavy_started;
+	log_warnx("sweep: heavy sweep failed: %s", sw->why);
+	write_stats(sw);
+	/* Retry soon: a fabric settling after a change often answers the
+	 * second time. */
+	arm_timer(sw, sw->o.interval > 0 && sw->o.interval < 1 ?
+	    sw->o.interval : 1.0);
+	back_to_idle(sw);
+	if (sw->failures_in_row >= sw->o.max_failures)
+		sw->cb(sw->cb_arg, false, sw->why);
+}
+
+/* ---- light sweep ---- */
+
+struct lreq {
+	struct sweep *sw;
+	unsigned gen;
+};
+
+static void
+on_light(void *arg, int status, const uint8_t *resp)
+{
+	struct lreq *q = arg;
+	struct sweep *sw = q->sw;
+
+	if (q->gen == sw->light_gen && sw->state == ST_LIGHT) {
+		if (status != 0 || resp == NULL)
+			sw->light_changed = true;
+		else if (mad_get_field((void *)(resp + MAD_DATA_OFFSET), 0,
+		    IB_SW_STATE_CHANGE_F))
+			sw->light_changed = true;
+		if (--sw->light_pending == 0)
+			fsm(sw, sw->light_changed ? EV_CHANGED : EV_CLEAN);
+	}
+	free(q);
+}
+
+static void
+start_light(struct sweep *sw)
+{
+	struct fabric *f = &sw->cur;
+
+	sw->sweeps++;
+	sw->light_sweeps++;
+	sw->light_gen++;
+	sw->light_changed = false;
+	sw->light_pending = 1;
+	for (uint32_t n = 0; sw->have_cur && n < f->nnodes; n++) {
+		struct smp_req r = {
+			.method = MAD_GET, .attr = ATTR_SWITCH_INFO,
+			.path = &f->paths[f->nodes[n].path],
+			.dest = f->nodes[n].guid,
+		};
+		struct lreq *q;
+
+		if (f->nodes[n].type != NODE_SWITCH)
+			continue;
+		if ((q = malloc(sizeof(*q))) == NULL)
+			fatal("sweep: out of memory");
+		q->sw = sw;
+		q->gen = sw->light_gen;
+		sw->light_pending++;
+		if (mad_smp(sw->mad, &r, on_light, q) < 0) {
+			sw->light_pending--;
+			free(q);
+		}
+	}
+	if (--sw->light_pending == 0)
+		fsm(sw, sw->have_cur ? EV_CLEAN : EV_CHANGED);
+}
+
+static void
+light_done(struct sweep *sw)
+{
+	log_debug("sweep: light sweep %" PRIu64 ": no change", sw->light_sweeps);
+	write_stats(sw);
+	arm_timer(sw, sw->o.interval);
+	back_to_idle(sw);
+}
+
+/* ---- life cycle ---- */
+
+void
+sweep_summary(const struct sweep *sw, char *buf, size_t len)
+{
+	unsigned sws, cas, ends;
+	uint16_t lo = 0, hi = 0;
+	const struct fabric *f = &sw->cur;
+
+	if (!sw->have_cur) {
+		snprintf(buf, len, "no fabric yet");
+		return;
+	}
+	count_fabric(f, &sws, &cas, &ends);
+	for (uint32_t p = 0; p < f->nports; p++) {
+		uint16_t l = f->ports[p].lid;
+
+		if (!fabric_port_is_endport(f, p) || l == 0)
+			continue;
+		if (lo == 0 || l < lo)
+			lo = l;
+		if (l > hi)
+			hi = l;
+	}
+	snprintf(buf, len, "%u nodes (%u switches, %u CA ports), %u LIDs "
+	    "(%u-%u), routed by %s, %" PRIu64 " SMPs sent, %.3f s since start",
+	    f->nnodes, sws, cas, ends, lo, hi, sw->report.engine,
+	    mad_total_sent(sw->mad), now() - sw->started);
+}
+
+struct sweep *
+sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
+    const struct sweep_opts *o, sweep_up_cb cb, void *arg)
+{
+	struct sweep *sw = calloc(1, sizeof(*sw));
+	unsigned bad = 0;
+
+	if (sw == NULL)
+		fatal("sweep: out of memory");
+	sw->loop = loop;
+	sw->mad = mad;
+	sw->sm = sm;
+	sw->o = *o;
+	if (sw->o.max_failures == 0)
+		sw->o.max_failures = 1;
+	sw->cb = cb;
+	sw->cb_arg = arg;
+	sw->started = now();
+	fabric_init(&sw->cur);
+	fabric_init(&sw->next);
+	sw->lids = lid_map_new();
+	sw->prog = program_new(mad);
+	if (o->state_dir != NULL) {
+		snprintf(sw->guid2lid, sizeof(sw->guid2lid), "%s/guid2lid",
+		    o->state_dir);
+		snprintf(sw->stats, sizeof(sw->stats), "%s/stats", o->state_dir);
+		if (lid_map_load(sw->lids, sw->guid2lid, &bad) < 0)
+			log_warn("sweep: cannot read %s; starting with no "
+			    "remembered LIDs", sw->guid2lid);
+		else if (lid_map_count(sw->lids) > 0 || bad > 0)
+			log_info("sweep: %zu LIDs remembered in %s%s",
+			    lid_map_count(sw->lids), sw->guid2lid,
+			    bad ? " (some lines skipped)" : "");
+	}
+	ev_idle_init(&sw->idle, idle_cb);
+	sw->idle.data = sw;
+	ev_timer_init(&sw->timer, timer_cb, 0., 0.);
+	sw->timer.data = sw;
+	return sw;
+}
+
+void
+sweep_free(struct sweep *sw)
+{
+	if (sw == NULL)
+		return;
+	if (sw->disc != NULL)
+		discover_abort(sw->disc);
+	ev_idle_stop(sw->loop, &sw->idle);
+	ev_timer_stop(sw->loop, &sw->timer);
+	program_free(sw->prog);
+	lid_map_free(sw->lids);
+	fabric_fini(&sw->cur);
+	fabric_fini(&sw->next);
+	lft_set_fini(&sw->cur_lft);
+	lft_set_fini(&sw->next_lft);
+	free(sw);
+}

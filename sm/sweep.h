@@ -1,0 +1,50 @@
+/*
+ * The sweep state machine. A heavy sweep discovers the fabric into a new
+ * model, assigns LIDs, routes and programs the devices; a light sweep
+ * (periodic) reads every switch's SwitchInfo and escalates to a heavy one
+ * when a port changed state or a switch stopped answering. Requests (timer,
+ * trap, SIGHUP) are coalesced and started from an idle watcher, never from
+ * inside another sweep.
+ */
+#ifndef IBSMD_SWEEP_H
+#define IBSMD_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "program.h"
+#include "routing.h"
+
+struct ev_loop;
+struct mad_engine;
+struct sminfo;
+struct sweep;
+
+#define SWEEP_MAX_ENGINES 8
+
+struct sweep_opts {
+	double interval;                /* light sweep period in s; 0 = none */
+	const char *state_dir;          /* guid2lid and stats live here */
+	uint8_t lmc;
+	struct program_opts prog;
+	const struct routing_engine *chain[SWEEP_MAX_ENGINES];
+	size_t nchain;
+	unsigned max_failures;          /* heavy sweeps failing in a row before
+					 * the up callback reports failure */
+};
+
+/* Called after every heavy sweep: ok, or not with a reason. */
+typedef void (*sweep_up_cb)(void *arg, bool ok, const char *why);
+
+struct sweep *sweep_new(struct ev_loop *loop, struct mad_engine *mad,
+    struct sminfo *sm, const struct sweep_opts *o, sweep_up_cb cb, void *arg);
+void sweep_free(struct sweep *sw);
+
+/* Ask for a sweep; heavy wins over light. Coalesced. */
+void sweep_request(struct sweep *sw, bool heavy);
+
+/* One line on what the last heavy sweep brought up. */
+void sweep_summary(const struct sweep *sw, char *buf, size_t len);
+
+#endif
