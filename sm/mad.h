@@ -49,6 +49,9 @@ struct smp_req {
 	const uint8_t *data;    /* MAD_DATA_SIZE bytes to send, NULL for zeros */
 };
 
+/* Completions run from the loop (the transport's receive callback or a
+ * timer); resp is valid only during the call. A callback must not free the
+ * engine. */
 /* status: 0 success; > 0 the MAD status field of the response (DR D bit
  * masked off); MAD_ETIMEDOUT or MAD_ESEND. resp: the 256-byte response,
  * NULL unless one arrived. Called exactly once per accepted request, from
@@ -59,8 +62,11 @@ typedef void (*mad_done_cb)(void *arg, int status, const uint8_t *resp);
  * source LID of LID-routed MADs. */
 typedef void (*mad_unsol_cb)(void *arg, const uint8_t *mad, uint16_t slid);
 
+/* o == NULL: defaults (64 on the wire, 4 per node, 200 ms, 3 retries). */
 struct mad_engine *mad_engine_new(struct ev_loop *loop, uint64_t guid,
     const struct mad_opts *o);
+/* Drops every request outstanding, queued or deferred without calling its
+ * callback. */
 void mad_engine_free(struct mad_engine *e);
 uint64_t mad_engine_port_guid(const struct mad_engine *e);
 struct transport *mad_engine_transport(struct mad_engine *e);

@@ -27,6 +27,7 @@ struct transport_rx {
 	uint16_t slid;          /* source LID of a LID-routed MAD */
 };
 
+/* Called from the loop, never from inside transport_send(). */
 typedef void (*transport_rx_cb)(void *arg, const struct transport_rx *rx);
 
 /* Open the port whose GUID is guid (0: the first InfiniBand port, skipping
