@@ -33,7 +33,7 @@ int lid_map_load(struct lid_map *m, const char *path, unsigned *bad);
 
 /* Write the map atomically: temporary file, fsync, rename, fsync of the
  * directory. Returns 0 or -1 with errno set. */
-int lid_map_save(const struct lid_map *m, const char *path);
+int lid_map_save(struct lid_map *m, const char *path);
 
 /* Assign base LIDs (aligned to 2^lmc) to the n requests, in order of
  * priority (the SM's port first). Rules, first that applies:
