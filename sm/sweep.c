@@ -381,10 +381,6 @@ compute(struct sweep *sw)
 		fsm(sw, EV_FAILED);
 		return;
 	}
-	log_info("routing: %s routed %u LIDs in %.3f s, %" PRIu64
-	    " unreachable (switch, LID) pairs, max %u LIDs per inter-switch port",
-	    sw->report.engine, sw->report.lids, sw->report.seconds,
-	    sw->report.unreachable, sw->report.max_port_load);
 	program_start(sw->prog, &sw->next, &sw->next_lft, sm_lid, &sw->o.prog,
 	    on_programmed, sw);
 }

@@ -131,7 +131,7 @@ reqs_new(size_t n, uint64_t first)
 
 /* Save m and load it into a new map; the file must parse cleanly. */
 static struct lid_map *
-reload(const struct lid_map *m)
+reload(struct lid_map *m)
 {
 	struct lid_map *n = lid_map_new();
 	unsigned bad = 99;
