@@ -339,7 +339,7 @@ assign_lids(struct sweep *sw)
 static void
 log_route(const char *msg)
 {
-	log_info("routing: %s", msg);
+	log_info("%s", msg);
 }
 
 static void
