@@ -382,7 +382,10 @@ phase_tables(struct programmer *pr)
 				if (memcmp(c->data + (size_t)b * LFT_BLOCK, want,
 				    LFT_BLOCK) != 0)
 					send_lft(pr, sw, b, want);
-			} else if (b * LFT_BLOCK <= n->lft_top) {
+			} else if (n->lft_top > 0 && b * LFT_BLOCK <= n->lft_top) {
+				/* Within the top the switch may hold our routes
+				 * already (a restart): read before writing. A top
+				 * of 0 holds nothing but LID 0. */
 				pr->res.lft_reads++;
 				smp(pr, MAD_GET, ATTR_LFT, b, path, n->guid,
 				    NULL, sw, b);

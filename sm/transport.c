@@ -104,7 +104,8 @@ receiver(void *arg)
 
 	while (!atomic_load(&t->stop)) {
 		len = TRANSPORT_MAD_SIZE;
-		r = umad_recv(t->portid, t->tbuf, &len, 200);
+		/* Short waits: transport_close joins within one. */
+		r = umad_recv(t->portid, t->tbuf, &len, 50);
 		if (r < 0) {
 			if (r != -ETIMEDOUT && r != -EWOULDBLOCK && r != -EINTR)
 				usleep(10000);
