@@ -1,0 +1,650 @@
+#!/usr/bin/env python3
+"""fabcheck.py: check a subnet from the outside, with infiniband-diags only.
+
+It never asks the subnet manager anything but SMInfo: it reads the devices
+(ibnetdiscover, iblinkinfo, dump_fts, smpdump, sminfo) and checks
+
+  (a) every cabled CA port and every switch port 0 has a nonzero unicast
+      LID, and no two ports share a LID (LMC ranges included);
+  (b) both ends of every discovered link are ACTIVE (links named with
+      --down are exempt, and must not be ACTIVE); with --net, every cable of
+      the net file is discovered unless declared down;
+  (c) sminfo names the expected SM port GUID in state MASTER (3);
+  (d) for every switch and every LID, following the LFTs hop by hop over the
+      discovered cabling reaches that LID's port without loops, unset (0xFF)
+      entries, out-of-range ports or dead ends; with --shortest (the default)
+      each path is exactly as long as the shortest path in the cabling graph
+      (declared-down links excluded).
+
+On a simulator the tools run with LD_PRELOAD=<libumad2sim.so> and the
+caller's IBSIM_SOCKNAME; on hardware use --no-preload. Exit 0 with a one-line
+summary, 1 with every violation, 2 when a tool fails.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+UMAD2SIM_CANDIDATES = (
+    '/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so',
+    '/usr/lib/aarch64-linux-gnu/umad2sim/libumad2sim.so',
+    '/usr/lib64/umad2sim/libumad2sim.so',
+    '/usr/lib/umad2sim/libumad2sim.so',
+    '/usr/local/lib/umad2sim/libumad2sim.so',
+)
+
+MAX_SHOWN = 25          # violations printed per kind before summarising
+
+
+class ToolError(Exception):
+    pass
+
+
+class Diags:
+    """Runs infiniband-diags tools the way the caller wants them run."""
+
+    def __init__(self, opts):
+        self.env = dict(os.environ)
+        self.env.pop('LD_PRELOAD', None)
+        if not opts.no_preload:
+            lib = opts.umad2sim or os.environ.get('UMAD2SIM')
+            if not lib:
+                lib = next((c for c in UMAD2SIM_CANDIDATES if os.path.exists(c)), None)
+            if not lib or not os.path.exists(lib):
+                raise ToolError('libumad2sim.so not found (package libumad2sim0); '
+                                'give --umad2sim PATH or --no-preload')
+            self.env['LD_PRELOAD'] = lib
+            if 'IBSIM_SOCKNAME' not in self.env:
+                sys.stderr.write('fabcheck: warning: IBSIM_SOCKNAME is not set\n')
+        self.prefix = shlex.split(opts.prefix) if opts.prefix else []
+        self.timeout = opts.timeout
+        self.calls = 0
+
+    def run(self, *args):
+        cmd = self.prefix + list(args)
+        self.calls += 1
+        try:
+            p = subprocess.run(cmd, env=self.env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, universal_newlines=True,
+                               timeout=self.timeout)
+        except FileNotFoundError:
+            raise ToolError('%s: not found (package infiniband-diags)' % cmd[0])
+        except subprocess.TimeoutExpired:
+            raise ToolError('%s: no answer in %d s' % (' '.join(cmd), self.timeout))
+        if p.returncode != 0:
+            err = '\n'.join(l for l in p.stderr.splitlines()
+                            if 'sim_connect: attached' not in l)
+            raise ToolError('%s: exit %d: %s' % (' '.join(cmd), p.returncode,
+                                                 err.strip() or p.stdout.strip()[-500:]))
+        return p.stdout
+
+
+# ---------------------------------------------------------------- model
+
+class Node:
+    __slots__ = ('guid', 'kind', 'nports', 'desc', 'port_guid', 'lid', 'lmc')
+
+    def __init__(self, guid, kind, nports, desc):
+        self.guid = guid          # node GUID (int)
+        self.kind = kind          # 'SW', 'CA' or 'RT'
+        self.nports = nports
+        self.desc = desc
+        self.port_guid = {}       # port -> port GUID (switch: port 0 only)
+        self.lid = {}             # port -> LID (switch: port 0 only)
+        self.lmc = {}
+
+    def name(self, port=None):
+        s = '"%s"' % self.desc
+        return s if port is None else '%s[%d]' % (s, port)
+
+
+class Fabric:
+    def __init__(self):
+        self.nodes = {}           # node GUID -> Node
+        self.link = {}            # (node GUID, port) -> (node GUID, port)
+        self.local_port_guid = None
+        self.state = {}           # (node GUID, port) -> (PortState, PhysState)
+
+
+HDR_SW = re.compile(r'^Switch\s+(\d+)\s+"S-([0-9a-fA-F]+)"\s+#\s+"(.*)"\s+'
+                    r'(?:base|enhanced) port 0 lid (\d+) lmc (\d+)')
+HDR_CA = re.compile(r'^(Ca|Rt)\s+(\d+)\s+"([HR])-([0-9a-fA-F]+)"\s+#\s+"(.*)"')
+SW_PORT = re.compile(r'^\[(\d+)\]\s+"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]')
+CA_PORT = re.compile(r'^\[(\d+)\]\(([0-9a-fA-F]+)\)\s+"([SHR])-([0-9a-fA-F]+)"\[(\d+)\]'
+                     r'(?:\([0-9a-fA-F]+\))?\s+#\s+lid (\d+) lmc (\d+)')
+SWGUID = re.compile(r'^switchguid=0x([0-9a-fA-F]+)\(([0-9a-fA-F]+)\)')
+INITIATED = re.compile(r'^# Initiated from node ([0-9a-fA-F]+) port ([0-9a-fA-F]+)')
+
+
+def parse_ibnetdiscover(text, fab):
+    cur = None
+    sw_port0 = None
+    for line in text.splitlines():
+        m = INITIATED.match(line)
+        if m:
+            fab.local_port_guid = int(m.group(2), 16)
+            continue
+        m = SWGUID.match(line)
+        if m:
+            sw_port0 = int(m.group(2), 16)
+            continue
+        m = HDR_SW.match(line)
+        if m:
+            guid = int(m.group(2), 16)
+            cur = Node(guid, 'SW', int(m.group(1)), m.group(3))
+            cur.port_guid[0] = sw_port0 if sw_port0 is not None else guid
+            cur.lid[0] = int(m.group(4))
+            cur.lmc[0] = int(m.group(5))
+            fab.nodes[guid] = cur
+            sw_port0 = None
+            continue
+        m = HDR_CA.match(line)
+        if m:
+            guid = int(m.group(4), 16)
+            cur = Node(guid, 'CA' if m.group(1) == 'Ca' else 'RT', int(m.group(2)), m.group(5))
+            fab.nodes[guid] = cur
+            continue
+        if not line.startswith('['):
+            if not line.strip():
+                cur = None
+            continue
+        if cur is None:
+            raise ToolError('ibnetdiscover: port line outside a node: %r' % line)
+        if cur.kind == 'SW':
+            m = SW_PORT.match(line)
+            if not m:
+                raise ToolError('ibnetdiscover: cannot parse %r' % line)
+            p, peer, pp = int(m.group(1)), int(m.group(3), 16), int(m.group(4))
+        else:
+            m = CA_PORT.match(line)
+            if not m:
+                raise ToolError('ibnetdiscover: cannot parse %r' % line)
+            p, peer, pp = int(m.group(1)), int(m.group(4), 16), int(m.group(5))
+            cur.port_guid[p] = int(m.group(2), 16)
+            cur.lid[p] = int(m.group(6))
+            cur.lmc[p] = int(m.group(7))
+        fab.link[(cur.guid, p)] = (peer, pp)
+    # Every link must be seen from both ends.
+    for (a, ap), (b, bp) in fab.link.items():
+        if fab.link.get((b, bp)) != (a, ap):
+            raise ToolError('ibnetdiscover: link 0x%x[%d] -> 0x%x[%d] not seen from '
+                            'the other end' % (a, ap, b, bp))
+
+
+LL_LINE = re.compile(r'^0x([0-9a-fA-F]+)\s+"(.*?)"\s+(\d+)\s+(\d+)\[[^\]]*\]\s+==\((.*?)\)==>')
+STATE_RE = re.compile(r'(\w+)/\s*(\w+)\s*$')
+
+
+def parse_iblinkinfo(text, fab):
+    """iblinkinfo -l: one line per port; the local GUID is the node GUID for
+    switches and the port GUID for CAs."""
+    by_port_guid = {}
+    for n in fab.nodes.values():
+        if n.kind != 'SW':
+            for p, g in n.port_guid.items():
+                by_port_guid[g] = (n.guid, p)
+    for line in text.splitlines():
+        m = LL_LINE.match(line)
+        if not m:
+            continue
+        guid, port = int(m.group(1), 16), int(m.group(4))
+        s = STATE_RE.search(m.group(5))
+        if not s:
+            continue
+        node = fab.nodes.get(guid)
+        if node is not None and node.kind == 'SW':
+            key = (guid, port)
+        elif guid in by_port_guid:
+            key = by_port_guid[guid]
+        else:
+            continue
+        fab.state[key] = (s.group(1), s.group(2))
+
+
+FTS_HDR = re.compile(r'^Unicast lids \[0x([0-9a-fA-F]+)-0x([0-9a-fA-F]+)\] of switch (.*?)'
+                     r' guid 0x([0-9a-fA-F]+) \(')
+FTS_DR = re.compile(r'DR path slid \d+; dlid \d+; ([\d,]+)')
+FTS_ENTRY = re.compile(r'^0x([0-9a-fA-F]+) (\d+)')
+
+
+def parse_dump_fts(text):
+    """-> {switch GUID: {'top': top, 'path': dr path or None, 'lft': {lid: port}}}"""
+    out = {}
+    cur = None
+    for line in text.splitlines():
+        m = FTS_HDR.match(line)
+        if m:
+            dr = FTS_DR.search(m.group(3))
+            cur = {'top': int(m.group(2), 16), 'path': dr.group(1) if dr else None,
+                   'lft': {}}
+            out[int(m.group(4), 16)] = cur
+            continue
+        m = FTS_ENTRY.match(line)
+        if m and cur is not None:
+            port = int(m.group(2))
+            if port != 255:
+                cur['lft'][int(m.group(1), 16)] = port
+    return out
+
+
+def parse_smpdump_block(text):
+    words = []
+    for line in text.splitlines():
+        if line.startswith('SMP status'):
+            break
+        words += [w for w in line.split() if re.fullmatch(r'[0-9a-fA-F]{4}', w)]
+    data = bytes.fromhex(''.join(words))
+    if len(data) < 64:
+        raise ToolError('smpdump: short LFT block (%d bytes)' % len(data))
+    return data[:64]
+
+
+SMINFO_RE = re.compile(r'sm lid (\d+) sm guid 0x([0-9a-fA-F]+), activity count (\d+) '
+                       r'priority (\d+) state (\d+)')
+
+
+# ---------------------------------------------------------------- checks
+
+class Report:
+    def __init__(self):
+        self.items = collections.OrderedDict()   # kind -> [messages]
+
+    def add(self, kind, msg):
+        self.items.setdefault(kind, []).append(msg)
+
+    def count(self):
+        return sum(len(v) for v in self.items.values())
+
+    def lines(self):
+        out = []
+        for kind, msgs in self.items.items():
+            for m in msgs[:MAX_SHOWN]:
+                out.append('%s: %s' % (kind, m))
+            if len(msgs) > MAX_SHOWN:
+                out.append('%s: ... and %d more' % (kind, len(msgs) - MAX_SHOWN))
+        return out
+
+
+PORTREF = re.compile(r'^\s*"?([^"\[\]]+?)"?\s*\[(\d+)\]\s*$')
+
+
+def parse_portref(s):
+    m = PORTREF.match(s)
+    if not m:
+        raise SystemExit('fabcheck: bad port reference %r (want NODE[PORT])' % s)
+    return m.group(1), int(m.group(2))
+
+
+def read_netfile(path):
+    """Cables of an ibsim net file as {(desc, port): (desc, port)}; only the
+    node-header and port lines are read (that is all our tests need)."""
+    cables = {}
+    node = None
+    hdr = re.compile(r'^\s*(Switch|Hca|Ca|Rt|Router)\s+\d+\s+"([^"]+)"', re.I)
+    port = re.compile(r'^\s*\[(\d+)\]\s*"([^"]+)"\s*\[(\d+)\]')
+    with open(path) as f:
+        for line in f:
+            line = line.split('#', 1)[0]
+            m = hdr.match(line)
+            if m:
+                node = m.group(2)
+                continue
+            m = port.match(line)
+            if m and node is not None:
+                cables[(node, int(m.group(1)))] = (m.group(2), int(m.group(3)))
+    return cables
+
+
+def check(fab, lfts, sminfo, opts, rep):
+    nodes = fab.nodes
+    switches = sorted(g for g, n in nodes.items() if n.kind == 'SW')
+
+    # Declared-down links, by node description.
+    bydesc = collections.defaultdict(list)
+    for n in nodes.values():
+        bydesc[n.desc].append(n)
+    down = set()
+    netcables = read_netfile(opts.net) if opts.net else None
+    for ref in opts.down:
+        desc, p = parse_portref(ref)
+        found = bydesc.get(desc)
+        if netcables is not None and (desc, p) not in netcables:
+            rep.add('down', '%s is declared down but is not a cable of %s'
+                    % (ref, os.path.basename(opts.net)))
+        elif not found and netcables is None:
+            rep.add('down', '%s is declared down but no node "%s" was discovered'
+                    % (ref, desc))
+        if not found:
+            continue
+        for n in found:
+            if (n.guid, p) in fab.link:
+                peer = fab.link[(n.guid, p)]
+                down.add((n.guid, p))
+                down.add(peer)
+                for end in ((n.guid, p), peer):
+                    st = fab.state.get(end)
+                    if st and st[0] == 'Active':
+                        rep.add('down', '%s is declared down but is %s/%s'
+                                % (nodes[end[0]].name(end[1]), st[0], st[1]))
+
+    def usable(end):
+        return end in fab.link and end not in down
+
+    # (a) LIDs.
+    owner = {}            # LID -> (node GUID, port)
+    ca_ports = 0
+    for n in nodes.values():
+        ports = [0] if n.kind == 'SW' else sorted(p for p in n.lid if (n.guid, p) in fab.link)
+        for p in ports:
+            if n.kind != 'SW':
+                ca_ports += 1
+            lid, lmc = n.lid.get(p, 0), n.lmc.get(p, 0)
+            if lid == 0 or lid >= 0xC000:
+                rep.add('lid', '%s (port GUID 0x%x) has LID %d' % (n.name(p), n.port_guid.get(p, 0), lid))
+                continue
+            for l in range(lid, lid + (1 << lmc)):
+                if l in owner:
+                    o = owner[l]
+                    rep.add('lid', 'LID %d is used by %s and by %s'
+                            % (l, nodes[o[0]].name(o[1]), n.name(p)))
+                else:
+                    owner[l] = (n.guid, p)
+
+    # (b) Port states.
+    seen = set()
+    for end in sorted(fab.link):
+        if end in down or end in seen:
+            continue
+        peer = fab.link[end]
+        seen.add(end)
+        seen.add(peer)
+        for e in (end, peer):
+            st = fab.state.get(e)
+            if st is None:
+                rep.add('state', '%s: iblinkinfo reports no state' % nodes[e[0]].name(e[1]))
+            elif st[0] != 'Active' or st[1] != 'LinkUp':
+                o = peer if e == end else end
+                rep.add('state', '%s is %s/%s (link to %s)' % (
+                    nodes[e[0]].name(e[1]), st[0], st[1], nodes[o[0]].name(o[1])))
+    if opts.net:
+        downref = set(parse_portref(r) for r in opts.down)
+        got = set()
+        for (a, ap), (b, bp) in fab.link.items():
+            got.add(((nodes[a].desc, ap), (nodes[b].desc, bp)))
+        for (a, ap), (b, bp) in sorted(netcables.items()):
+            if (a, ap) > (b, bp):
+                continue
+            if (a, ap) in downref or (b, bp) in downref:
+                continue
+            if ((a, ap), (b, bp)) not in got:
+                rep.add('cabling', 'cable "%s"[%d] - "%s"[%d] of %s was not discovered'
+                        % (a, ap, b, bp, os.path.basename(opts.net)))
+
+    # (c) SMInfo.
+    if not opts.skip_master:
+        want = opts.sm_guid if opts.sm_guid is not None else fab.local_port_guid
+        if isinstance(sminfo, ToolError):
+            rep.add('sminfo', 'no SM answers SMInfo: %s' % sminfo)
+        else:
+            m = SMINFO_RE.search(sminfo)
+            if not m:
+                rep.add('sminfo', 'cannot parse sminfo output %r' % sminfo.strip())
+            else:
+                guid, state = int(m.group(2), 16), int(m.group(5))
+                if want is not None and guid != want:
+                    rep.add('sminfo', 'SM port GUID is 0x%x, expected 0x%x' % (guid, want))
+                if state != 3:
+                    rep.add('sminfo', 'SM state is %d, expected 3 (MASTER)' % state)
+
+    # (d) LFT walk.
+    sw_adj = {s: set() for s in switches}
+    for (a, ap), (b, bp) in fab.link.items():
+        if a in sw_adj and b in sw_adj and usable((a, ap)):
+            sw_adj[a].add(b)
+    dist = {}
+    for s in switches:                 # BFS from every switch
+        d = {s: 0}
+        frontier = [s]
+        while frontier:
+            nxt = []
+            for u in frontier:
+                for v in sw_adj[u]:
+                    if v not in d:
+                        d[v] = d[u] + 1
+                        nxt.append(v)
+            frontier = nxt
+        dist[s] = d
+
+    def active(end):
+        st = fab.state.get(end)
+        return st is not None and st[0] == 'Active'
+
+    for s in switches:
+        if s not in lfts:
+            rep.add('lft', '%s: dump_fts printed no table' % nodes[s].name())
+    pairs = 0
+    hops_hist = collections.Counter()
+    faults = collections.OrderedDict()     # message -> source switches affected
+    not_shortest = []
+    for lid in sorted(owner):
+        tg, tp = owner[lid]
+        if nodes[tg].kind == 'SW':
+            t_sw, t_port, extra = tg, None, 0
+        else:
+            peer = fab.link.get((tg, tp))
+            if peer is None or peer[0] not in sw_adj or not usable((tg, tp)):
+                continue               # CA-to-CA cable: no switch routes to it
+            t_sw, t_port, extra = peer[0], peer[1], 1
+        memo = {}                      # switch -> hops to the LID, or its fault
+
+        for s0 in switches:
+            if s0 in memo or s0 not in lfts:
+                continue
+            path = []
+            onpath = set()
+            cur = s0
+            result = None              # hops from cur, once known
+            fault = None
+            while True:
+                if cur in memo:
+                    if isinstance(memo[cur], str):
+                        fault = memo[cur]
+                    else:
+                        result = memo[cur]
+                    break
+                if cur in onpath:
+                    i = path.index(cur)
+                    fault = 'LID %d: forwarding loop %s' % (
+                        lid, ' -> '.join(nodes[x].name() for x in path[i:] + [cur]))
+                    break
+                onpath.add(cur)
+                path.append(cur)
+                table = lfts.get(cur)
+                if table is None:
+                    fault = 'LID %d: reaches %s, whose LFT was not read' % (lid, nodes[cur].name())
+                    break
+                e = table['lft'].get(lid) if lid <= table['top'] else None
+                here = nodes[cur]
+                if cur == tg:          # destination is this switch
+                    if e != 0:
+                        fault = 'LID %d: %s is that LID\'s switch but its LFT entry is %s' % (
+                            lid, here.name(), 'unset' if e is None else e)
+                    else:
+                        result = -1    # cur is 0 hops away
+                    break
+                if e is None:
+                    fault = 'LID %d: %s has no LFT entry (0xFF%s)' % (
+                        lid, here.name(), ', above LinearFDBTop %d' % table['top']
+                        if lid > table['top'] else '')
+                    break
+                if e == 0 or e > here.nports:
+                    fault = 'LID %d: %s LFT entry is port %d (not a valid exit)' % (
+                        lid, here.name(), e)
+                    break
+                if not usable((cur, e)):
+                    fault = 'LID %d: %s forwards to port %d, which has no usable link' % (
+                        lid, here.name(), e)
+                    break
+                nb, nbp = fab.link[(cur, e)]
+                if not (active((cur, e)) and active((nb, nbp))):
+                    fault = 'LID %d: %s forwards to port %d, whose link is not ACTIVE' % (
+                        lid, here.name(), e)
+                    break
+                if nodes[nb].kind != 'SW':
+                    if (nb, nbp) == (tg, tp):
+                        result = 0     # cur is 1 hop away
+                    else:
+                        fault = 'LID %d: %s delivers it to %s, which is not that LID\'s port' % (
+                            lid, here.name(e), nodes[nb].name(nbp))
+                    break
+                cur = nb
+            # Unwind: path[i] is result + (len(path) - i) hops away; on a
+            # fault every switch on the path shares it (the message is the
+            # memo value, so later walks that join this path count too).
+            if fault is not None:
+                faults.setdefault(fault, []).extend(path)
+                for x in path:
+                    memo[x] = fault
+                continue
+            k = len(path)
+            for i, x in enumerate(path):
+                memo[x] = result + (k - i)
+        for s in switches:
+            if s not in lfts:
+                continue
+            pairs += 1
+            h = memo.get(s)
+            if h is None or isinstance(h, str):
+                continue
+            hops_hist[h] += 1
+            if opts.shortest:
+                best = dist[s].get(t_sw)
+                best = None if best is None else best + extra
+                if best is None or h != best:
+                    not_shortest.append('LID %d from %s: %d hops, shortest is %s' % (
+                        lid, nodes[s].name(), h, best))
+    for msg, srcs in faults.items():
+        n = len(set(srcs))
+        rep.add('route', msg + ('' if n <= 1 else ' (on the path from %d switches)' % n))
+    for msg in not_shortest:
+        rep.add('shortest', msg)
+
+    return {
+        'nodes': len(nodes),
+        'switches': len(switches),
+        'cas': sum(1 for n in nodes.values() if n.kind != 'SW'),
+        'ca_ports': ca_ports,
+        'links': len(fab.link) // 2,
+        'lids': len(owner),
+        'pairs': pairs,
+        'max_hops': max(hops_hist) if hops_hist else 0,
+        'hops': {str(k): v for k, v in sorted(hops_hist.items())},
+        'down': sorted(opts.down),
+    }
+
+
+def read_fabric(diags, opts):
+    fab = Fabric()
+    with tempfile.TemporaryDirectory(prefix='fabcheck.') as tmp:
+        cache = os.path.join(tmp, 'ibnd.cache')
+        nd = diags.run('ibnetdiscover', '--cache', cache)
+        parse_ibnetdiscover(nd, fab)
+        # Same scan, so the states match the cabling just parsed.
+        parse_iblinkinfo(diags.run('iblinkinfo', '-l', '--load-cache', cache), fab)
+    if opts.save_topology:
+        with open(opts.save_topology, 'w') as f:
+            f.write(nd)
+    # -a: also the entries dump_fts deems invalid (a port beyond the switch's
+    # ports), which must be reported, not taken for unset.
+    lfts = parse_dump_fts(diags.run('dump_fts', '-a', '-n'))
+    # infiniband-diags 44 dump_fts never reads the block that starts at
+    # LinearFDBTop when the top is a multiple of 64: read it ourselves.
+    for guid, t in lfts.items():
+        top = t['top']
+        if top and top % 64 == 0 and t['path']:
+            blk = parse_smpdump_block(diags.run('smpdump', '-D', t['path'], '0x19', str(top // 64)))
+            port = blk[0]
+            if port != 0xFF:
+                t['lft'][top] = port
+            else:
+                t['lft'].pop(top, None)
+    sminfo = None
+    if not opts.skip_master:
+        try:
+            sminfo = diags.run('sminfo')
+        except ToolError as e:
+            sminfo = e
+    return fab, lfts, sminfo
+
+
+def dump_lids(fab, path):
+    with open(path, 'w') as f:
+        for n in sorted(fab.nodes.values(), key=lambda n: n.guid):
+            ports = [0] if n.kind == 'SW' else sorted(p for p in n.lid if (n.guid, p) in fab.link)
+            for p in ports:
+                f.write('0x%016x %d %d "%s"[%d]\n' % (n.port_guid.get(p, 0), n.lid.get(p, 0),
+                                                      n.lmc.get(p, 0), n.desc, p))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--down', action='append', default=[], metavar='NODE[PORT]',
+                    help='a link declared down (by node description); repeatable')
+    ap.add_argument('--sm-guid', type=lambda s: int(s, 0), default=None,
+                    help='expected SM port GUID (default: the port the tools are attached '
+                         'to, i.e. the first node of the net file or SIM_HOST)')
+    ap.add_argument('--skip-master', action='store_true', help='skip the SMInfo check')
+    ap.add_argument('--shortest', dest='shortest', action='store_true', default=True,
+                    help='require shortest paths (default)')
+    ap.add_argument('--no-shortest', dest='shortest', action='store_false',
+                    help='accept any loop-free path')
+    ap.add_argument('--net', help='ibsim net file: every cable in it must be discovered '
+                                  'unless declared down')
+    ap.add_argument('--json', action='store_true', help='print a JSON summary')
+    ap.add_argument('--dump-lids', metavar='FILE',
+                    help='write "port-GUID LID LMC node[port]" for every port to FILE')
+    ap.add_argument('--save-topology', metavar='FILE', help='keep ibnetdiscover output')
+    ap.add_argument('--umad2sim', help='libumad2sim.so (default: $UMAD2SIM or the usual paths)')
+    ap.add_argument('--no-preload', action='store_true', help='real fabric: no LD_PRELOAD')
+    ap.add_argument('--prefix', help='command prefix for every tool, e.g. "sudo"')
+    ap.add_argument('--timeout', type=int, default=600, help='seconds per tool (default 600)')
+    opts = ap.parse_args()
+
+    try:
+        diags = Diags(opts)
+        fab, lfts, sminfo = read_fabric(diags, opts)
+    except ToolError as e:
+        sys.stderr.write('fabcheck: %s\n' % e)
+        return 2
+    if opts.dump_lids:
+        dump_lids(fab, opts.dump_lids)
+    rep = Report()
+    summary = check(fab, lfts, sminfo, opts, rep)
+    summary['ok'] = rep.count() == 0
+    summary['violations'] = rep.lines()
+    summary['tool_runs'] = diags.calls
+    if opts.json:
+        print(json.dumps(summary, indent=1))
+        return 0 if summary['ok'] else 1
+    if not summary['ok']:
+        for line in rep.lines():
+            print(line)
+        print('fabcheck: FAIL: %d violation(s)' % rep.count())
+        return 1
+    print('fabcheck: OK: %d nodes (%d switches, %d CAs), %d CA ports, %d links, %d LIDs, '
+          '%d (switch, LID) pairs checked, max %d hops%s' % (
+              summary['nodes'], summary['switches'], summary['cas'], summary['ca_ports'],
+              summary['links'], summary['lids'], summary['pairs'], summary['max_hops'],
+              '' if not opts.down else ', down: ' + ' '.join(opts.down)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
