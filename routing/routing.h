@@ -37,6 +37,10 @@ lft_row(const struct lft_set *s, uint32_t sw)
 
 #define ROUTE_HOPS_MAX 16
 
+/* Report figures: a hop is one switch-to-switch cable crossed (a switch's
+ * own LID and its CAs' LIDs are 0 hops away); lids counts LIDs every switch
+ * reaches; a port's load counts the destination LIDs whose routes leave
+ * through it and arrive. */
 struct route_report {
 	char engine[16];        /* engine that routed */
 	double seconds;         /* time the engine took */
@@ -61,7 +65,9 @@ extern const struct routing_engine re_minhop;
 const struct routing_engine *routing_engine_find(const char *name);
 
 /* Try the engines of chain in order; the first that succeeds fills out and
- * rep. Each attempt and its reason are logged through log_cb (may be NULL).
+ * rep. out is sized here (lft_set_init) and reset between engines; on
+ * success the caller owns it (lft_set_fini), on failure it is left empty.
+ * Each attempt and its reason are logged through log_cb (may be NULL).
  * Returns 0, or -1 when no engine could route. */
 int routing_run(const struct routing_engine *const *chain, size_t n,
     const struct fabric *f, struct lft_set *out, struct route_report *rep,

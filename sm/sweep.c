@@ -372,8 +372,6 @@ compute(struct sweep *sw)
 	}
 	sm_lid = sw->next.ports[sw->next.sm_port].lid;
 	lft_set_fini(&sw->next_lft);
-	if (lft_set_init(&sw->next_lft, &sw->next) < 0)
-		fatal("sweep: out of memory");
 	if (routing_run(sw->o.chain, sw->o.nchain, &sw->next, &sw->next_lft,
 	    &sw->report, log_route) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no routing engine could "

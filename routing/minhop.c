@@ -1,0 +1,424 @@
+/*
+ * minhop: balanced shortest paths over the switch graph.
+ *
+ * Every switch sends every destination LID out of a port on a shortest
+ * path to the switch that LID hangs off; among equally short ports it picks
+ * the one carrying the fewest LIDs so far (ties: lowest port number).
+ *
+ * Work is ordered for large fabrics (thousands of switches, tens of
+ * thousands of LIDs): a bit-parallel BFS fills a switch x switch distance
+ * matrix; then each switch's table is filled in one go (its row stays in
+ * cache), destination switch by destination switch, so the candidate ports
+ * towards a switch are found once for all the LIDs that hang off it.
+ */
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "routing.h"
+
+/*
+ * Distances are kept modulo 255 in a byte: a neighbour is at d - 1, d or
+ * d + 1, which stay distinct modulo 255, so "one hop closer" is still
+ * exact for any diameter. 255 itself means unreachable.
+ */
+#define DIST_NONE       255
+#define DIST_MOD        255
+
+struct minhop {
+	const struct fabric *f;
+	struct lft_set *out;
+	uint32_t nsw;
+	size_t stride;          /* nsw rounded up to 8: rows are read by words */
+	/* usable inter-switch links, by switch, in port order */
+	uint32_t *adj_off;      /* [nsw + 1] */
+	uint32_t *adj_sw;       /* neighbour switch */
+	uint8_t *adj_port;      /* local port number */
+	/* destination LIDs by the switch they hang off, in LID order */
+	uint32_t *dst_off;      /* [nsw + 1] */
+	uint16_t *dst_lid;
+	uint8_t *dst_port;      /* port on that switch (0: the switch) */
+	uint8_t *dist;          /* [nsw][stride], see DIST_MOD */
+};
+
+/* Work space of fill_row(), reused for every switch. */
+struct scratch {
+	unsigned groups;        /* candidate planes in use: neighbours / 8 */
+	uint8_t *plane;         /* [32][stride], see build_planes() */
+	uint8_t *want;          /* [stride] distance of a closer neighbour */
+	uint8_t cand[256];
+	uint32_t *defer;        /* [nsw] destination switches with a choice */
+	uint16_t *lids;         /* [all destination LIDs] one run of them */
+};
+
+static void *
+xcalloc(size_t n, size_t size)
+{
+	void *p;
+
+	if ((p = calloc(n ? n : 1, size)) == NULL)
+		fatal("minhop: out of memory");
+	return p;
+}
+
+/* A cable that carries traffic: both ends known and neither DOWN. */
+static int
+usable(const struct fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
+	    f->ports[q].state != PORT_DOWN;
+}
+
+static void
+build_adj(struct minhop *m)
+{
+	const struct fabric *f = m->f;
+	const struct fabric_node *n;
+	uint32_t sw, p, peer, e = 0, total = 0;
+	unsigned num;
+
+	for (sw = 0; sw < m->nsw; sw++)
+		total += f->nodes[m->out->sw_node[sw]].nports;
+	m->adj_off = xcalloc(m->nsw + 1, sizeof(*m->adj_off));
+	m->adj_sw = xcalloc(total, sizeof(*m->adj_sw));
+	m->adj_port = xcalloc(total, sizeof(*m->adj_port));
+	for (sw = 0; sw < m->nsw; sw++) {
+		n = &f->nodes[m->out->sw_node[sw]];
+		m->adj_off[sw] = e;
+		for (num = 1; num <= n->nports; num++) {
+			p = n->port0 + num;
+			if (!usable(f, p))
+				continue;
+			peer = fabric_peer_node(f, p);
+			/* a cable looped back into the same switch goes nowhere */
+			if (f->nodes[peer].type != NODE_SWITCH ||
+			    peer == m->out->sw_node[sw])
+				continue;
+			m->adj_sw[e] = m->out->node_sw[peer];
+			m->adj_port[e++] = (uint8_t)num;
+		}
+	}
+	m->adj_off[m->nsw] = e;
+}
+
+/*
+ * The switch an end port hangs off and the port there that leads to it;
+ * FABRIC_NONE for a CA port cabled to nothing usable or to another CA.
+ */
+static uint32_t
+attach(const struct minhop *m, uint32_t p, uint8_t *port)
+{
+	const struct fabric *f = m->f;
+	uint32_t node = f->ports[p].node, q;
+
+	if (f->nodes[node].type == NODE_SWITCH) {
+		*port = 0;
+		return m->out->node_sw[node];
+	}
+	if (!usable(f, p))
+		return FABRIC_NONE;
+	q = f->ports[p].peer;
+	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
+		return FABRIC_NONE;
+	*port = f->ports[q].num;
+	return m->out->node_sw[f->ports[q].node];
+}
+
+static void
+build_dests(struct minhop *m)
+{
+	const struct fabric *f = m->f;
+	uint32_t max = m->out->max_lid, *lid_sw, *fill, p, lid, sw;
+	uint8_t *lid_port;
+
+	lid_sw = xcalloc((size_t)max + 1, sizeof(*lid_sw));
+	lid_port = xcalloc((size_t)max + 1, sizeof(*lid_port));
+	for (lid = 0; lid <= max; lid++)
+		lid_sw[lid] = FABRIC_NONE;
+	/* a LID given twice is a LID manager bug: the first port keeps it */
+	for (p = 0; p < f->nports; p++) {
+		lid = f->ports[p].lid;
+		if (lid == 0 || lid > max || lid_sw[lid] != FABRIC_NONE ||
+		    !fabric_port_is_endport(f, p))
+			continue;
+		lid_sw[lid] = attach(m, p, &lid_port[lid]);
+		if (lid_sw[lid] == FABRIC_NONE)
+			lid_sw[lid] = FABRIC_NONE - 1;  /* seen, unroutable */
+	}
+
+	m->dst_off = xcalloc(m->nsw + 1, sizeof(*m->dst_off));
+	for (lid = 1; lid <= max; lid++)
+		if (lid_sw[lid] < m->nsw)
+			m->dst_off[lid_sw[lid] + 1]++;
+	for (sw = 0; sw < m->nsw; sw++)
+		m->dst_off[sw + 1] += m->dst_off[sw];
+	m->dst_lid = xcalloc(m->dst_off[m->nsw], sizeof(*m->dst_lid));
+	m->dst_port = xcalloc(m->dst_off[m->nsw], sizeof(*m->dst_port));
+	fill = xcalloc(m->nsw, sizeof(*fill));
+	for (lid = 1; lid <= max; lid++) {
+		if ((sw = lid_sw[lid]) >= m->nsw)
+			continue;
+		m->dst_lid[m->dst_off[sw] + fill[sw]] = (uint16_t)lid;
+		m->dst_port[m->dst_off[sw] + fill[sw]++] = lid_port[lid];
+	}
+	free(fill);
+	free(lid_sw);
+	free(lid_port);
+}
+
+/*
+ * All-pairs distances, 64 BFSes at a time: each switch holds one bit per
+ * source in a word, so a level costs one pass over the links for all 64.
+ * A switch joins the next level when one of its own links leads into the
+ * current one, so what lands in column src of row v is the distance from
+ * v to src, the way fill_row() reads it, and each switch writes one
+ * contiguous run per level.
+ */
+static void
+distances(struct minhop *m)
+{
+	uint64_t *seen, *front, *next, *tmp, acc, bits, any;
+	uint32_t base, nb, v, e, i, level;
+	uint8_t *row;
+
+	m->dist = xcalloc(m->nsw * m->stride, 1);
+	memset(m->dist, DIST_NONE, m->nsw * m->stride);
+	seen = xcalloc(m->nsw, sizeof(*seen));
+	front = xcalloc(m->nsw, sizeof(*front));
+	next = xcalloc(m->nsw, sizeof(*next));
+	for (base = 0; base < m->nsw; base += 64) {
+		nb = m->nsw - base < 64 ? m->nsw - base : 64;
+		memset(seen, 0, m->nsw * sizeof(*seen));
+		memset(front, 0, m->nsw * sizeof(*front));
+		for (i = 0; i < nb; i++) {
+			seen[base + i] = front[base + i] = 1ULL << i;
+			m->dist[(base + i) * m->stride + base + i] = 0;
+		}
+		for (level = 1, any = 1; any != 0; level++) {
+			any = 0;
+			for (v = 0; v < m->nsw; v++) {
+				acc = 0;
+				for (e = m->adj_off[v]; e < m->adj_off[v + 1]; e++)
+					acc |= front[m->adj_sw[e]];
+				next[v] = acc & ~seen[v];
+				seen[v] |= next[v];
+				any |= next[v];
+			}
+			for (v = 0; v < m->nsw; v++) {
+				row = m->dist + v * m->stride + base;
+				for (bits = next[v]; bits != 0; bits &= bits - 1)
+					row[__builtin_ctzll(bits)] =
+					    (uint8_t)(level % DIST_MOD);
+			}
+			tmp = front;
+			front = next;
+			next = tmp;
+		}
+	}
+	free(seen);
+	free(front);
+	free(next);
+}
+
+/*
+ * Give the k LIDs in lids, one by one, the candidate port with the fewest
+ * LIDs so far (cnt), ties to the lowest port. Done in rounds over the
+ * least-loaded candidates, which is the same choice without a scan per LID.
+ */
+static void
+spread(uint8_t *row, uint32_t *cnt, const uint8_t *cand, unsigned c,
+    const uint16_t *lids, uint32_t k)
+{
+	uint32_t j = 0, low;
+	unsigned i;
+
+	while (j < k) {
+		low = UINT32_MAX;
+		for (i = 0; i < c; i++)
+			if (cnt[cand[i]] < low)
+				low = cnt[cand[i]];
+		for (i = 0; i < c && j < k; i++)
+			if (cnt[cand[i]] == low) {
+				row[lids[j++]] = cand[i];
+				cnt[cand[i]]++;
+			}
+	}
+}
+
+#define BYTES_LO7       0x7f7f7f7f7f7f7f7fULL
+
+/* 0x80 in each byte of a ^ b that is zero, 0 elsewhere (exact per byte). */
+static inline uint64_t
+equal_bytes(uint64_t a, uint64_t b)
+{
+	uint64_t x = a ^ b;
+
+	return ~(((x & BYTES_LO7) + BYTES_LO7) | x | BYTES_LO7);
+}
+
+/*
+ * Candidate planes of switch sw: bit b of plane[g][t] is set when neighbour
+ * entry 8 * g + b is one hop closer to switch t. Eight destinations are
+ * compared per word operation along the distance rows; this is the inner
+ * loop of the engine.
+ */
+static void
+build_planes(struct minhop *m, struct scratch *x, uint32_t sw)
+{
+	const uint8_t *own = m->dist + sw * m->stride, *nrow;
+	uint32_t first = m->adj_off[sw], deg = m->adj_off[sw + 1] - first;
+	uint64_t a, b, p;
+	uint8_t *plane;
+	size_t t, w;
+	uint32_t e;
+
+	x->groups = (deg + 7) / 8;
+	for (t = 0; t < m->stride; t++)
+		x->want[t] = own[t] == 0 ? DIST_MOD - 1 : own[t] - 1;
+	memset(x->plane, 0, x->groups * m->stride);
+	for (e = 0; e < deg; e++) {
+		nrow = m->dist + m->adj_sw[first + e] * m->stride;
+		plane = x->plane + (e / 8) * m->stride;
+		for (w = 0; w < m->stride; w += 8) {
+			memcpy(&a, nrow + w, 8);
+			memcpy(&b, x->want + w, 8);
+			memcpy(&p, plane + w, 8);
+			p |= equal_bytes(a, b) >> (7 - e % 8);
+			memcpy(plane + w, &p, 8);
+		}
+	}
+}
+
+/* Candidate ports (in port order) of switch sw towards t. */
+static unsigned
+candidates(const struct minhop *m, struct scratch *x, uint32_t sw,
+    uint32_t t)
+{
+	uint32_t first = m->adj_off[sw];
+	unsigned g, bits, c = 0;
+
+	for (g = 0; g < x->groups; g++)
+		for (bits = x->plane[g * m->stride + t]; bits != 0;
+		    bits &= bits - 1)
+			x->cand[c++] = m->adj_port[first + 8 * g +
+			    (unsigned)__builtin_ctz(bits)];
+	return c;
+}
+
+static int
+same_choice(const struct minhop *m, const struct scratch *x, uint32_t a,
+    uint32_t b)
+{
+	unsigned g;
+
+	for (g = 0; g < x->groups; g++)
+		if (x->plane[g * m->stride + a] != x->plane[g * m->stride + b])
+			return 0;
+	return 1;
+}
+
+/*
+ * Fill the table of switch sw. Destinations with a single shortest port
+ * go first, so that the free choices that follow can even out around
+ * them; consecutive destination switches with the same candidate ports are
+ * then spread as one run of LIDs.
+ */
+static void
+fill_row(struct minhop *m, struct scratch *x, uint32_t sw)
+{
+	const uint8_t *own = m->dist + sw * m->stride;
+	uint8_t *row = lft_row(m->out, sw);
+	uint32_t cnt[256], t, j, i, k, n, nd = 0, nl;
+	unsigned c;
+
+	memset(cnt, 0, sizeof(cnt));
+	build_planes(m, x, sw);
+	for (t = 0; t < m->nsw; t++) {
+		if ((n = m->dst_off[t + 1] - m->dst_off[t]) == 0)
+			continue;
+		if (t == sw) {
+			for (j = m->dst_off[t]; j < m->dst_off[t + 1]; j++)
+				row[m->dst_lid[j]] = m->dst_port[j];
+			continue;
+		}
+		if (own[t] == DIST_NONE)
+			continue;
+		if ((c = candidates(m, x, sw, t)) == 0)
+			continue;       /* cannot happen after a sound BFS */
+		if (c > 1) {
+			x->defer[nd++] = t;
+			continue;
+		}
+		for (j = m->dst_off[t]; j < m->dst_off[t + 1]; j++)
+			row[m->dst_lid[j]] = x->cand[0];
+		cnt[x->cand[0]] += n;
+	}
+	for (i = 0; i < nd; i = k) {
+		nl = 0;
+		for (k = i; k < nd && same_choice(m, x, x->defer[i],
+		    x->defer[k]); k++) {
+			t = x->defer[k];
+			n = m->dst_off[t + 1] - m->dst_off[t];
+			memcpy(x->lids + nl, m->dst_lid + m->dst_off[t],
+			    n * sizeof(*x->lids));
+			nl += n;
+		}
+		c = candidates(m, x, sw, x->defer[i]);
+		spread(row, cnt, x->cand, c, x->lids, nl);
+	}
+}
+
+static void
+cleanup(struct minhop *m)
+{
+	free(m->adj_off);
+	free(m->adj_sw);
+	free(m->adj_port);
+	free(m->dst_off);
+	free(m->dst_lid);
+	free(m->dst_port);
+	free(m->dist);
+}
+
+static int
+route(const struct fabric *f, struct lft_set *out, char *why, size_t whylen)
+{
+	struct minhop m;
+	struct scratch x;
+	uint32_t sw;
+
+	if (out->nsw == 0) {
+		snprintf(why, whylen, "no switch in the fabric, nothing to route");
+		return -1;
+	}
+	memset(&m, 0, sizeof(m));
+	m.f = f;
+	m.out = out;
+	m.nsw = out->nsw;
+	m.stride = ((size_t)m.nsw + 7) & ~(size_t)7;
+	build_adj(&m);
+	build_dests(&m);
+	distances(&m);
+
+	memset(&x, 0, sizeof(x));
+	x.plane = xcalloc(32 * m.stride, 1);
+	x.want = xcalloc(m.stride, 1);
+	x.defer = xcalloc(m.nsw, sizeof(*x.defer));
+	x.lids = xcalloc(m.dst_off[m.nsw], sizeof(*x.lids));
+	for (sw = 0; sw < m.nsw; sw++)
+		fill_row(&m, &x, sw);
+	free(x.plane);
+	free(x.want);
+	free(x.defer);
+	free(x.lids);
+	cleanup(&m);
+	return 0;
+}
+
+const struct routing_engine re_minhop = {
+	.name = "minhop",
+	.route = route,
+};

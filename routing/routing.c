@@ -1,0 +1,476 @@
+/*
+ * Routing: forwarding table sets, the engine registry and chain, and the
+ * report that walks finished tables.
+ */
+#include "routing.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+
+static const struct routing_engine *const engines[] = {
+	&re_minhop,
+};
+
+int
+lft_set_init(struct lft_set *s, const struct fabric *f)
+{
+	size_t entries;
+	uint32_t n, i;
+
+	memset(s, 0, sizeof(*s));
+	for (n = 0; n < f->nnodes; n++)
+		if (f->nodes[n].type == NODE_SWITCH)
+			s->nsw++;
+	s->max_lid = fabric_max_lid(f);
+	entries = (size_t)s->nsw * ((size_t)s->max_lid + 1);
+	/* at least one element each: malloc(0) may legitimately be NULL */
+	s->sw_node = calloc(s->nsw ? s->nsw : 1, sizeof(*s->sw_node));
+	s->node_sw = calloc(f->nnodes ? f->nnodes : 1, sizeof(*s->node_sw));
+	s->port = malloc(entries ? entries : 1);
+	if (s->sw_node == NULL || s->node_sw == NULL || s->port == NULL) {
+		lft_set_fini(s);
+		return -1;
+	}
+	for (n = 0, i = 0; n < f->nnodes; n++) {
+		if (f->nodes[n].type == NODE_SWITCH) {
+			s->sw_node[i] = n;
+			s->node_sw[n] = i++;
+		} else
+			s->node_sw[n] = FABRIC_NONE;
+	}
+	memset(s->port, LFT_NO_ROUTE, entries);
+	return 0;
+}
+
+void
+lft_set_fini(struct lft_set *s)
+{
+	free(s->sw_node);
+	free(s->node_sw);
+	free(s->port);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct routing_engine *
+routing_engine_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
+		if (strcmp(engines[i]->name, name) == 0)
+			return engines[i];
+	return NULL;
+}
+
+static double
+elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) +
+	    (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void
+say(void (*log_cb)(const char *), const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+say(void (*log_cb)(const char *), const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	if (log_cb == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_cb(msg);
+}
+
+/*
+ * out is sized here (callers pass it unsized); on success the caller owns
+ * it and releases it with lft_set_fini(), on failure it is left empty.
+ */
+int
+routing_run(const struct routing_engine *const *chain, size_t n,
+    const struct fabric *f, struct lft_set *out, struct route_report *rep,
+    void (*log_cb)(const char *msg))
+{
+	struct timespec t0, t1;
+	char why[256];
+	size_t i, entries;
+	double secs;
+
+	memset(rep, 0, sizeof(*rep));
+	if (lft_set_init(out, f) == -1) {
+		say(log_cb, "routing: out of memory for the forwarding tables");
+		return -1;
+	}
+	entries = (size_t)out->nsw * ((size_t)out->max_lid + 1);
+	for (i = 0; i < n; i++) {
+		/* a failed engine may have left half-written tables */
+		if (i > 0)
+			memset(out->port, LFT_NO_ROUTE, entries);
+		why[0] = '\0';
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (chain[i]->route(f, out, why, sizeof(why)) != 0) {
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			say(log_cb, "routing: %s failed after %.3f s: %s",
+			    chain[i]->name, elapsed(&t0, &t1),
+			    why[0] ? why : "no reason given");
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = elapsed(&t0, &t1);
+		snprintf(rep->engine, sizeof(rep->engine), "%s", chain[i]->name);
+		rep->seconds = secs;
+		routing_report_fill(f, out, rep);
+		say(log_cb, "routing: %s routed %u LIDs on %u switches in %.3f s "
+		    "(%llu unreachable pairs, port load max %u mean %.1f)",
+		    chain[i]->name, rep->lids, out->nsw, secs,
+		    (unsigned long long)rep->unreachable, rep->max_port_load,
+		    rep->mean_port_load);
+		return 0;
+	}
+	say(log_cb, "routing: no engine of the chain (%zu tried) could route",
+	    n);
+	lft_set_fini(out);
+	return -1;
+}
+
+/*
+ * The report walks every (switch, LID) pair, which is hundreds of millions
+ * on a large fabric, so what a walk reads is first put where the cache
+ * wants it: the cabling of every switch port is flattened into slots
+ * (switch base + port number), as struct fabric_port is large; and the
+ * tables are read through a transposed tile of TILE LIDs x all switches,
+ * as a column of the tables touches one page per switch, more than the TLB
+ * holds.
+ */
+#define TILE            256
+#define PREFETCH        32
+
+/* slot.to: a switch index (< nsw), nsw + the index of an end port (port 0
+ * of the switch itself included), or SLOT_DEAD. */
+#define SLOT_DEAD       UINT32_MAX
+
+/* walk.val: switch hops to the LID, or one of these. */
+#define WALK_UNKNOWN    UINT32_MAX
+#define WALK_UNREACH    (UINT32_MAX - 1)
+#define WALK_BUSY       (UINT32_MAX - 2)        /* on this walk: a loop */
+
+struct slot {
+	uint32_t to;
+	uint32_t lost;          /* LIDs leaving by this port, not reaching */
+};
+
+struct walk {
+	uint32_t nsw;
+	uint32_t *base;         /* [nsw + 1] first slot of each switch */
+	struct slot *slot;      /* [base[nsw]] */
+	uint8_t *tile;          /* [TILE][nsw] entries of LIDs lo .. */
+	uint32_t lo;            /* first LID in the tile, 0: none */
+	const uint8_t *entry;   /* [nsw] the tile's entries for this LID */
+	uint32_t dest;          /* nsw + index of the port that owns the LID */
+	uint32_t *val;          /* [nsw] WALK_* or hops */
+	uint32_t *stack;        /* [nsw] switches of the walk in progress */
+	uint32_t *egress;       /* [nsw] slot each of them leaves by */
+	uint32_t missed;        /* switches that do not reach this LID */
+	uint64_t unreachable;
+	/* banks by switch: consecutive increments of one counter in memory
+	 * would wait for each other */
+	uint64_t hops[4][ROUTE_HOPS_MAX + 1];
+};
+
+static void *
+xcalloc(size_t n, size_t size)
+{
+	void *p;
+
+	if ((p = calloc(n ? n : 1, size)) == NULL)
+		fatal("routing: out of memory");
+	return p;
+}
+
+/* Slot 0 of a switch leads to its own port 0, which owns the switch LID. */
+static void
+flatten(struct walk *w, const struct fabric *f, const struct lft_set *s)
+{
+	const struct fabric_node *n;
+	struct slot *sl;
+	uint32_t sw, q, p;
+	unsigned num;
+
+	w->base = xcalloc(s->nsw + 1, sizeof(*w->base));
+	for (sw = 0; sw < s->nsw; sw++)
+		w->base[sw + 1] = w->base[sw] + f->nodes[s->sw_node[sw]].nports
+		    + 1;
+	w->slot = xcalloc(w->base[s->nsw], sizeof(*w->slot));
+	for (sw = 0; sw < s->nsw; sw++) {
+		n = &f->nodes[s->sw_node[sw]];
+		sl = w->slot + w->base[sw];
+		sl[0].to = s->nsw + n->port0;
+		for (num = 1; num <= n->nports; num++) {
+			p = n->port0 + num;
+			q = f->ports[p].peer;
+			/* a DOWN port forwards nothing, whatever the table says */
+			if (q == FABRIC_NONE || f->ports[p].state == PORT_DOWN ||
+			    f->ports[q].state == PORT_DOWN)
+				sl[num].to = SLOT_DEAD;
+			else if (f->nodes[f->ports[q].node].type == NODE_SWITCH)
+				sl[num].to = s->node_sw[f->ports[q].node];
+			else
+				sl[num].to = s->nsw + q;
+		}
+	}
+}
+
+#define SWAP8(a, b, sh, m) do { \
+	uint64_t t_ = (((a) >> (sh)) ^ (b)) & (m); \
+	(b) ^= t_; \
+	(a) ^= t_ << (sh); \
+} while (0)
+
+/* Transpose an 8 x 8 byte matrix held in 8 words (word = row). */
+static inline void
+transpose8(uint64_t r[8])
+{
+	const uint64_t m1 = 0x00ff00ff00ff00ffULL, m2 = 0x0000ffff0000ffffULL,
+	    m4 = 0x00000000ffffffffULL;
+
+	SWAP8(r[0], r[1], 8, m1); SWAP8(r[2], r[3], 8, m1);
+	SWAP8(r[4], r[5], 8, m1); SWAP8(r[6], r[7], 8, m1);
+	SWAP8(r[0], r[2], 16, m2); SWAP8(r[1], r[3], 16, m2);
+	SWAP8(r[4], r[6], 16, m2); SWAP8(r[5], r[7], 16, m2);
+	SWAP8(r[0], r[4], 32, m4); SWAP8(r[1], r[5], 32, m4);
+	SWAP8(r[2], r[6], 32, m4); SWAP8(r[3], r[7], 32, m4);
+}
+
+/*
+ * Load the tile with LIDs lo .. lo + TILE - 1 (as far as the tables go),
+ * by 8 x 8 blocks where whole blocks fit.
+ */
+static void
+transpose(struct walk *w, const struct lft_set *s, uint32_t lo)
+{
+	uint32_t sw, l, i, n = s->max_lid + 1u - lo, n8, sw8;
+	const uint8_t *row[8];
+	uint64_t r[8];
+
+	if (n > TILE)
+		n = TILE;
+	n8 = n & ~7u;
+	sw8 = s->nsw & ~7u;
+	w->lo = lo;
+	for (sw = 0; sw < sw8; sw += 8) {
+		for (i = 0; i < 8; i++) {
+			row[i] = lft_row(s, sw + i) + lo;
+			/* rows are far apart: the hardware will not guess */
+			if (sw + 8 + i < s->nsw)
+				__builtin_prefetch(lft_row(s, sw + 8 + i) + lo);
+		}
+		for (l = 0; l < n8; l += 8) {
+			for (i = 0; i < 8; i++)
+				memcpy(&r[i], row[i] + l, 8);
+			transpose8(r);
+			for (i = 0; i < 8; i++)
+				memcpy(w->tile + (size_t)(l + i) * s->nsw + sw,
+				    &r[i], 8);
+		}
+	}
+	/* the ragged edges, entry by entry */
+	for (sw = 0; sw < s->nsw; sw++)
+		for (l = sw < sw8 ? n8 : 0; l < n; l++)
+			w->tile[(size_t)l * s->nsw + sw] = lft_row(s, sw)[lo + l];
+}
+
+/* slot: what the switch's entry pointed at, when it pointed at a port. */
+static inline void
+record(struct walk *w, uint32_t sw, uint32_t hops, uint32_t slot)
+{
+	if (hops != WALK_UNREACH) {
+		w->hops[sw & 3][hops < ROUTE_HOPS_MAX ? hops : ROUTE_HOPS_MAX]++;
+		return;
+	}
+	w->unreachable++;
+	w->missed++;
+	if (slot != SLOT_DEAD && w->slot[slot].to < w->nsw)
+		w->slot[slot].lost++;
+}
+
+/*
+ * Follow the LID from sw until a switch whose answer is known from this
+ * LID's earlier walks, then unwind: each switch is looked up once per LID.
+ */
+static void
+walk(struct walk *w, uint32_t sw)
+{
+	uint32_t n = 0, cur = sw, v, slot, to;
+	uint8_t p;
+
+	for (;;) {
+		p = w->entry[cur];
+		slot = w->base[cur] + p;
+		if (p == LFT_NO_ROUTE || slot >= w->base[cur + 1])
+			to = slot = SLOT_DEAD;
+		else
+			to = w->slot[slot].to;
+		if (to == w->dest || to >= w->nsw) {
+			/* delivered here, or dropped here */
+			v = to == w->dest ? 0 : WALK_UNREACH;
+			w->val[cur] = v;
+			record(w, cur, v, slot);
+			break;
+		}
+		w->val[cur] = WALK_BUSY;
+		w->stack[n] = cur;
+		w->egress[n++] = slot;
+		cur = to;
+		if (w->val[cur] != WALK_UNKNOWN) {
+			v = w->val[cur] == WALK_BUSY ? WALK_UNREACH : w->val[cur];
+			break;
+		}
+	}
+	/* v is the answer of the switch after stack[n - 1] */
+	while (n > 0) {
+		n--;
+		if (v != WALK_UNREACH)
+			v++;
+		cur = w->stack[n];
+		w->val[cur] = v;
+		record(w, cur, v, w->egress[n]);
+	}
+}
+
+/* The slot a switch will read is the likely cache miss: ask for it early. */
+static inline void
+ask_slot(const struct walk *w, uint32_t sw)
+{
+	uint32_t slot = w->base[sw] + w->entry[sw];
+
+	if (slot < w->base[sw + 1])
+		__builtin_prefetch(&w->slot[slot]);
+}
+
+/*
+ * Port loads: an inter-switch port carries the destination LIDs its
+ * switch's entries send to it, less those that never arrive. Counting
+ * entries along each row is cheaper than counting in the walks.
+ */
+static void
+sum_loads(const struct walk *w, const struct lft_set *s, const uint8_t *dest,
+    uint32_t max, struct route_report *rep)
+{
+	uint32_t cnt[4][256], sw, lid, p, load, used = 0, nports;
+	const struct slot *sl;
+	const uint8_t *row;
+	uint64_t total = 0;
+
+	for (sw = 0; sw < s->nsw; sw++) {
+		/* four banks, as in struct walk's hops */
+		memset(cnt, 0, sizeof(cnt));
+		row = lft_row(s, sw);
+		for (lid = 1; lid <= max; lid++)
+			cnt[lid & 3][row[lid]] += dest[lid];
+		sl = w->slot + w->base[sw];
+		nports = w->base[sw + 1] - w->base[sw];
+		for (p = 1; p < nports; p++) {
+			if (sl[p].to >= w->nsw)
+				continue;
+			load = cnt[0][p] + cnt[1][p] + cnt[2][p] + cnt[3][p] -
+			    sl[p].lost;
+			if (load == 0)
+				continue;
+			used++;
+			total += load;
+			if (load > rep->max_port_load)
+				rep->max_port_load = load;
+		}
+	}
+	rep->mean_port_load = used ? (double)total / used : 0.0;
+}
+
+/* The end port that owns each LID (the first, if a LID is given twice). */
+static uint32_t *
+lid_owners(const struct fabric *f, uint32_t max)
+{
+	uint32_t *owner = xcalloc((size_t)max + 1, sizeof(*owner)), lid, p;
+
+	for (lid = 0; lid <= max; lid++)
+		owner[lid] = FABRIC_NONE;
+	for (p = 0; p < f->nports; p++)
+		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0 &&
+		    owner[f->ports[p].lid] == FABRIC_NONE)
+			owner[f->ports[p].lid] = p;
+	return owner;
+}
+
+/*
+ * Switch hops = inter-switch links crossed: a switch's own LID and the CAs
+ * cabled to it are 0 hops away. rep->lids counts destination LIDs that
+ * every switch reaches.
+ */
+void
+routing_report_fill(const struct fabric *f, const struct lft_set *s,
+    struct route_report *rep)
+{
+	struct walk w;
+	uint32_t *owner, sw, lid, i, max = fabric_max_lid(f);
+	uint8_t *dest;
+
+	memset(&w, 0, sizeof(w));
+	w.nsw = s->nsw;
+	flatten(&w, f, s);
+	w.tile = xcalloc((size_t)s->nsw * TILE, 1);
+	w.val = xcalloc(s->nsw, sizeof(*w.val));
+	w.stack = xcalloc(s->nsw, sizeof(*w.stack));
+	w.egress = xcalloc(s->nsw, sizeof(*w.egress));
+	owner = lid_owners(f, max);
+	dest = xcalloc((size_t)max + 1, 1);
+	for (lid = 1; lid <= max; lid++)
+		dest[lid] = owner[lid] != FABRIC_NONE;
+	rep->lids = 0;
+	for (lid = 1; lid <= max; lid++) {
+		if (owner[lid] == FABRIC_NONE)
+			continue;
+		if (lid > s->max_lid) {
+			/* tables too short to hold it: nobody reaches it */
+			w.unreachable += s->nsw;
+			continue;
+		}
+		if (w.lo == 0 || lid >= w.lo + TILE)   /* lo 0: none yet */
+			transpose(&w, s, lid);
+		w.entry = w.tile + (size_t)(lid - w.lo) * s->nsw;
+		w.dest = s->nsw + owner[lid];
+		w.missed = 0;
+		memset(w.val, 0xff, s->nsw * sizeof(*w.val));  /* UNKNOWN */
+		for (sw = 0; sw < s->nsw; sw++) {
+			if (sw + PREFETCH < s->nsw)
+				ask_slot(&w, sw + PREFETCH);
+			if (w.val[sw] == WALK_UNKNOWN)
+				walk(&w, sw);
+		}
+		if (w.missed == 0 && s->nsw > 0)
+			rep->lids++;
+	}
+	rep->unreachable = w.unreachable;
+	for (i = 0; i <= ROUTE_HOPS_MAX; i++)
+		rep->hops[i] = w.hops[0][i] + w.hops[1][i] + w.hops[2][i] +
+		    w.hops[3][i];
+	rep->max_port_load = 0;
+	sum_loads(&w, s, dest, max < s->max_lid ? max : s->max_lid, rep);
+
+	free(owner);
+	free(dest);
+	free(w.base);
+	free(w.slot);
+	free(w.tile);
+	free(w.val);
+	free(w.stack);
+	free(w.egress);
+}

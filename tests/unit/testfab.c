@@ -1,0 +1,340 @@
+#include "testfab.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GUID_BASE       0x0002c90300000000ULL
+#define DIST_INF        UINT32_MAX
+
+static void *
+xcalloc(size_t n, size_t size)
+{
+	void *p;
+
+	if ((p = calloc(n ? n : 1, size)) == NULL) {
+		perror("testfab");
+		abort();
+	}
+	return p;
+}
+
+uint32_t
+testfab_switch(struct fabric *f, uint8_t nports)
+{
+	return fabric_add_node(f, NODE_SWITCH, nports,
+	    GUID_BASE + f->nnodes + 1, NULL);
+}
+
+uint32_t
+testfab_ca(struct fabric *f, uint8_t nports)
+{
+	uint64_t guid = GUID_BASE + f->nnodes + 1;
+	uint32_t n = fabric_add_node(f, NODE_CA, nports, guid, NULL);
+	unsigned i;
+
+	for (i = 1; i <= nports; i++) {
+		f->ports[fabric_port_idx(f, n, (uint8_t)i)].present = 1;
+		f->ports[fabric_port_idx(f, n, (uint8_t)i)].guid =
+		    guid + ((uint64_t)i << 40);
+	}
+	return n;
+}
+
+void
+testfab_connect(struct fabric *f, uint32_t na, uint8_t pa, uint32_t nb,
+    uint8_t pb)
+{
+	fabric_link(f, fabric_port_idx(f, na, pa), fabric_port_idx(f, nb, pb));
+}
+
+void
+testfab_unlink(struct fabric *f, uint32_t n, uint8_t num)
+{
+	uint32_t p = fabric_port_idx(f, n, num), q = f->ports[p].peer;
+
+	if (q != FABRIC_NONE && f->ports[q].peer == p)
+		f->ports[q].peer = FABRIC_NONE;
+	f->ports[p].peer = FABRIC_NONE;
+}
+
+void
+testfab_lids(struct fabric *f)
+{
+	uint32_t p;
+	uint16_t lid = 1;
+
+	for (p = 0; p < f->nports; p++)
+		f->ports[p].lid = fabric_port_is_endport(f, p) ? lid++ : 0;
+}
+
+void
+testfab_ft2(struct fabric *f, unsigned k)
+{
+	unsigned half = k / 2, i, j;
+	uint32_t hca;
+
+	for (i = 0; i < k + half; i++)
+		testfab_switch(f, (uint8_t)k);
+	for (i = 0; i < k; i++)
+		for (j = 0; j < half; j++) {
+			testfab_connect(f, i, (uint8_t)(half + 1 + j), k + j,
+			    (uint8_t)(i + 1));
+			hca = testfab_ca(f, 1);
+			testfab_connect(f, i, (uint8_t)(j + 1), hca, 1);
+		}
+	testfab_lids(f);
+}
+
+void
+testfab_ring(struct fabric *f, unsigned n, unsigned hcas)
+{
+	unsigned i, j;
+	uint32_t hca;
+
+	for (i = 0; i < n; i++)
+		testfab_switch(f, (uint8_t)(hcas + 2));
+	for (i = 0; n > 1 && i < n; i++)
+		testfab_connect(f, i, 1, (i + 1) % n, 2);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < hcas; j++) {
+			hca = testfab_ca(f, 1);
+			testfab_connect(f, i, (uint8_t)(j + 3), hca, 1);
+		}
+	testfab_lids(f);
+}
+
+/* splitmix64: tiny, seedable, good enough to shuffle test fabrics. */
+static uint64_t
+rnd(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+void
+testfab_random(struct fabric *f, unsigned n, unsigned hcas, unsigned extra,
+    uint64_t seed)
+{
+	unsigned links = TESTFAB_RANDOM_PORTS - hcas, i, j, tries;
+	uint8_t *used = xcalloc(n, 1);  /* inter-switch ports taken */
+	uint32_t hca;
+
+	for (i = 0; i < n; i++)
+		testfab_switch(f, TESTFAB_RANDOM_PORTS);
+	/* spanning tree: each switch hangs off an earlier one with room */
+	for (i = 1; i < n; i++) {
+		j = (unsigned)(rnd(&seed) % i);
+		for (tries = 0; used[j] >= links && tries < i; tries++)
+			j = (j + 1) % i;
+		if (used[j] >= links)
+			abort();        /* hcas leaves no room for a tree */
+		testfab_connect(f, j, (uint8_t)(++used[j]), i,
+		    (uint8_t)(++used[i]));
+	}
+	for (tries = 0; extra > 0 && tries < 100 * (extra + 1); tries++) {
+		i = (unsigned)(rnd(&seed) % n);
+		j = (unsigned)(rnd(&seed) % n);
+		if (i == j || used[i] >= links || used[j] >= links)
+			continue;
+		testfab_connect(f, i, (uint8_t)(++used[i]), j,
+		    (uint8_t)(++used[j]));
+		extra--;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < hcas; j++) {
+			hca = testfab_ca(f, 1);
+			testfab_connect(f, i, (uint8_t)(links + 1 + j), hca, 1);
+		}
+	free(used);
+	testfab_lids(f);
+}
+
+/* The checker's own view: which cables carry traffic. */
+static int
+live(const struct fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
+	    f->ports[q].state != PORT_DOWN;
+}
+
+/* All-pairs switch distances, by plain BFS on the fabric's ports. */
+static uint32_t *
+distances(const struct fabric *f, const struct lft_set *s)
+{
+	uint32_t nsw = s->nsw, *d = xcalloc((size_t)nsw * nsw, sizeof(*d));
+	uint32_t *queue = xcalloc(nsw, sizeof(*queue));
+	uint32_t src, head, tail, u, v, p, i;
+
+	for (i = 0; i < nsw * nsw; i++)
+		d[i] = DIST_INF;
+	for (src = 0; src < nsw; src++) {
+		uint32_t *row = d + (size_t)src * nsw;
+
+		row[src] = 0;
+		head = tail = 0;
+		queue[tail++] = src;
+		while (head < tail) {
+			const struct fabric_node *n;
+
+			u = queue[head++];
+			n = &f->nodes[s->sw_node[u]];
+			for (p = n->port0 + 1; p <= n->port0 + n->nports; p++) {
+				if (!live(f, p))
+					continue;
+				v = fabric_peer_node(f, p);
+				if (f->nodes[v].type != NODE_SWITCH)
+					continue;
+				v = s->node_sw[v];
+				if (row[v] == DIST_INF) {
+					row[v] = row[u] + 1;
+					queue[tail++] = v;
+				}
+			}
+		}
+	}
+	free(queue);
+	return d;
+}
+
+/* Switch index an end port hangs off, DIST_INF if none. */
+static uint32_t
+home(const struct fabric *f, const struct lft_set *s, uint32_t p)
+{
+	uint32_t q;
+
+	if (f->nodes[f->ports[p].node].type == NODE_SWITCH)
+		return s->node_sw[f->ports[p].node];
+	if (!live(f, p))
+		return DIST_INF;
+	q = f->ports[p].peer;
+	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
+		return DIST_INF;
+	return s->node_sw[f->ports[q].node];
+}
+
+/* Follow lid from switch sw; the switch hops taken, or -1 with why.
+ * *out: the port index the walk first left by. */
+static long
+follow(const struct fabric *f, const struct lft_set *s, uint32_t sw,
+    uint16_t lid, uint32_t dport, uint32_t *out, char *why, size_t len)
+{
+	const struct fabric_node *n;
+	uint32_t q, peer;
+	long hops;
+	uint8_t port;
+
+	for (hops = 0; hops <= (long)s->nsw; hops++) {
+		n = &f->nodes[s->sw_node[sw]];
+		port = lid <= s->max_lid ? lft_row(s, sw)[lid] : LFT_NO_ROUTE;
+		if (port == 0) {
+			if (dport == n->port0)
+				return hops;
+			snprintf(why, len, "port 0 of a switch not owning it");
+			return -1;
+		}
+		if (port == LFT_NO_ROUTE || port > n->nports) {
+			snprintf(why, len, "no route (entry %u)", port);
+			return -1;
+		}
+		q = n->port0 + port;
+		if (hops == 0)
+			*out = q;
+		if (!live(f, q)) {
+			snprintf(why, len, "port %u is down or uncabled", port);
+			return -1;
+		}
+		peer = f->ports[q].peer;
+		if (peer == dport)
+			return hops;
+		if (f->nodes[f->ports[peer].node].type != NODE_SWITCH) {
+			snprintf(why, len, "delivered to the wrong CA");
+			return -1;
+		}
+		sw = s->node_sw[f->ports[peer].node];
+	}
+	snprintf(why, len, "loop");
+	return -1;
+}
+
+static void
+record(struct testfab_stats *st, long hops, uint32_t *load, uint32_t out)
+{
+	if (hops < 0) {
+		st->unreached++;
+		return;
+	}
+	st->hops[hops < ROUTE_HOPS_MAX ? hops : ROUTE_HOPS_MAX]++;
+	if (hops > 0)
+		load[out]++;
+}
+
+static void
+loads(const struct fabric *f, const uint32_t *load, struct testfab_stats *st)
+{
+	uint64_t total = 0;
+	uint32_t p, used = 0;
+
+	for (p = 0; p < f->nports; p++)
+		if (load[p] != 0) {
+			used++;
+			total += load[p];
+			if (load[p] > st->max_load)
+				st->max_load = load[p];
+		}
+	st->mean_load = used ? (double)total / used : 0.0;
+}
+
+void
+testfab_check(const struct fabric *f, const struct lft_set *s,
+    struct testfab_stats *st)
+{
+	uint32_t *d = distances(f, s), p, sw, t, out = 0, dist;
+	uint32_t *load = xcalloc(f->nports, sizeof(*load));
+	uint8_t *seen = xcalloc((size_t)UINT16_MAX + 1, 1);
+	uint16_t lid;
+	char why[120];
+	long hops;
+
+	memset(st, 0, sizeof(*st));
+	for (p = 0; p < f->nports; p++) {
+		lid = f->ports[p].lid;
+		if (!fabric_port_is_endport(f, p) || lid == 0 || seen[lid])
+			continue;
+		seen[lid] = 1;
+		t = home(f, s, p);
+		for (sw = 0; sw < s->nsw; sw++) {
+			st->pairs++;
+			hops = follow(f, s, sw, lid, p, &out, why, sizeof(why));
+			record(st, hops, load, out);
+			dist = t == DIST_INF ? DIST_INF : d[(size_t)sw * s->nsw + t];
+			if (dist == DIST_INF && hops < 0) {
+				st->unroutable++;
+				continue;
+			}
+			if (hops >= 0 && hops == (long)dist) {
+				st->shortest++;
+				continue;
+			}
+			if (dist == DIST_INF)
+				snprintf(why, sizeof(why), "reached, but no path "
+				    "exists");
+			else if (hops >= 0)
+				snprintf(why, sizeof(why), "%ld hops, shortest "
+				    "%u", hops, dist);
+			if (st->bad++ == 0)
+				snprintf(st->first, sizeof(st->first),
+				    "switch %u (node %u) LID %u: %s", sw,
+				    s->sw_node[sw], lid, why);
+		}
+	}
+	loads(f, load, st);
+	free(load);
+	free(seen);
+	free(d);
+}

@@ -1,0 +1,64 @@
+/*
+ * In-memory fabrics for routing tests, built with the same fabric.h calls
+ * discovery uses, and an independent checker of forwarding tables.
+ *
+ * Builders add to an initialised (usually empty) fabric and finish by
+ * numbering LIDs with testfab_lids(). Port states stay 0 (not read), which
+ * routing treats as usable.
+ */
+#ifndef IBSMD_TESTFAB_H
+#define IBSMD_TESTFAB_H
+
+#include <stdint.h>
+
+#include "fabric.h"
+#include "routing.h"
+
+/* A switch / a CA with nports ports (CA ports marked present). GUIDs are
+ * made from the node count, so they are unique within one fabric. */
+uint32_t testfab_switch(struct fabric *f, uint8_t nports);
+uint32_t testfab_ca(struct fabric *f, uint8_t nports);
+void testfab_connect(struct fabric *f, uint32_t na, uint8_t pa, uint32_t nb,
+    uint8_t pb);
+/* Forget the cable on port num of node n (both ends). */
+void testfab_unlink(struct fabric *f, uint32_t n, uint8_t num);
+
+/* LIDs 1, 2, ... to end ports (switch port 0, present CA ports) in port
+ * index order; every other port gets 0. */
+void testfab_lids(struct fabric *f);
+
+/* Two-level fat tree of k-port switches (k even): leaves are nodes
+ * 0 .. k-1, spines k .. k + k/2 - 1, then the HCAs. Leaf i ports 1 .. k/2
+ * go to its HCAs, port k/2 + 1 + j to port i + 1 of spine j. */
+void testfab_ft2(struct fabric *f, unsigned k);
+
+/* Ring of n switches (nodes 0 .. n-1): port 1 of switch i is cabled to
+ * port 2 of switch i + 1 (mod n); ports 3 .. hcas + 2 go to HCAs. */
+void testfab_ring(struct fabric *f, unsigned n, unsigned hcas);
+
+/* Connected irregular graph of n switches (nodes 0 .. n-1) of
+ * TESTFAB_RANDOM_PORTS ports: a random spanning tree, extra random links
+ * (parallel links allowed), hcas HCAs per switch on its last ports. */
+#define TESTFAB_RANDOM_PORTS 16
+void testfab_random(struct fabric *f, unsigned n, unsigned hcas,
+    unsigned extra, uint64_t seed);
+
+struct testfab_stats {
+	uint64_t pairs;         /* (switch, destination LID) pairs */
+	uint64_t shortest;      /* reached along a shortest path */
+	uint64_t unroutable;    /* no path in the graph, none in the tables */
+	uint64_t bad;           /* missing, looping, wrong or too long */
+	char first[200];        /* what went wrong first */
+	/* the same figures as struct route_report, counted the slow way */
+	uint64_t unreached;     /* pairs whose walk does not arrive */
+	uint64_t hops[ROUTE_HOPS_MAX + 1];
+	uint32_t max_load;
+	double mean_load;
+};
+
+/* Follow every (switch, destination LID) through s hop by hop and compare
+ * with shortest distances from the checker's own BFS. */
+void testfab_check(const struct fabric *f, const struct lft_set *s,
+    struct testfab_stats *st);
+
+#endif
