@@ -384,8 +384,10 @@ cleanup(struct minhop *m)
 }
 
 static int
-route(const struct fabric *f, struct lft_set *out, char *why, size_t whylen)
+route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
+    char *why, size_t whylen)
 {
+	(void)o;	/* minhop needs no options and keeps no memory */
 	struct minhop m;
 	struct scratch x;
 	uint32_t sw;

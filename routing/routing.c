@@ -3,6 +3,7 @@
  * report that walks finished tables.
  */
 #include "routing.h"
+#include "cdg.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,6 +12,9 @@
 #include <time.h>
 
 #include "log.h"
+
+static uint64_t blocks_changed(const struct fabric *f, const struct lft_set *s,
+    const struct routing_opts *o);
 
 static const struct routing_engine *const engines[] = {
 	&re_minhop,
@@ -98,9 +102,11 @@ say(void (*log_cb)(const char *), const char *fmt, ...)
  */
 int
 routing_run(const struct routing_engine *const *chain, size_t n,
-    const struct fabric *f, struct lft_set *out, struct route_report *rep,
-    void (*log_cb)(const char *msg))
+    const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
+    struct route_report *rep, void (*log_cb)(const char *msg))
 {
+	static const struct routing_opts none;
+
 	struct timespec t0, t1;
 	char why[256];
 	size_t i, entries;
@@ -118,7 +124,7 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 			memset(out->port, LFT_NO_ROUTE, entries);
 		why[0] = '\0';
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (chain[i]->route(f, out, why, sizeof(why)) != 0) {
+		if (chain[i]->route(f, o ? o : &none, out, why, sizeof(why)) != 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			say(log_cb, "routing: %s failed after %.3f s: %s",
 			    chain[i]->name, elapsed(&t0, &t1),
@@ -130,6 +136,8 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 		snprintf(rep->engine, sizeof(rep->engine), "%s", chain[i]->name);
 		rep->seconds = secs;
 		routing_report_fill(f, out, rep);
+		rep->blocks_changed = blocks_changed(f, out, o);
+		rep->deadlock_free = -1;
 		say(log_cb, "routing: %s routed %u LIDs on %u switches in %.3f s "
 		    "(%llu unreachable pairs, port load max %u mean %.1f)",
 		    chain[i]->name, rep->lids, out->nsw, secs,
@@ -473,4 +481,50 @@ routing_report_fill(const struct fabric *f, const struct lft_set *s,
 	free(w.val);
 	free(w.stack);
 	free(w.egress);
+}
+
+const uint8_t *
+routing_prev_row(const struct routing_opts *o, uint64_t guid, uint16_t *max_lid)
+{
+	uint32_t n, sw;
+
+	if (o == NULL || o->prev == NULL || o->prev_fabric == NULL)
+		return NULL;
+	n = fabric_node_by_guid(o->prev_fabric, guid);
+	if (n == FABRIC_NONE || n >= o->prev_fabric->nnodes ||
+	    o->prev->node_sw == NULL || (sw = o->prev->node_sw[n]) == FABRIC_NONE)
+		return NULL;
+	*max_lid = o->prev->max_lid;
+	return lft_row(o->prev, sw);
+}
+
+/* 64-entry blocks of s that differ from the previous tables (every block
+ * of a switch that had none). */
+static uint64_t
+blocks_changed(const struct fabric *f, const struct lft_set *s,
+    const struct routing_opts *o)
+{
+	uint32_t nb = s->max_lid / 64u + 1u;
+	uint64_t changed = 0;
+
+	for (uint32_t sw = 0; sw < s->nsw; sw++) {
+		const uint8_t *row = lft_row(s, sw), *old;
+		uint16_t old_max = 0;
+
+		old = routing_prev_row(o, f->nodes[s->sw_node[sw]].guid, &old_max);
+		for (uint32_t b = 0; b < nb; b++) {
+			for (uint32_t lid = b * 64u; lid < b * 64u + 64u; lid++) {
+				uint8_t now = lid <= s->max_lid ? row[lid] :
+				    LFT_NO_ROUTE;
+				uint8_t was = old != NULL && lid <= old_max ?
+				    old[lid] : LFT_NO_ROUTE;
+
+				if (old == NULL || now != was) {
+					changed++;
+					break;
+				}
+			}
+		}
+	}
+	return changed;
 }

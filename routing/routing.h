@@ -50,17 +50,43 @@ struct route_report {
 					    * last bucket: that many or more */
 	uint32_t max_port_load; /* most destination LIDs on one inter-switch port */
 	double mean_port_load;  /* mean over inter-switch ports in use */
+	int deadlock_free;      /* channel dependency graph acyclic: 1 yes,
+				 * 0 no (a cycle), -1 not checked */
+	uint64_t blocks_changed; /* 64-entry LFT blocks that differ from the
+				  * previous tables (all, without them) */
+};
+
+/* What an engine may be told besides the fabric. */
+struct routing_opts {
+	const uint64_t *roots;  /* node GUIDs of root switches (ftree, updn) */
+	size_t nroots;
+	const uint64_t *leaves; /* node GUIDs of leaf switches (ftree) */
+	size_t nleaves;
+	/* The tables in use before this run and the fabric they were made for
+	 * (both NULL: none). Engines prefer the previous egress port among
+	 * equally good ones, so that after a small change few LFT blocks
+	 * differ and need writing. */
+	const struct fabric *prev_fabric;
+	const struct lft_set *prev;
 };
 
 struct routing_engine {
 	const char *name;
-	/* Fill out (already sized by lft_set_init) for every switch. Return 0,
-	 * or -1 with a reason in why when this engine cannot route f. */
-	int (*route)(const struct fabric *f, struct lft_set *out, char *why,
-	    size_t whylen);
+	/* Fill out (already sized by lft_set_init, every entry LFT_NO_ROUTE)
+	 * for every switch. o is never NULL. Return 0, or -1 with a reason in
+	 * why when this engine cannot route f. */
+	int (*route)(const struct fabric *f, const struct routing_opts *o,
+	    struct lft_set *out, char *why, size_t whylen);
 };
 
 extern const struct routing_engine re_minhop;
+extern const struct routing_engine re_ftree;
+extern const struct routing_engine re_updn;
+
+/* The previous table row of the switch whose node GUID is guid, or NULL
+ * when o has none for it; *max_lid receives the row's last LID. */
+const uint8_t *routing_prev_row(const struct routing_opts *o, uint64_t guid,
+    uint16_t *max_lid);
 
 const struct routing_engine *routing_engine_find(const char *name);
 
@@ -70,8 +96,8 @@ const struct routing_engine *routing_engine_find(const char *name);
  * Each attempt and its reason are logged through log_cb (may be NULL).
  * Returns 0, or -1 when no engine could route. */
 int routing_run(const struct routing_engine *const *chain, size_t n,
-    const struct fabric *f, struct lft_set *out, struct route_report *rep,
-    void (*log_cb)(const char *msg));
+    const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
+    struct route_report *rep, void (*log_cb)(const char *msg));
 
 /* Walk every (switch, destination LID) through the tables and fill the
  * hop histogram, load figures and unreachable count of rep. */

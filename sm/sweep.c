@@ -50,6 +50,9 @@ struct sweep {
 	unsigned light_gen;
 	/* figures */
 	double started, up_at, heavy_started, last_heavy_secs;
+	double light_started, last_secs;
+	const char *last_kind;
+	bool last_ok;
 	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
 	bool subnet_up;
 	char why[200];
@@ -188,9 +191,12 @@ write_stats(struct sweep *sw)
 	fprintf(s.fp, "nodes %u\nswitches %u\nca_ports %u\nlids %u\n",
 	    sw->have_cur ? sw->cur.nnodes : 0, sws, cas, ends);
 	fprintf(s.fp, "routing_engine %s\nrouting_seconds %.6f\n"
-	    "routing_unreachable %" PRIu64 "\n",
+	    "routing_unreachable %" PRIu64 "\nrouting_deadlock_free %d\n"
+	    "routing_blocks_changed %" PRIu64 "\nrouting_max_port_load %u\n",
 	    sw->report.engine[0] ? sw->report.engine : "-",
-	    sw->report.seconds, sw->report.unreachable);
+	    sw->report.seconds, sw->report.unreachable,
+	    sw->report.deadlock_free, sw->report.blocks_changed,
+	    sw->report.max_port_load);
 	fprintf(s.fp, "program.portinfo_sets %u\nprogram.switchinfo_sets %u\n"
 	    "program.lft_reads %u\nprogram.lft_writes %u\n",
 	    sw->last_prog.portinfo_sets, sw->last_prog.switchinfo_sets,
@@ -363,6 +369,7 @@ on_programmed(void *arg, const struct program_result *r)
 static void
 compute(struct sweep *sw)
 {
+	struct routing_opts ropts = sw->o.ropts;
 	uint16_t sm_lid;
 
 	if (assign_lids(sw) < 0) {
@@ -371,8 +378,12 @@ compute(struct sweep *sw)
 		return;
 	}
 	sm_lid = sw->next.ports[sw->next.sm_port].lid;
+	if (sw->have_cur) {
+		ropts.prev_fabric = &sw->cur;
+		ropts.prev = &sw->cur_lft;
+	}
 	lft_set_fini(&sw->next_lft);
-	if (routing_run(sw->o.chain, sw->o.nchain, &sw->next, &sw->next_lft,
+	if (routing_run(sw->o.chain, sw->o.nchain, &sw->next, &ropts, &sw->next_lft,
 	    &sw->report, log_route) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no routing engine could "
 		    "route the fabric");
@@ -408,6 +419,9 @@ heavy_done(struct sweep *sw)
 	adopt_next(sw);
 	sw->failures_in_row = 0;
 	sw->last_heavy_secs = now() - sw->heavy_started;
+	sw->last_kind = "heavy";
+	sw->last_secs = sw->last_heavy_secs;
+	sw->last_ok = true;
 	sminfo_set_state(sw->sm, SM_MASTER);
 	sw->subnet_up = true;
 	if (first)
@@ -425,6 +439,9 @@ heavy_failed(struct sweep *sw)
 {
 	sw->failures_in_row++;
 	sw->last_heavy_secs = now() - sw->heavy_started;
+	sw->last_kind = "heavy";
+	sw->last_secs = sw->last_heavy_secs;
+	sw->last_ok = false;
 	log_warnx("sweep: heavy sweep failed: %s", sw->why);
 	write_stats(sw);
 	/* Retry soon: a fabric settling after a change often answers the
@@ -469,6 +486,7 @@ start_light(struct sweep *sw)
 	sw->sweeps++;
 	sw->light_sweeps++;
 	sw->light_gen++;
+	sw->light_started = now();
 	sw->light_changed = false;
 	sw->light_pending = 1;
 	for (uint32_t n = 0; sw->have_cur && n < f->nnodes; n++) {
@@ -499,9 +517,65 @@ static void
 light_done(struct sweep *sw)
 {
 	log_debug("sweep: light sweep %" PRIu64 ": no change", sw->light_sweeps);
+	sw->last_kind = "light";
+	sw->last_secs = now() - sw->light_started;
+	sw->last_ok = true;
 	write_stats(sw);
 	arm_timer(sw, sw->o.interval);
 	back_to_idle(sw);
+}
+
+/* ---- views ---- */
+
+void
+sweep_get_status(const struct sweep *sw, struct sweep_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->state = state_name(sw->state);
+	st->subnet_up = sw->subnet_up;
+	st->up_seconds = sw->up_at > 0 ? sw->up_at - sw->started : 0;
+	st->sweeps = sw->sweeps;
+	st->heavy_sweeps = sw->heavy_sweeps;
+	st->light_sweeps = sw->light_sweeps;
+	st->last_kind = sw->last_kind ? sw->last_kind : "none";
+	st->last_seconds = sw->last_secs;
+	st->last_ok = sw->last_ok;
+	st->last_why = sw->last_ok ? "" : sw->why;
+	st->failures_in_row = sw->failures_in_row;
+	st->last_program = sw->last_prog;
+}
+
+const struct fabric *
+sweep_fabric(const struct sweep *sw)
+{
+	return sw->have_cur ? &sw->cur : NULL;
+}
+
+const struct lft_set *
+sweep_lft(const struct sweep *sw)
+{
+	return sw->have_cur ? &sw->cur_lft : NULL;
+}
+
+const struct route_report *
+sweep_report(const struct sweep *sw)
+{
+	return sw->have_cur ? &sw->report : NULL;
+}
+
+void
+sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
+{
+	const char *state_dir = sw->o.state_dir;
+	double old = sw->o.interval;
+
+	sw->o = *o;
+	sw->o.state_dir = state_dir;    /* fixed for the life of the daemon */
+	if (sw->o.max_failures == 0)
+		sw->o.max_failures = 1;
+	if (o->interval != old && sw->state == ST_IDLE && sw->have_cur &&
+	    sw->failures_in_row == 0)
+		arm_timer(sw, o->interval);
 }
 
 /* ---- life cycle ---- */

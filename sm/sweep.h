@@ -30,6 +30,7 @@ struct sweep_opts {
 	struct program_opts prog;
 	const struct routing_engine *chain[SWEEP_MAX_ENGINES];
 	size_t nchain;
+	struct routing_opts ropts;      /* roots, leaves (prev is set here) */
 	unsigned max_failures;          /* heavy sweeps failing in a row before
 					 * the up callback reports failure */
 };
@@ -46,5 +47,29 @@ void sweep_request(struct sweep *sw, bool heavy);
 
 /* One line on what the last heavy sweep brought up. */
 void sweep_summary(const struct sweep *sw, char *buf, size_t len);
+
+/* Read-only views for the control socket: valid until the next return to
+ * the loop. */
+struct sweep_status {
+	const char *state;              /* idle, discover, program, light */
+	bool subnet_up;
+	double up_seconds;              /* from start to first subnet up, 0 */
+	uint64_t sweeps, heavy_sweeps, light_sweeps;
+	const char *last_kind;          /* "heavy", "light" or "none" */
+	double last_seconds;            /* duration of the last sweep */
+	bool last_ok;
+	const char *last_why;           /* when !last_ok */
+	uint64_t failures_in_row;
+	struct program_result last_program;
+};
+void sweep_get_status(const struct sweep *sw, struct sweep_status *st);
+/* The fabric and tables of the last completed heavy sweep (NULL before). */
+const struct fabric *sweep_fabric(const struct sweep *sw);
+const struct lft_set *sweep_lft(const struct sweep *sw);
+const struct route_report *sweep_report(const struct sweep *sw);
+/* Change options that may change at run time (windows, interval, routing
+ * chain and options, programming values); takes effect from the next
+ * sweep. */
+void sweep_set_opts(struct sweep *sw, const struct sweep_opts *o);
 
 #endif

@@ -18,7 +18,7 @@ route_minhop(const struct fabric *f, struct lft_set *s)
 	char why[128] = "";
 
 	ck_assert_int_eq(lft_set_init(s, f), 0);
-	ck_assert_msg(re_minhop.route(f, s, why, sizeof(why)) == 0,
+	ck_assert_msg(re_minhop.route(f, &(struct routing_opts){ 0 }, s, why, sizeof(why)) == 0,
 	    "minhop failed: %s", why);
 }
 
@@ -305,9 +305,11 @@ capture(const char *msg)
 
 /* An engine that scribbles over the tables and then gives up. */
 static int
-scribble(const struct fabric *f, struct lft_set *out, char *why, size_t len)
+scribble(const struct fabric *f, const struct routing_opts *o,
+    struct lft_set *out, char *why, size_t len)
 {
 	(void)f;
+	(void)o;
 	memset(out->port, 1, (size_t)out->nsw * (out->max_lid + 1u));
 	snprintf(why, len, "not my kind of fabric");
 	return -1;
@@ -334,12 +336,12 @@ START_TEST(test_chain)
 	testfab_lids(&f);
 	chain[0] = &re_minhop;
 	logged[0] = '\0';
-	ck_assert_int_eq(routing_run(chain, 1, &f, &s, &rep, capture), -1);
+	ck_assert_int_eq(routing_run(chain, 1, &f, NULL, &s, &rep, capture), -1);
 	ck_assert_msg(strstr(logged, "minhop") != NULL &&
 	    strstr(logged, "no switch") != NULL, "logged: %s", logged);
 	ck_assert_ptr_null(s.port);     /* left empty */
-	ck_assert_int_eq(routing_run(chain, 1, &f, &s, &rep, NULL), -1);
-	ck_assert_int_eq(routing_run(chain, 0, &f, &s, &rep, NULL), -1);
+	ck_assert_int_eq(routing_run(chain, 1, &f, NULL, &s, &rep, NULL), -1);
+	ck_assert_int_eq(routing_run(chain, 0, &f, NULL, &s, &rep, NULL), -1);
 	fabric_fini(&f);
 
 	/* a failing engine first: its scribbles do not survive */
@@ -348,7 +350,7 @@ START_TEST(test_chain)
 	chain[0] = &re_scribble;
 	chain[1] = &re_minhop;
 	logged[0] = '\0';
-	ck_assert_int_eq(routing_run(chain, 2, &f, &s, &rep, capture), 0);
+	ck_assert_int_eq(routing_run(chain, 2, &f, NULL, &s, &rep, capture), 0);
 	ck_assert_str_eq(rep.engine, "minhop");
 	ck_assert(rep.seconds >= 0.0);
 	ck_assert_uint_eq(rep.lids, s.max_lid);
