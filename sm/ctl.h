@@ -1,0 +1,49 @@
+/*
+ * Control socket: a Unix stream socket (root-only permissions) on which
+ * ibsmctl asks a running ibsmd what it is doing and tells it to sweep,
+ * reload or change its log level.
+ *
+ * Protocol: one request per connection. The client sends one line,
+ *   [json|text] COMMAND [ARG...]\n
+ * and the server answers "ok\n" or "error\n" followed by the body (JSON or
+ * human-readable text as asked; an error body is one line of text) and
+ * closes. Commands: status, nodes, ports GUID|LID, route SRC DST,
+ * partitions, sweep [heavy], reload, log-level LEVEL. A request that cannot
+ * be parsed gets an error, never a crash; a client that sends nothing or
+ * too much is dropped.
+ */
+#ifndef IBSMD_CTL_H
+#define IBSMD_CTL_H
+
+#include <stdint.h>
+
+struct ev_loop;
+struct mad_engine;
+struct sminfo;
+struct sweep;
+struct ctl;
+
+struct ctl_deps {
+	struct sweep *sweep;
+	struct mad_engine *mad;
+	struct sminfo *sm;
+	uint64_t port_guid;
+	uint8_t priority;
+	/* Actions the daemon's main owns. reload: re-read configuration and
+	 * partitions; 0, or -1 with *errors (malloc'd, one error per line).
+	 * partitions: the normalized policy text (malloc'd), or NULL when
+	 * there is none. Either hook may be NULL: the command then answers
+	 * an error saying so. */
+	int (*reload)(void *arg, char **errors);
+	char *(*partitions)(void *arg);
+	void *arg;
+};
+
+/* Listen on path (a stale socket file is replaced; mode 0600). Returns
+ * NULL with a logged reason. */
+struct ctl *ctl_open(struct ev_loop *loop, const char *path,
+    const struct ctl_deps *d);
+/* Stop listening, drop clients, remove the socket file. */
+void ctl_close(struct ctl *c);
+
+#endif
