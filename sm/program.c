@@ -11,25 +11,37 @@
 #include "mad.h"
 
 #define LFT_BLOCK 64
+#define PKEY_BLOCK 32                   /* keys per P_KeyTable block */
+#define BLOCK_BYTES 64                  /* both tables: 64 bytes a block */
 
-/* What we know a switch's LFT holds: blocks we read or wrote. */
-struct lft_cache {
+/* What we know a device table holds: blocks we read or wrote. One cache
+ * for LFTs (key: switch GUID) and one for P_Key tables (key: port GUID and
+ * port number, switch ports sharing the switch's GUID). */
+struct tcache {
 	uint64_t guid;
-	uint16_t top;           /* LinearFDBTop we last saw or wrote */
+	uint16_t num;
+	uint8_t used;
+	int8_t enforce;         /* partition enforcement bits we wrote, -1 */
+	uint16_t top;           /* LFT: LinearFDBTop we last saw or wrote */
 	uint32_t nblocks;
 	uint8_t *known;         /* [nblocks] */
-	uint8_t *data;          /* [nblocks * 64] */
+	uint8_t *data;          /* [nblocks * BLOCK_BYTES] */
+};
+
+struct tcache_set {
+	struct tcache *v;       /* open addressing */
+	uint32_t cap, len;
 };
 
 enum phase { PH_IDLE, PH_PORTS, PH_TABLES, PH_ARM, PH_ACTIVATE, PH_DONE };
 
 struct programmer {
 	struct mad_engine *mad;
-	struct lft_cache *cache;        /* open addressing on guid */
-	uint32_t cache_cap, cache_len;
+	struct tcache_set lfts, pkeys;
 	/* the run in progress */
 	struct fabric *f;
 	const struct lft_set *lft;
+	const struct pkey_want *pk;
 	struct program_opts o;
 	uint16_t sm_lid;
 	enum phase phase;
@@ -51,74 +63,102 @@ struct preq {
 };
 
 static void next_phase(struct programmer *pr);
+static void smp(struct programmer *pr, uint8_t method, uint16_t attr,
+    uint32_t mod, const struct dr_path *path, uint64_t dest,
+    const uint8_t *data, uint32_t idx, uint32_t block);
+static uint32_t get(const uint8_t *data, enum MAD_FIELDS f);
 static void send_lft(struct programmer *pr, uint32_t sw, uint32_t b,
     const uint8_t *want);
 
 static uint32_t
-slot(uint64_t guid, uint32_t cap)
+slot(uint64_t guid, uint16_t num, uint32_t cap)
 {
+	guid ^= (uint64_t)num << 48;
 	guid ^= guid >> 31;
 	guid *= 0x9e3779b97f4a7c15ULL;
 	return (uint32_t)(guid >> 32) & (cap - 1);
 }
 
-static struct lft_cache *
-cache_get(struct programmer *pr, uint64_t guid, bool create)
+static struct tcache *
+tcache_get(struct tcache_set *cs, uint64_t guid, uint16_t num, bool create)
 {
 	uint32_t i;
 
-	if (pr->cache_cap == 0 || (create && (pr->cache_len + 1) * 2 > pr->cache_cap)) {
-		struct lft_cache *old = pr->cache;
-		uint32_t ocap = pr->cache_cap;
+	if (cs->cap == 0 && !create)
+		return NULL;
+	if (create && (cs->len + 1) * 2 > cs->cap) {
+		struct tcache *old = cs->v;
+		uint32_t ocap = cs->cap;
 
-		if (!create)
-			return NULL;
-		pr->cache_cap = ocap ? ocap * 2 : 64;
-		pr->cache = calloc(pr->cache_cap, sizeof(*pr->cache));
-		if (pr->cache == NULL)
+		cs->cap = ocap ? ocap * 2 : 64;
+		cs->v = calloc(cs->cap, sizeof(*cs->v));
+		if (cs->v == NULL)
 			fatal("program: out of memory");
 		for (i = 0; i < ocap; i++)
-			if (old[i].guid != 0) {
-				uint32_t s = slot(old[i].guid, pr->cache_cap);
+			if (old[i].used) {
+				uint32_t j = slot(old[i].guid, old[i].num, cs->cap);
 
-				while (pr->cache[s].guid != 0)
-					s = (s + 1) & (pr->cache_cap - 1);
-				pr->cache[s] = old[i];
+				while (cs->v[j].used)
+					j = (j + 1) & (cs->cap - 1);
+				cs->v[j] = old[i];
 			}
 		free(old);
 	}
-	i = slot(guid, pr->cache_cap);
-	while (pr->cache[i].guid != 0) {
-		if (pr->cache[i].guid == guid)
-			return &pr->cache[i];
-		i = (i + 1) & (pr->cache_cap - 1);
+	i = slot(guid, num, cs->cap);
+	while (cs->v[i].used) {
+		if (cs->v[i].guid == guid && cs->v[i].num == num)
+			return &cs->v[i];
+		i = (i + 1) & (cs->cap - 1);
 	}
 	if (!create)
 		return NULL;
-	pr->cache[i].guid = guid;
-	pr->cache_len++;
-	return &pr->cache[i];
+	cs->v[i].used = 1;
+	cs->v[i].guid = guid;
+	cs->v[i].num = num;
+	cs->v[i].enforce = -1;
+	cs->len++;
+	return &cs->v[i];
 }
 
 static void
-cache_size(struct lft_cache *c, uint32_t nblocks)
+tcache_size(struct tcache *c, uint32_t nblocks)
 {
 	if (c->nblocks >= nblocks)
 		return;
 	c->known = realloc(c->known, nblocks);
-	c->data = realloc(c->data, (size_t)nblocks * LFT_BLOCK);
+	c->data = realloc(c->data, (size_t)nblocks * BLOCK_BYTES);
 	if (c->known == NULL || c->data == NULL)
 		fatal("program: out of memory");
 	memset(c->known + c->nblocks, 0, nblocks - c->nblocks);
 	c->nblocks = nblocks;
 }
 
+static void
+tcache_forget(struct tcache_set *cs)
+{
+	for (uint32_t i = 0; i < cs->cap; i++)
+		if (cs->v[i].used) {
+			memset(cs->v[i].known, 0, cs->v[i].nblocks);
+			cs->v[i].enforce = -1;
+		}
+}
+
+static void
+tcache_free(struct tcache_set *cs)
+{
+	for (uint32_t i = 0; i < cs->cap; i++) {
+		free(cs->v[i].known);
+		free(cs->v[i].data);
+	}
+	free(cs->v);
+	memset(cs, 0, sizeof(*cs));
+}
+
 void
 program_forget(struct programmer *pr)
 {
-	for (uint32_t i = 0; i < pr->cache_cap; i++)
-		if (pr->cache[i].guid != 0)
-			memset(pr->cache[i].known, 0, pr->cache[i].nblocks);
+	tcache_forget(&pr->lfts);
+	tcache_forget(&pr->pkeys);
 }
 
 struct programmer *
@@ -137,11 +177,8 @@ program_free(struct programmer *pr)
 {
 	if (pr == NULL)
 		return;
-	for (uint32_t i = 0; i < pr->cache_cap; i++) {
-		free(pr->cache[i].known);
-		free(pr->cache[i].data);
-	}
-	free(pr->cache);
+	tcache_free(&pr->lfts);
+	tcache_free(&pr->pkeys);
 	free(pr);
 }
 
@@ -162,6 +199,82 @@ want_block(const struct lft_set *s, uint32_t sw, uint32_t b, uint8_t *out)
 		lid = b * LFT_BLOCK + i;
 		out[i] = lid <= s->max_lid ? row[lid] : LFT_NO_ROUTE;
 	}
+}
+
+/* A port's P_Key table: the cache entry (switch ports share the switch's
+ * GUID, told apart by number), and the attribute modifier of block b
+ * (switch external ports: port in the upper 16 bits). */
+static struct tcache *
+pkey_cache(struct programmer *pr, uint32_t p, bool create)
+{
+	const struct fabric_port *port = &pr->f->ports[p];
+	const struct fabric_node *n = &pr->f->nodes[port->node];
+
+	return tcache_get(&pr->pkeys, n->type == NODE_SWITCH ? n->guid :
+	    port->guid, port->num, create);
+}
+
+static uint32_t
+pkey_mod(const struct fabric *f, uint32_t p, uint32_t b)
+{
+	const struct fabric_port *port = &f->ports[p];
+
+	if (f->nodes[port->node].type == NODE_SWITCH && port->num != 0)
+		return (uint32_t)port->num << 16 | b;
+	return b;
+}
+
+/* Block b of the desired table, big-endian as on the wire. */
+static void
+pkey_block(const struct pkey_want *w, uint32_t b, uint8_t *out)
+{
+	for (uint32_t i = 0; i < PKEY_BLOCK; i++) {
+		uint32_t idx = b * PKEY_BLOCK + i;
+		uint16_t k = idx < w->n ? w->keys[idx] : 0;
+
+		out[2 * i] = (uint8_t)(k >> 8);
+		out[2 * i + 1] = (uint8_t)k;
+	}
+}
+
+static void
+send_pkey(struct programmer *pr, uint32_t p, uint32_t b, const uint8_t *want)
+{
+	const struct fabric *f = pr->f;
+
+	pr->res.pkey_writes++;
+	smp(pr, MAD_SET, ATTR_PKEY_TABLE, pkey_mod(f, p, b),
+	    fabric_port_path(f, p), f->nodes[f->ports[p].node].guid, want, p, b);
+}
+
+/* Write the desired enforcement bits into a PortInfo about to be Set. */
+static void
+apply_enforce(const struct programmer *pr, uint32_t p, uint8_t *d)
+{
+	int8_t e;
+
+	if (pr->pk == NULL || (e = pr->pk[p].enforce) < 0)
+		return;
+	mad_set_field(d, 0, IB_PORT_PART_EN_INB_F, e & 1);
+	mad_set_field(d, 0, IB_PORT_PART_EN_OUTB_F, (e >> 1) & 1);
+}
+
+/* Enforcement differs from what the port shows and from what we last
+ * wrote (ibsim does not keep these bits: compare with our own writes). */
+static bool
+enforce_differs(struct programmer *pr, uint32_t p)
+{
+	const struct fabric_port *port = &pr->f->ports[p];
+	struct tcache *c;
+	int8_t e;
+	int cur;
+
+	if (pr->pk == NULL || (e = pr->pk[p].enforce) < 0)
+		return false;
+	cur = (int)(get(port->info, IB_PORT_PART_EN_INB_F) |
+	    get(port->info, IB_PORT_PART_EN_OUTB_F) << 1);
+	c = pkey_cache(pr, p, false);
+	return cur != e && (c == NULL || c->enforce != e);
 }
 
 static void
@@ -190,12 +303,29 @@ on_done(void *arg, int status, const uint8_t *resp)
 		memcpy(p->info, data, 64);
 		p->state = (uint8_t)get(data, IB_PORT_STATE_F);
 		p->phys = (uint8_t)get(data, IB_PORT_PHYS_STATE_F);
+		if (q->method == MAD_SET && pr->pk != NULL &&
+		    pr->pk[q->idx].enforce >= 0)
+			pkey_cache(pr, q->idx, true)->enforce =
+			    pr->pk[q->idx].enforce;
+	} else if (q->attr == ATTR_PKEY_TABLE) {
+		struct tcache *c = pkey_cache(pr, q->idx, true);
+
+		memcpy(c->data + (size_t)q->block * BLOCK_BYTES, data,
+		    BLOCK_BYTES);
+		c->known[q->block] = 1;
+		if (q->method == MAD_GET) {
+			uint8_t want[BLOCK_BYTES];
+
+			pkey_block(&pr->pk[q->idx], q->block, want);
+			if (memcmp(want, data, BLOCK_BYTES) != 0)
+				send_pkey(pr, q->idx, q->block, want);
+		}
 	} else if (q->attr == ATTR_LFT) {
 		uint32_t sw = q->idx;
 		struct fabric_node *n = &pr->f->nodes[pr->lft->sw_node[sw]];
-		struct lft_cache *c = cache_get(pr, n->guid, true);
+		struct tcache *c = tcache_get(&pr->lfts, n->guid, 0, true);
 
-		memcpy(c->data + (size_t)q->block * LFT_BLOCK, data, LFT_BLOCK);
+		memcpy(c->data + (size_t)q->block * BLOCK_BYTES, data, LFT_BLOCK);
 		c->known[q->block] = 1;
 		if (q->method == MAD_GET) {
 			uint8_t want[LFT_BLOCK];
@@ -296,7 +426,7 @@ phase_ports(struct programmer *pr)
 		link = port->num != 0 && port->state == PORT_INIT &&
 		    port->peer != FABRIC_NONE &&
 		    f->ports[port->peer].info_valid;
-		if (!end && !link)
+		if (!end && !link && !enforce_differs(pr, p))
 			continue;
 		memcpy(d, port->info, sizeof(d));
 		mad_set_field(d, 0, IB_PORT_STATE_F, PORT_NOCHANGE);
@@ -335,8 +465,45 @@ phase_ports(struct programmer *pr)
 				mad_set_field(d, 0, IB_PORT_VL_STALL_COUNT_F, 7);
 			}
 		}
+		apply_enforce(pr, p, d);
 		pr->res.portinfo_sets++;
 		port_set(pr, p, d);
+	}
+}
+
+/* P_Key blocks: compare with what we know, read what we do not. */
+static void
+tables_pkeys(struct programmer *pr)
+{
+	struct fabric *f = pr->f;
+	uint8_t want[BLOCK_BYTES];
+
+	for (uint32_t p = 0; pr->pk != NULL && p < f->nports; p++) {
+		const struct pkey_want *w = &pr->pk[p];
+		struct fabric_port *port = &f->ports[p];
+		uint32_t nb = (w->n + PKEY_BLOCK - 1u) / PKEY_BLOCK;
+		struct tcache *c;
+
+		if (w->keys == NULL || nb == 0 || !port->info_valid)
+			continue;
+		c = pkey_cache(pr, p, true);
+		/* A link that trained again may front a device that was
+		 * reset: what we remember of its table is void. */
+		if (port->state == PORT_INIT)
+			memset(c->known, 0, c->nblocks);
+		tcache_size(c, nb);
+		for (uint32_t b = 0; b < nb; b++) {
+			pkey_block(w, b, want);
+			if (!c->known[b]) {
+				pr->res.pkey_reads++;
+				smp(pr, MAD_GET, ATTR_PKEY_TABLE, pkey_mod(f, p, b),
+				    fabric_port_path(f, p),
+				    f->nodes[port->node].guid, NULL, p, b);
+			} else if (memcmp(c->data + (size_t)b * BLOCK_BYTES, want,
+			    BLOCK_BYTES) != 0) {
+				send_pkey(pr, p, b, want);
+			}
+		}
 	}
 }
 
@@ -350,7 +517,7 @@ phase_tables(struct programmer *pr)
 	for (uint32_t sw = 0; sw < s->nsw; sw++) {
 		struct fabric_node *n = &f->nodes[s->sw_node[sw]];
 		const struct dr_path *path = &f->paths[n->path];
-		struct lft_cache *c = cache_get(pr, n->guid, true);
+		struct tcache *c = tcache_get(&pr->lfts, n->guid, 0, true);
 		uint32_t nb = s->max_lid / LFT_BLOCK + 1u;
 
 		if (!n->sw_info_valid)
@@ -365,7 +532,7 @@ phase_tables(struct programmer *pr)
 		 * reset or written by someone else: what we remember is void. */
 		if (c->top != n->lft_top)
 			memset(c->known, 0, c->nblocks);
-		cache_size(c, nb);
+		tcache_size(c, nb);
 		if (n->lft_top != s->max_lid ||
 		    get(n->sw_info, IB_SW_LIFE_TIME_F) != pr->o.packet_life) {
 			memcpy(d, n->sw_info, sizeof(d));
@@ -379,7 +546,7 @@ phase_tables(struct programmer *pr)
 		for (uint32_t b = 0; b < nb; b++) {
 			want_block(s, sw, b, want);
 			if (c->known[b]) {
-				if (memcmp(c->data + (size_t)b * LFT_BLOCK, want,
+				if (memcmp(c->data + (size_t)b * BLOCK_BYTES, want,
 				    LFT_BLOCK) != 0)
 					send_lft(pr, sw, b, want);
 			} else if (n->lft_top > 0 && b * LFT_BLOCK <= n->lft_top) {
@@ -396,6 +563,7 @@ phase_tables(struct programmer *pr)
 		c->top = s->max_lid;
 		n->lft_top = s->max_lid;
 	}
+	tables_pkeys(pr);
 }
 
 /* Move every port at state from whose peer is at least peer_min to to. */
@@ -418,6 +586,7 @@ phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
 		memcpy(d, port->info, sizeof(d));
 		mad_set_field(d, 0, IB_PORT_STATE_F, to);
 		mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, 0);
+		apply_enforce(pr, p, d);
 		if (to == PORT_ARMED)
 			pr->res.armed++;
 		else
@@ -460,11 +629,12 @@ next_phase(struct programmer *pr)
 
 void
 program_start(struct programmer *pr, struct fabric *f,
-    const struct lft_set *lft, uint16_t sm_lid, const struct program_opts *o,
-    program_done_cb done, void *arg)
+    const struct lft_set *lft, const struct pkey_want *pk, uint16_t sm_lid,
+    const struct program_opts *o, program_done_cb done, void *arg)
 {
 	pr->f = f;
 	pr->lft = lft;
+	pr->pk = pk;
 	pr->o = *o;
 	pr->sm_lid = sm_lid;
 	pr->done = done;

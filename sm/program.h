@@ -3,10 +3,11 @@
  * tables from routing) against what each device holds (read in discovery,
  * or remembered from what we wrote), Setting only what differs. Phases,
  * each waited out before the next:
- *   1. PortInfo of end ports (LID, LMC, SM LID, subnet prefix, M_Key) and
- *      link parameters of ports still in INIT (NeighborMTU, OpVLs, ...);
- *   2. SwitchInfo (LinearFDBTop) and LFT blocks, read before written when
- *      the switch may already hold them;
+ *   1. PortInfo of end ports (LID, LMC, SM LID, subnet prefix, M_Key),
+ *      link parameters of ports still in INIT (NeighborMTU, OpVLs, ...) and
+ *      partition enforcement of switch ports facing CAs;
+ *   2. SwitchInfo (LinearFDBTop), LFT blocks and P_Key blocks, read before
+ *      written when the device may already hold them;
  *   3. ARMED on every INIT port whose peer is up;
  *   4. ACTIVE on every ARMED port whose peer is ARMED or ACTIVE.
  */
@@ -31,6 +32,17 @@ struct program_opts {
 	uint8_t packet_life;    /* SwitchInfo LifeTimeValue */
 };
 
+/* Desired partition state of one port (an array indexed like
+ * fabric->ports). */
+struct pkey_want {
+	const uint16_t *keys;   /* n keys, 0 = empty slot; NULL: leave the
+				 * port's P_Key table alone */
+	uint16_t n;             /* table size (capacity) to program */
+	int8_t enforce;         /* switch external port: PortInfo partition
+				 * enforcement, bit 0 inbound, bit 1 outbound;
+				 * -1: leave alone */
+};
+
 struct program_result {
 	int ok;                 /* every Set succeeded */
 	char why[160];
@@ -38,6 +50,8 @@ struct program_result {
 	unsigned switchinfo_sets;
 	unsigned lft_reads;
 	unsigned lft_writes;
+	unsigned pkey_reads;
+	unsigned pkey_writes;
 	unsigned armed, activated;
 	unsigned failures;
 };
@@ -47,12 +61,14 @@ typedef void (*program_done_cb)(void *arg, const struct program_result *r);
 struct programmer *program_new(struct mad_engine *mad);
 void program_free(struct programmer *pr);
 
-/* Program f to the state described by its LIDs and lft (whose switch
- * indices refer to f). sm_lid is the SM port's LID. f's PortInfo copies
- * are updated with what the devices answered. Only one run at a time. */
+/* Program f to the state described by its LIDs, lft (whose switch indices
+ * refer to f) and pk (f->nports entries, or NULL to leave partitions
+ * alone). sm_lid is the SM port's LID. f's PortInfo copies are updated with
+ * what the devices answered. lft and pk must stay valid until done. Only
+ * one run at a time. */
 void program_start(struct programmer *pr, struct fabric *f,
-    const struct lft_set *lft, uint16_t sm_lid, const struct program_opts *o,
-    program_done_cb done, void *arg);
+    const struct lft_set *lft, const struct pkey_want *pk, uint16_t sm_lid,
+    const struct program_opts *o, program_done_cb done, void *arg);
 /* Abandon the run in progress: done is not called. */
 void program_abort(struct programmer *pr);
 

@@ -198,9 +198,11 @@ write_stats(struct sweep *sw)
 	    sw->report.deadlock_free, sw->report.blocks_changed,
 	    sw->report.max_port_load);
 	fprintf(s.fp, "program.portinfo_sets %u\nprogram.switchinfo_sets %u\n"
-	    "program.lft_reads %u\nprogram.lft_writes %u\n",
+	    "program.lft_reads %u\nprogram.lft_writes %u\n"
+	    "program.pkey_reads %u\nprogram.pkey_writes %u\n",
 	    sw->last_prog.portinfo_sets, sw->last_prog.switchinfo_sets,
-	    sw->last_prog.lft_reads, sw->last_prog.lft_writes);
+	    sw->last_prog.lft_reads, sw->last_prog.lft_writes,
+	    sw->last_prog.pkey_reads, sw->last_prog.pkey_writes);
 	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
 	fprintf(s.fp, "mad.sent %" PRIu64 "\nmad.unmatched %" PRIu64 "\n"
 	    "mad.malformed %" PRIu64 "\n", mad_total_sent(sw->mad),
@@ -390,7 +392,7 @@ compute(struct sweep *sw)
 		fsm(sw, EV_FAILED);
 		return;
 	}
-	program_start(sw->prog, &sw->next, &sw->next_lft, sm_lid, &sw->o.prog,
+	program_start(sw->prog, &sw->next, &sw->next_lft, NULL, sm_lid, &sw->o.prog,
 	    on_programmed, sw);
 }
 
