@@ -14,7 +14,18 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
       discovered cabling reaches that LID's port without loops, unset (0xFF)
       entries, out-of-range ports or dead ends; with --shortest (the default)
       each path is exactly as long as the shortest path in the cabling graph
-      (declared-down links excluded).
+      (declared-down links excluded). --updown-gaps accepts an unset entry
+      on a switch for a switch's LID, or for any LID on a switch without
+      CAs: up/down routing (updn, ftree) leaves those where it has no legal
+      path (in a k-ary three-level fat tree no aggregation switch reaches
+      another plane's), and routing them would close dependency cycles.
+      Routes between CAs, and routes a switch forwards into, must arrive;
+  (e) with --cdg, the channel dependency graph of the LFTs has no cycle:
+      channels are the directed switch-to-switch links; whenever a switch A
+      forwards some LID over channel a = (A -> S) to a switch S that forwards
+      the same LID over channel b = (S -> B) to a switch B, b depends on a.
+      A cycle means the routes can deadlock on one virtual lane (credit
+      loop); it is reported with the channels in it.
 
 On a simulator the tools run with LD_PRELOAD=<libumad2sim.so> and the
 caller's IBSIM_SOCKNAME; on hardware use --no-preload. Exit 0 with a one-line
@@ -428,6 +439,10 @@ def check(fab, lfts, sminfo, opts, rep):
     for s in switches:
         if s not in lfts:
             rep.add('lft', '%s: dump_fts printed no table' % nodes[s].name())
+    # Switches where traffic enters from a CA (for --updown-gaps).
+    has_ca = set(a for (a, ap), (b, bp) in fab.link.items()
+                 if a in sw_adj and b not in sw_adj and usable((a, ap)))
+    gaps = 0
     pairs = 0
     hops_hist = collections.Counter()
     faults = collections.OrderedDict()     # message -> source switches affected
@@ -451,6 +466,7 @@ def check(fab, lfts, sminfo, opts, rep):
             cur = s0
             result = None              # hops from cur, once known
             fault = None
+            gap = False                # a tolerated --updown-gaps entry
             while True:
                 if cur in memo:
                     if isinstance(memo[cur], str):
@@ -482,6 +498,9 @@ def check(fab, lfts, sminfo, opts, rep):
                     fault = 'LID %d: %s has no LFT entry (0xFF%s)' % (
                         lid, here.name(), ', above LinearFDBTop %d' % table['top']
                         if lid > table['top'] else '')
+                    if opts.updown_gaps and cur == s0 and (t_port is None
+                                                            or cur not in has_ca):
+                        gap = True
                     break
                 if e == 0 or e > here.nports:
                     fault = 'LID %d: %s LFT entry is port %d (not a valid exit)' % (
@@ -507,6 +526,10 @@ def check(fab, lfts, sminfo, opts, rep):
             # Unwind: path[i] is result + (len(path) - i) hops away; on a
             # fault every switch on the path shares it (the message is the
             # memo value, so later walks that join this path count too).
+            if gap:
+                gaps += 1              # s0 alone; a switch that leads here fails
+                memo[s0] = fault
+                continue
             if fault is not None:
                 faults.setdefault(fault, []).extend(path)
                 for x in path:
@@ -535,7 +558,11 @@ def check(fab, lfts, sminfo, opts, rep):
     for msg in not_shortest:
         rep.add('shortest', msg)
 
-    return {
+    cdg = None
+    if opts.cdg:
+        cdg = check_cdg(fab, lfts, owner, usable, rep)
+
+    summary = {
         'nodes': len(nodes),
         'switches': len(switches),
         'cas': sum(1 for n in nodes.values() if n.kind != 'SW'),
@@ -547,6 +574,121 @@ def check(fab, lfts, sminfo, opts, rep):
         'hops': {str(k): v for k, v in sorted(hops_hist.items())},
         'down': sorted(opts.down),
     }
+    if opts.updown_gaps:
+        summary['updown_gaps'] = gaps
+    if cdg is not None:
+        summary['cdg'] = cdg
+    return summary
+
+
+def check_cdg(fab, lfts, owner, usable, rep):
+    """(e): build the channel dependency graph from the tables as read and
+    the cabling as discovered, and look for a cycle. Returns the figures
+    for the summary."""
+    nodes = fab.nodes
+    chan_idx = {}          # (switch GUID, port) -> channel number
+    chan_end = []          # channel number -> (switch GUID, port, peer GUID, peer port)
+    for (a, ap), (b, bp) in sorted(fab.link.items()):
+        if nodes[a].kind == 'SW' and nodes[b].kind == 'SW' and usable((a, ap)):
+            chan_idx[(a, ap)] = len(chan_end)
+            chan_end.append((a, ap, b, bp))
+    succ = [set() for _ in chan_end]
+    why = {}               # (a, b) -> one LID that makes b depend on a
+    used = set()
+    tables = [(s, t['lft'], t['top']) for s, t in lfts.items()]
+    for lid in sorted(owner):
+        out = {}           # switch -> (channel, next switch) for this LID
+        for s, lft, top in tables:
+            if lid > top:
+                continue
+            c = chan_idx.get((s, lft.get(lid)))
+            if c is not None:
+                out[s] = (c, chan_end[c][2])
+        for c, nxt in out.values():
+            used.add(c)
+            d = out.get(nxt)
+            if d is not None and d[0] not in succ[c]:
+                succ[c].add(d[0])
+                why[(c, d[0])] = lid
+    edges = sum(len(x) for x in succ)
+    cycle = _find_cycle(succ)
+    res = {'channels': len(used), 'dependencies': edges, 'acyclic': cycle is None}
+    if cycle is None:
+        return res
+    cycle = _shorten_cycle(succ, cycle)
+    res['cycle'] = []
+
+    def cname(c):
+        a, ap, b, bp = chan_end[c]
+        return '%s->%s' % (nodes[a].name(ap), nodes[b].name(bp))
+    # Each arrow names one LID whose route goes from one channel to the next.
+    text = cname(cycle[0])
+    for i, c in enumerate(cycle):
+        d = cycle[(i + 1) % len(cycle)]
+        res['cycle'].append(cname(c))
+        text += ' =LID %d=> %s' % (why[(c, d)], cname(d))
+    rep.add('cdg', 'channel dependency cycle of %d channels (%d channels in use, %d '
+            'dependencies): %s' % (len(cycle), len(used), edges, text))
+    return res
+
+
+def _find_cycle(succ):
+    """One cycle of the directed graph succ (list of successor sets) as a
+    list of vertices, or None. Iterative DFS, three colours."""
+    color = [0] * len(succ)            # 0 new, 1 on the stack, 2 done
+    for root in range(len(succ)):
+        if color[root]:
+            continue
+        stack = [(root, iter(succ[root]))]
+        color[root] = 1
+        while stack:
+            v, it = stack[-1]
+            for w in it:
+                if color[w] == 1:
+                    path = [x for x, _ in stack]
+                    return path[path.index(w):]
+                if color[w] == 0:
+                    color[w] = 1
+                    stack.append((w, iter(succ[w])))
+                    break
+            else:
+                color[v] = 2
+                stack.pop()
+    return None
+
+
+def _shorten_cycle(succ, cycle, tries=64):
+    """A shortest cycle through one of the first `tries` vertices of cycle
+    (BFS back to the start), so the report is as short as it can be."""
+    best = cycle
+    for start in cycle[:tries]:
+        parent = {start: None}
+        frontier = [start]
+        found = None
+        while frontier and found is None:
+            nxt = []
+            for v in frontier:
+                for w in succ[v]:
+                    if w == start:
+                        found = v
+                        break
+                    if w not in parent:
+                        parent[w] = v
+                        nxt.append(w)
+                if found is not None:
+                    break
+            frontier = nxt
+        if found is None:
+            continue
+        path = []
+        v = found
+        while v is not None:
+            path.append(v)
+            v = parent[v]
+        path.reverse()
+        if len(path) < len(best):
+            best = path
+    return best
 
 
 def read_fabric(diags, opts):
@@ -605,6 +747,14 @@ def main():
                     help='require shortest paths (default)')
     ap.add_argument('--no-shortest', dest='shortest', action='store_false',
                     help='accept any loop-free path')
+    ap.add_argument('--updown-gaps', action='store_true',
+                    help='accept an unset (0xFF) entry on a switch for a switch\'s LID, or '
+                         'for any LID on a switch without CAs: up/down routing has no legal '
+                         'path there; CA-to-CA routes and every route a switch forwards into '
+                         'must still arrive')
+    ap.add_argument('--cdg', action='store_true',
+                    help='also require an acyclic channel dependency graph (deadlock-free '
+                         'routes on one VL); a cycle is reported with its channels')
     ap.add_argument('--net', help='ibsim net file: every cable in it must be discovered '
                                   'unless declared down')
     ap.add_argument('--json', action='store_true', help='print a JSON summary')
@@ -639,9 +789,14 @@ def main():
         print('fabcheck: FAIL: %d violation(s)' % rep.count())
         return 1
     print('fabcheck: OK: %d nodes (%d switches, %d CAs), %d CA ports, %d links, %d LIDs, '
-          '%d (switch, LID) pairs checked, max %d hops%s' % (
+          '%d (switch, LID) pairs checked, max %d hops%s%s%s' % (
               summary['nodes'], summary['switches'], summary['cas'], summary['ca_ports'],
               summary['links'], summary['lids'], summary['pairs'], summary['max_hops'],
+              '' if not summary.get('updown_gaps') else
+              ', %d up/down gaps accepted' % summary['updown_gaps'],
+              '' if 'cdg' not in summary else
+              ', channel dependencies acyclic (%d channels, %d dependencies)' % (
+                  summary['cdg']['channels'], summary['cdg']['dependencies']),
               '' if not opts.down else ', down: ' + ' '.join(opts.down)))
     return 0
 
