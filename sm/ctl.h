@@ -6,7 +6,8 @@
  * Protocol: one request per connection. The client sends one line,
  *   [json|text] COMMAND [ARG...]\n
  * and the server answers "ok\n" or "error\n" followed by the body (JSON or
- * human-readable text as asked; an error body is one line of text) and
+ * human-readable text as asked; an error body is text: one line, or for a
+ * rejected reload a summary line and the errors, one per line) and
  * closes. Commands: status, nodes, ports GUID|LID, route SRC DST,
  * partitions, sweep [heavy], reload, log-level LEVEL. A request that cannot
  * be parsed gets an error, never a crash; a client that sends nothing or

@@ -23,6 +23,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "ctl.h"
 #include "log.h"
 #include "mad.h"
 #include "routing.h"
@@ -38,6 +39,7 @@ struct daemon {
 	struct mad_engine *mad;
 	struct sminfo *sm;
 	struct sweep *sweep;
+	struct ctl *ctl;
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
 	bool once;
 	bool ready_sent;
@@ -53,7 +55,7 @@ usage(FILE *fp)
 "  -o, --once                 one sweep until the subnet is up, then exit 0\n"
 "  -s, --sweep-interval SEC   light sweep period in seconds (default 10; 0 = off)\n"
 "  -d, --state-dir DIR        state (guid2lid, stats) (default " IBSMD_STATEDIR "/<port-guid>)\n"
-"  -r, --runtime-dir DIR      lock files (default " IBSMD_RUNDIR ")\n"
+"  -r, --runtime-dir DIR      lock and control socket (default " IBSMD_RUNDIR ")\n"
 "  -R, --routing-engine LIST  routing engines to try in order (default minhop)\n"
 "  -p, --priority N           SM priority 0-15 (default 0)\n"
 "  -l, --log-level LEVEL      error, warn, info or debug (default info)\n"
@@ -385,6 +387,18 @@ main(int argc, char *argv[])
 		    "find this SM");
 	d.sm = sminfo_new(d.mad, (uint8_t)priority, on_trap, &d);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, &so, on_up, &d);
+	{
+		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
+		    .sm = d.sm, .port_guid = guid, .priority = (uint8_t)priority,
+		    .arg = &d };
+		char sock[4200];
+
+		snprintf(sock, sizeof(sock), "%s/0x%016" PRIx64 ".sock",
+		    runtime_dir, guid);
+		if ((d.ctl = ctl_open(d.loop, sock, &cd)) == NULL)
+			log_warnx("no control socket: ibsmctl cannot reach "
+			    "this instance");
+	}
 	watch_signal(&d, &d.sig_term, SIGTERM);
 	watch_signal(&d, &d.sig_int, SIGINT);
 	watch_signal(&d, &d.sig_hup, SIGHUP);
@@ -401,6 +415,7 @@ main(int argc, char *argv[])
 		sweep_summary(d.sweep, line, sizeof(line));
 		printf("ibsmd: subnet up: %s\n", line);
 	}
+	ctl_close(d.ctl);
 	sweep_free(d.sweep);
 	sminfo_free(d.sm);
 	mad_engine_free(d.mad);

@@ -1,0 +1,692 @@
+/*
+ * The control socket (see ctl.h for the protocol). Everything is
+ * non-blocking on the daemon's loop: the listening socket and every client
+ * have an ev_io; a client has CTL_REQ_TIMEOUT seconds to send its line
+ * (at most CTL_REQ_MAX bytes), the whole answer is built at once (the
+ * sweep's views are only valid until the loop runs again; show.c renders
+ * them) and written as the client reads it, with CTL_WRITE_TIMEOUT seconds
+ * of inactivity allowed. Nothing a client sends can stop the daemon.
+ */
+#include "config.h"
+
+#include "ctl.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <ev.h>
+
+#include "json.h"
+#include "log.h"
+#include "mad.h"
+#include "show.h"
+#include "sminfo.h"
+#include "sweep.h"
+
+#define CTL_REQ_MAX        4096 /* bytes of one request line */
+#define CTL_MAX_ARGS       8    /* words of a request, mode included */
+#define CTL_MAX_CLIENTS    32   /* connections served at once */
+#define CTL_REQ_TIMEOUT    5.0  /* seconds to send the request */
+#define CTL_WRITE_TIMEOUT  10.0 /* seconds without progress in the answer */
+#define CTL_ACCEPT_BURST   16   /* accepts per wake-up */
+
+struct ctl_conn {
+	LIST_ENTRY(ctl_conn) entry;
+	struct ctl *c;
+	int fd;
+	ev_io io;
+	ev_timer timer;
+	bool writing;
+	size_t reqlen;
+	char req[CTL_REQ_MAX + 1];
+	char *out;              /* the answer */
+	size_t outlen, off;     /* its length, bytes already written */
+};
+
+struct ctl {
+	struct ev_loop *loop;
+	struct ctl_deps d;
+	char *path;
+	int fd;
+	ev_io io;
+	ev_timer pause;         /* accept paused after EMFILE and the like */
+	LIST_HEAD(, ctl_conn) conns;
+	unsigned nconns;
+};
+
+/* ------------------------------------------------------------ views */
+
+static int
+need_fabric(struct ctl *c, struct show *s, const struct fabric **f,
+    const struct lft_set **lft)
+{
+	*f = sweep_fabric(c->d.sweep);
+	*lft = sweep_lft(c->d.sweep);
+	if (*f == NULL || *lft == NULL)
+		return show_error(s, "no fabric yet: no heavy sweep has "
+		    "completed");
+	return 0;
+}
+
+struct counters {
+	struct show_counter *v;
+	size_t n, cap;
+};
+
+static void
+add_counter(void *arg, uint8_t method, uint16_t attr,
+    const struct mad_counter *m)
+{
+	struct counters *k = arg;
+	struct show_counter *sc;
+
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 32;
+		if ((k->v = realloc(k->v, k->cap * sizeof(*k->v))) == NULL)
+			fatal("ctl: counters");
+	}
+	sc = &k->v[k->n++];
+	snprintf(sc->method, sizeof(sc->method), "%s",
+	    mad_method_name(method));
+	snprintf(sc->attr, sizeof(sc->attr), "%s", mad_attr_name(attr));
+	sc->c = *m;
+}
+
+static int
+cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	struct sweep_status sw;
+	struct counters k = { 0 };
+	struct show_status st = {
+		.version = PACKAGE_VERSION,
+		.sm_state = sminfo_state_name(sminfo_state(c->d.sm)),
+		.port_guid = c->d.port_guid,
+		.priority = c->d.priority,
+		.log_level = log_level_name(log_get_level()),
+		.traps = sminfo_traps(c->d.sm),
+		.sweep = &sw,
+		.fabric = sweep_fabric(c->d.sweep),
+		.report = sweep_report(c->d.sweep),
+		.mad_sent = mad_total_sent(c->d.mad),
+		.mad_unmatched = mad_dropped_unmatched(c->d.mad),
+		.mad_malformed = mad_dropped_malformed(c->d.mad),
+		.mad_outstanding = mad_outstanding(c->d.mad),
+		.mad_queued = mad_queued(c->d.mad),
+	};
+
+	(void)argc;
+	(void)argv;
+	sweep_get_status(c->d.sweep, &sw);
+	mad_counters_foreach(c->d.mad, add_counter, &k);
+	st.counters = k.v;
+	st.ncounters = k.n;
+	show_status(s, &st);
+	free(k.v);
+	return 0;
+}
+
+static int
+cmd_nodes(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	const struct fabric *f;
+	const struct lft_set *lft;
+
+	(void)argc;
+	(void)argv;
+	if (need_fabric(c, s, &f, &lft) < 0)
+		return -1;
+	show_nodes(s, f);
+	return 0;
+}
+
+static int
+cmd_ports(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	const struct fabric *f;
+	const struct lft_set *lft;
+
+	(void)argc;
+	if (need_fabric(c, s, &f, &lft) < 0)
+		return -1;
+	return show_ports(s, f, argv[1]);
+}
+
+static int
+cmd_route(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	const struct fabric *f;
+	const struct lft_set *lft;
+
+	(void)argc;
+	if (need_fabric(c, s, &f, &lft) < 0)
+		return -1;
+	return show_route(s, f, lft, argv[1], argv[2]);
+}
+
+/* ------------------------------------------------------------ actions */
+
+static int
+cmd_partitions(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	char *text;
+	size_t n;
+
+	(void)argc;
+	(void)argv;
+	if (c->d.partitions == NULL)
+		return show_error(s, "partitions: not available in this "
+		    "build");
+	text = c->d.partitions(c->d.arg);
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_kv_string(&s->j, "policy", text);
+		json_object_end(&s->j);
+	} else if (text == NULL)
+		show_printf(s, "no partition policy\n");
+	else {
+		n = strlen(text);
+		show_printf(s, "%s%s", text, n && text[n - 1] == '\n' ? "" :
+		    "\n");
+	}
+	free(text);
+	return 0;
+}
+
+static int
+cmd_reload(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	char *errors = NULL;
+	size_t n;
+
+	(void)argc;
+	(void)argv;
+	if (c->d.reload == NULL)
+		return show_error(s, "reload: not available in this build");
+	log_info("ctl: reload requested");
+	if (c->d.reload(c->d.arg, &errors) < 0) {
+		/* the summary line, then the errors one per line */
+		show_error(s, "reload: rejected; the running configuration is "
+		    "unchanged");
+		n = errors ? strlen(errors) : 0;
+		while (n > 0 && errors[n - 1] == '\n')
+			n--;
+		if (n > 0)
+			show_error(s, "\n%.*s", (int)n, errors);
+		free(errors);
+		return -1;
+	}
+	free(errors);
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_kv_bool(&s->j, "reloaded", true);
+		json_object_end(&s->j);
+	} else
+		show_printf(s, "configuration reloaded\n");
+	return 0;
+}
+
+static int
+cmd_sweep(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	bool heavy = false;
+	char buf[80];
+
+	if (argc > 1) {
+		if (strcmp(argv[1], "heavy") == 0)
+			heavy = true;
+		else if (strcmp(argv[1], "light") != 0)
+			return show_error(s, "sweep: unknown kind '%s' (heavy "
+			    "or light)", show_clean(argv[1], buf,
+			    sizeof(buf)));
+	}
+	log_info("ctl: %s sweep requested", heavy ? "heavy" : "light");
+	sweep_request(c->d.sweep, heavy);
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_kv_string(&s->j, "requested", heavy ? "heavy" : "light");
+		json_object_end(&s->j);
+	} else
+		show_printf(s, "%s sweep requested\n",
+		    heavy ? "heavy" : "light");
+	return 0;
+}
+
+static int
+cmd_log_level(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	enum log_level lvl, old = log_get_level();
+	char buf[80];
+
+	(void)c;
+	(void)argc;
+	if (log_level_parse(argv[1], &lvl) < 0)
+		return show_error(s, "log-level: unknown level '%s' (error, "
+		    "warn, info or debug)", show_clean(argv[1], buf,
+		    sizeof(buf)));
+	log_set_level(lvl);
+	log_info("ctl: log level %s (was %s)", log_level_name(lvl),
+	    log_level_name(old));
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_kv_string(&s->j, "log_level", log_level_name(lvl));
+		json_kv_string(&s->j, "previous", log_level_name(old));
+		json_object_end(&s->j);
+	} else
+		show_printf(s, "log level %s (was %s)\n", log_level_name(lvl),
+		    log_level_name(old));
+	return 0;
+}
+
+static const struct command {
+	const char *name;
+	int min, max;           /* arguments after the command */
+	const char *usage;
+	int (*run)(struct ctl *, struct show *, int, char **);
+} commands[] = {
+	{ "status", 0, 0, "status", cmd_status },
+	{ "nodes", 0, 0, "nodes", cmd_nodes },
+	{ "ports", 1, 1, "ports GUID|LID|DESCRIPTION", cmd_ports },
+	{ "route", 2, 2, "route SRC DST", cmd_route },
+	{ "partitions", 0, 0, "partitions", cmd_partitions },
+	{ "sweep", 0, 1, "sweep [heavy|light]", cmd_sweep },
+	{ "reload", 0, 0, "reload", cmd_reload },
+	{ "log-level", 1, 1, "log-level LEVEL", cmd_log_level },
+};
+
+/* ------------------------------------------------------------ parsing */
+
+/* Split line in place into words: blanks separate, "..." quotes with \"
+ * and \\ inside. Returns the number of words or -1 with a reason. */
+static int
+split(char *line, char **argv, int max, const char **why)
+{
+	char *s = line, *o;
+	int argc = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\0')
+			return argc;
+		if (argc == max) {
+			*why = "too many words";
+			return -1;
+		}
+		argv[argc++] = o = s;
+		if (*s != '"') {
+			while (*s != '\0' && *s != ' ' && *s != '\t')
+				s++;
+			if (*s != '\0')
+				*s++ = '\0';
+			continue;
+		}
+		for (s++;; s++) {
+			if (*s == '\0') {
+				*why = "unterminated quote";
+				return -1;
+			}
+			if (*s == '"')
+				break;
+			if (*s == '\\' && s[1] != '\0')
+				s++;
+			*o++ = *s;
+		}
+		s++;
+		if (*s != '\0' && *s != ' ' && *s != '\t') {
+			*why = "quote not followed by a blank";
+			return -1;
+		}
+		*o = '\0';
+		if (*s != '\0')
+			s++;
+	}
+}
+
+/* Run one request line (NUL-terminated, no newline); the answer goes to
+ * s. Only printable ASCII and tabs are accepted (this also keeps the log
+ * clean). */
+static int
+execute(struct ctl *c, char *line, size_t len, struct show *s)
+{
+	char *argv[CTL_MAX_ARGS];
+	const char *why = NULL;
+	int argc;
+	size_t i;
+
+	if (len > 0 && line[len - 1] == '\r')
+		line[--len] = '\0';
+	for (i = 0; i < len; i++)
+		if (((unsigned char)line[i] < 0x20 && line[i] != '\t') ||
+		    (unsigned char)line[i] >= 0x7F)
+			return show_error(s, "the request is not a line "
+			    "of text");
+	log_debug("ctl: request '%s'", line);
+	if ((argc = split(line, argv, CTL_MAX_ARGS, &why)) < 0)
+		return show_error(s, "bad request: %s", why);
+	if (argc > 0 && (strcmp(argv[0], "json") == 0 ||
+	    strcmp(argv[0], "text") == 0)) {
+		s->json = argv[0][0] == 'j';
+		argc--;
+		memmove(argv, argv + 1, (size_t)argc * sizeof(*argv));
+	}
+	if (argc == 0)
+		return show_error(s, "empty request");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		const struct command *cmd = &commands[i];
+
+		if (strcmp(argv[0], cmd->name) != 0)
+			continue;
+		if (argc - 1 < cmd->min || argc - 1 > cmd->max)
+			return show_error(s, "usage: %s", cmd->usage);
+		return cmd->run(c, s, argc, argv);
+	}
+	return show_error(s, "unknown command '%s' (status, nodes, ports, "
+	    "route, partitions, sweep, reload, log-level)", argv[0]);
+}
+
+/* ------------------------------------------------------------ connections */
+
+static void
+conn_free(struct ctl_conn *cn)
+{
+	struct ctl *c = cn->c;
+
+	ev_io_stop(c->loop, &cn->io);
+	ev_timer_stop(c->loop, &cn->timer);
+	close(cn->fd);
+	LIST_REMOVE(cn, entry);
+	c->nconns--;
+	free(cn->out);
+	free(cn);
+}
+
+/* Write what the socket takes; free the connection when all is written or
+ * the client is gone. */
+static void
+conn_write(struct ctl_conn *cn)
+{
+	ssize_t n;
+
+	while (cn->off < cn->outlen) {
+		n = send(cn->fd, cn->out + cn->off, cn->outlen - cn->off,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			log_debug("ctl: client gone before its answer: %s",
+			    strerror(errno));
+			conn_free(cn);
+			return;
+		}
+		cn->off += (size_t)n;
+		ev_timer_again(cn->c->loop, &cn->timer);
+	}
+	conn_free(cn);
+}
+
+/* Answer head ("ok" or "error"), then body (n bytes), ending in a
+ * newline: stop reading, write it as the client takes it, and allow
+ * CTL_WRITE_TIMEOUT seconds without progress. */
+static void
+respond(struct ctl_conn *cn, const char *head, const char *body, size_t n)
+{
+	struct ev_loop *loop = cn->c->loop;
+	size_t h = strlen(head);
+	bool nl = n > 0 && body[n - 1] == '\n';
+
+	if ((cn->out = malloc(h + 1 + n + 1)) == NULL)
+		fatal("ctl: answer");
+	memcpy(cn->out, head, h);
+	cn->out[h] = '\n';
+	if (n > 0)
+		memcpy(cn->out + h + 1, body, n);
+	cn->outlen = h + 1 + n;
+	if (n > 0 && !nl)
+		cn->out[cn->outlen++] = '\n';
+
+	cn->writing = true;
+	ev_io_stop(loop, &cn->io);
+	ev_io_set(&cn->io, cn->fd, EV_WRITE);
+	ev_io_start(loop, &cn->io);
+	ev_timer_stop(loop, &cn->timer);
+	cn->timer.repeat = CTL_WRITE_TIMEOUT;
+	ev_timer_again(loop, &cn->timer);
+	conn_write(cn);
+}
+
+/* Run the request in cn->req (len bytes) and start writing the answer. */
+static void
+conn_answer(struct ctl_conn *cn, size_t len)
+{
+	struct show s;
+
+	show_init(&s, false);
+	cn->req[len] = '\0';
+	if (execute(cn->c, cn->req, len, &s) < 0) {
+		if (s.err.len == 0)
+			show_error(&s, "internal error");
+		log_debug("ctl: error answer: %s", s.err.p);
+		respond(cn, "error", s.err.p, s.err.len);
+	} else if (s.json)
+		respond(cn, "ok", s.j.buf, s.j.len);
+	else
+		respond(cn, "ok", s.text.p, s.text.len);
+	show_fini(&s);
+}
+
+static void
+conn_read(struct ctl_conn *cn)
+{
+	char *nl;
+	ssize_t n;
+
+	n = recv(cn->fd, cn->req + cn->reqlen, CTL_REQ_MAX - cn->reqlen,
+	    MSG_DONTWAIT);
+	if (n < 0) {
+		if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK)
+			return;
+		log_debug("ctl: read: %s", strerror(errno));
+		conn_free(cn);
+		return;
+	}
+	if (n == 0) {
+		/* End of the client's data: a request without its newline
+		 * is still answered; nothing at all is simply dropped. */
+		if (cn->reqlen == 0)
+			conn_free(cn);
+		else
+			conn_answer(cn, cn->reqlen);
+		return;
+	}
+	nl = memchr(cn->req + cn->reqlen, '\n', (size_t)n);
+	cn->reqlen += (size_t)n;
+	if (nl != NULL) {
+		conn_answer(cn, (size_t)(nl - cn->req));
+		return;
+	}
+	if (cn->reqlen == CTL_REQ_MAX) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "request longer than %d bytes",
+		    CTL_REQ_MAX);
+		log_debug("ctl: %s", why);
+		respond(cn, "error", why, strlen(why));
+	}
+}
+
+static void
+conn_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct ctl_conn *cn = w->data;
+
+	(void)loop;
+	(void)revents;
+	if (cn->writing)
+		conn_write(cn);
+	else
+		conn_read(cn);
+}
+
+static void
+conn_timeout(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct ctl_conn *cn = w->data;
+
+	(void)loop;
+	(void)revents;
+	log_debug("ctl: client timed out %s", cn->writing ?
+	    "reading its answer" : "sending its request");
+	conn_free(cn);
+}
+
+static void
+conn_new(struct ctl *c, int fd)
+{
+	struct ctl_conn *cn;
+
+	if ((cn = calloc(1, sizeof(*cn))) == NULL)
+		fatal("ctl: client");
+	cn->c = c;
+	cn->fd = fd;
+	ev_io_init(&cn->io, conn_io, fd, EV_READ);
+	cn->io.data = cn;
+	ev_timer_init(&cn->timer, conn_timeout, CTL_REQ_TIMEOUT, 0.);
+	cn->timer.data = cn;
+	LIST_INSERT_HEAD(&c->conns, cn, entry);
+	c->nconns++;
+	ev_io_start(c->loop, &cn->io);
+	ev_timer_start(c->loop, &cn->timer);
+}
+
+static void
+on_accept(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct ctl *c = w->data;
+	int fd;
+
+	(void)revents;
+	for (int i = 0; i < CTL_ACCEPT_BURST; i++) {
+		fd = accept4(c->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			/* Out of descriptors or memory: the socket stays
+			 * readable, so stop watching it for a while. */
+			log_warn("ctl: accept");
+			ev_io_stop(loop, &c->io);
+			ev_timer_start(loop, &c->pause);
+			return;
+		}
+		if (c->nconns >= CTL_MAX_CLIENTS) {
+			log_debug("ctl: %u clients already, one dropped",
+			    c->nconns);
+			close(fd);
+			continue;
+		}
+		conn_new(c, fd);
+	}
+}
+
+static void
+on_pause_end(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct ctl *c = w->data;
+
+	(void)revents;
+	ev_io_start(loop, &c->io);
+}
+
+/* ------------------------------------------------------------ life cycle */
+
+struct ctl *
+ctl_open(struct ev_loop *loop, const char *path, const struct ctl_deps *d)
+{
+	struct sockaddr_un sun;
+	struct stat st;
+	struct ctl *c;
+	mode_t old;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		log_warnx("ctl: socket path %s is longer than %zu bytes", path,
+		    sizeof(sun.sun_path) - 1);
+		return NULL;
+	}
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_warnx("ctl: %s exists and is not a socket", path);
+			return NULL;
+		}
+		/* Stale: the instance lock says no one else serves it. */
+		if (unlink(path) < 0) {
+			log_warn("ctl: cannot remove stale %s", path);
+			return NULL;
+		}
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		log_warn("ctl: socket");
+		return NULL;
+	}
+	/* Root-only from the first moment: no window with a wider mode. */
+	old = umask(0177);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		umask(old);
+		log_warn("ctl: bind %s", path);
+		close(fd);
+		return NULL;
+	}
+	umask(old);
+	if (chmod(path, 0600) < 0 || listen(fd, 64) < 0) {
+		log_warn("ctl: %s", path);
+		close(fd);
+		unlink(path);
+		return NULL;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (c->path = strdup(path)) == NULL)
+		fatal("ctl");
+	c->loop = loop;
+	c->d = *d;
+	c->fd = fd;
+	LIST_INIT(&c->conns);
+	ev_io_init(&c->io, on_accept, fd, EV_READ);
+	c->io.data = c;
+	ev_timer_init(&c->pause, on_pause_end, 1., 0.);
+	c->pause.data = c;
+	ev_io_start(loop, &c->io);
+	log_info("ctl: listening on %s", path);
+	return c;
+}
+
+void
+ctl_close(struct ctl *c)
+{
+	if (c == NULL)
+		return;
+	while (!LIST_EMPTY(&c->conns))
+		conn_free(LIST_FIRST(&c->conns));
+	ev_io_stop(c->loop, &c->io);
+	ev_timer_stop(c->loop, &c->pause);
+	close(c->fd);
+	if (unlink(c->path) < 0 && errno != ENOENT)
+		log_warn("ctl: cannot remove %s", c->path);
+	free(c->path);
+	free(c);
+}
+

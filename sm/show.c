@@ -1,0 +1,1100 @@
+#include "show.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "log.h"
+
+#define SHOW_ROUTE_MAX 64       /* hops before a path is called a loop */
+
+/* ------------------------------------------------------------ buffers */
+
+static void
+ob_reserve(struct show_buf *o, size_t n)
+{
+	size_t cap;
+
+	if (o->len + n + 1 <= o->cap)
+		return;
+	cap = o->cap ? o->cap : 512;
+	while (cap < o->len + n + 1)
+		cap *= 2;
+	if ((o->p = realloc(o->p, cap)) == NULL)
+		fatal("show: %zu bytes", cap);
+	o->cap = cap;
+}
+
+static void
+ob_put(struct show_buf *o, const char *s, size_t n)
+{
+	ob_reserve(o, n);
+	memcpy(o->p + o->len, s, n);
+	o->len += n;
+	o->p[o->len] = '\0';
+}
+
+static void
+ob_puts(struct show_buf *o, const char *s)
+{
+	ob_put(o, s, strlen(s));
+}
+
+static void __attribute__((format(printf, 2, 0)))
+ob_vprintf(struct show_buf *o, const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n < 0)
+		fatalx("show: bad format");
+	ob_reserve(o, (size_t)n);
+	vsnprintf(o->p + o->len, (size_t)n + 1, fmt, ap);
+	o->len += (size_t)n;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+ob_printf(struct show_buf *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ob_vprintf(o, fmt, ap);
+	va_end(ap);
+}
+
+static void
+ob_free(struct show_buf *o)
+{
+	free(o->p);
+	memset(o, 0, sizeof(*o));
+}
+
+const char *
+show_clean(const char *s, char *buf, size_t len)
+{
+	size_t i = 0, o = 0, n = strlen(s), k;
+
+	if (n == 0)
+		return "-";
+	while (i < n && o + 5 < len) {
+		k = json_utf8_len(s + i, n - i);
+		if (k == 0 || (k == 1 && ((unsigned char)s[i] < 0x20 ||
+		    s[i] == 0x7F))) {
+			buf[o++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(buf + o, s + i, k);
+		o += k;
+		i += k;
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+/* ------------------------------------------------------------ tables */
+
+/* Aligned text tables: columns two spaces apart, the last one not padded.
+ * align holds 'l' or 'r' per column; the first row is the header. */
+struct table {
+	const char *align;
+	size_t ncols;
+	char **cells;
+	size_t ncells, cap;
+};
+
+static void
+table_init(struct table *t, const char *align)
+{
+	memset(t, 0, sizeof(*t));
+	t->align = align;
+	t->ncols = strlen(align);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+table_cell(struct table *t, const char *fmt, ...)
+{
+	struct show_buf o = { 0 };
+	va_list ap;
+
+	va_start(ap, fmt);
+	ob_vprintf(&o, fmt, ap);
+	va_end(ap);
+	if (t->ncells == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		if ((t->cells = realloc(t->cells, t->cap * sizeof(*t->cells)))
+		    == NULL)
+			fatal("show: table");
+	}
+	t->cells[t->ncells++] = o.p;
+}
+
+/* Display width of a cell: UTF-8 sequences count one column. */
+static size_t
+width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+static void
+table_print(struct table *t, struct show_buf *o)
+{
+	size_t w[16] = { 0 }, i, c, pad;
+
+	if (t->ncols > sizeof(w) / sizeof(w[0]))
+		fatalx("show: table of %zu columns", t->ncols);
+	for (i = 0; i < t->ncells; i++) {
+		c = i % t->ncols;
+		if (width(t->cells[i]) > w[c])
+			w[c] = width(t->cells[i]);
+	}
+	for (i = 0; i < t->ncells; i++) {
+		c = i % t->ncols;
+		pad = w[c] - width(t->cells[i]);
+		if (t->align[c] == 'r')
+			for (; pad > 0; pad--)
+				ob_put(o, " ", 1);
+		ob_puts(o, t->cells[i]);
+		if (c == t->ncols - 1 || i == t->ncells - 1) {
+			ob_put(o, "\n", 1);
+			continue;
+		}
+		if (t->align[c] != 'r')
+			for (; pad > 0; pad--)
+				ob_put(o, " ", 1);
+		ob_put(o, "  ", 2);
+	}
+}
+
+static void
+table_free(struct table *t)
+{
+	for (size_t i = 0; i < t->ncells; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ------------------------------------------------------------ the answer */
+
+void
+show_init(struct show *s, bool json)
+{
+	memset(s, 0, sizeof(*s));
+	s->json = json;
+	json_init(&s->j);
+}
+
+void
+show_fini(struct show *s)
+{
+	json_fini(&s->j);
+	ob_free(&s->text);
+	ob_free(&s->err);
+}
+
+void
+show_printf(struct show *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ob_vprintf(&s->text, fmt, ap);
+	va_end(ap);
+}
+
+int
+show_error(struct show *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	ob_vprintf(&s->err, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ------------------------------------------------------------ the fabric */
+
+static const char *
+port_state_name(uint8_t s)
+{
+	static const char *const n[] = { "unknown", "Down", "Init", "Armed",
+	    "Active" };
+	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "unknown";
+}
+
+static const char *
+phys_state_name(uint8_t s)
+{
+	static const char *const n[] = { "unknown", "Sleep", "Polling",
+	    "Disabled", "PortConfigurationTraining", "LinkUp",
+	    "LinkErrorRecovery", "PhyTest" };
+	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "unknown";
+}
+
+static unsigned
+info_field(const struct fabric_port *p, enum MAD_FIELDS fld)
+{
+	return p->info_valid ? mad_get_field((void *)p->info, 0, fld) : 0;
+}
+
+static unsigned
+port_lmc(const struct fabric_port *p)
+{
+	return info_field(p, IB_PORT_LMC_F) & 7;
+}
+
+/* Link width and speed of a port whose link is up, else NULL. */
+static const char *
+port_width(const struct fabric_port *p)
+{
+	if (p->num == 0 || p->state < PORT_INIT || !p->info_valid)
+		return NULL;
+	switch (info_field(p, IB_PORT_LINK_WIDTH_ACTIVE_F)) {
+	case 1: return "1X";
+	case 2: return "4X";
+	case 4: return "8X";
+	case 8: return "12X";
+	case 16: return "2X";
+	}
+	return "?";
+}
+
+static const char *
+port_speed(const struct fabric_port *p)
+{
+	if (p->num == 0 || p->state < PORT_INIT || !p->info_valid)
+		return NULL;
+	switch (info_field(p, IB_PORT_LINK_SPEED_EXT_ACTIVE_F)) {
+	case 1: return "FDR";
+	case 2: return "EDR";
+	case 4: return "HDR";
+	case 8: return "NDR";
+	}
+	switch (info_field(p, IB_PORT_LINK_SPEED_ACTIVE_F)) {
+	case 1: return "SDR";
+	case 2: return "DDR";
+	case 4: return "QDR";
+	}
+	return "?";
+}
+
+static bool
+lid_in(const struct fabric_port *p, uint16_t lid)
+{
+	return p->lid != 0 && lid >= p->lid &&
+	    (unsigned)(lid - p->lid) < (1u << port_lmc(p));
+}
+
+/* The end port that answers to lid, FABRIC_NONE if none. */
+static uint32_t
+port_by_lid(const struct fabric *f, uint16_t lid)
+{
+	for (uint32_t p = 0; p < f->nports; p++)
+		if (fabric_port_is_endport(f, p) && lid_in(&f->ports[p], lid))
+			return p;
+	return FABRIC_NONE;
+}
+
+/* The end port of a node that stands for it in a route: a switch's port
+ * 0, a CA's first present port with a LID. */
+static uint32_t
+node_endport(const struct fabric *f, uint32_t n)
+{
+	const struct fabric_node *node = &f->nodes[n];
+
+	if (node->type == NODE_SWITCH)
+		return node->port0;
+	for (unsigned i = 1; i <= node->nports; i++) {
+		uint32_t p = node->port0 + i;
+
+		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0)
+			return p;
+	}
+	return FABRIC_NONE;
+}
+
+/* What a command argument names: a node, or one port of it. */
+struct target {
+	uint32_t node;
+	uint32_t port;          /* a port index, or FABRIC_NONE: the node */
+	uint16_t lid;           /* the LID asked for, 0 if not a LID */
+};
+
+/* A number: 1 for a LID (decimal up to 65535, or hex of at most four
+ * digits), 2 for a GUID (any other number), 0 for not a number. */
+static int
+number(const char *name, uint64_t *v)
+{
+	char *end;
+
+	if (name[0] < '0' || name[0] > '9')
+		return 0;
+	errno = 0;
+	*v = strtoull(name, &end, 0);
+	if (errno != 0 || *end != '\0')
+		return 0;
+	if (name[0] == '0' && (name[1] == 'x' || name[1] == 'X'))
+		return strlen(name + 2) <= 4 ? 1 : 2;
+	return *v <= 0xFFFF ? 1 : 2;
+}
+
+/* t for the node or port with LID v, GUID v, or the description name. */
+static int
+resolve(const struct fabric *f, const char *name, struct target *t,
+    struct show *s)
+{
+	char buf[80];
+	uint64_t v;
+	uint32_t p, n, matches = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->port = FABRIC_NONE;
+	switch (number(name, &v)) {
+	case 1:
+		if (v == 0 || v > FABRIC_MAX_LID)
+			return show_error(s, "%s is not a unicast LID", name);
+		if ((p = port_by_lid(f, (uint16_t)v)) == FABRIC_NONE)
+			return show_error(s, "no port has LID %" PRIu64, v);
+		t->lid = (uint16_t)v;
+		t->node = f->ports[p].node;
+		if (f->nodes[t->node].type != NODE_SWITCH)
+			t->port = p;
+		return 0;
+	case 2:
+		if ((t->node = fabric_node_by_guid(f, v)) != FABRIC_NONE)
+			return 0;
+		for (p = 0; p < f->nports; p++)
+			if (f->ports[p].guid == v) {
+				t->node = f->ports[p].node;
+				if (f->nodes[t->node].type != NODE_SWITCH)
+					t->port = p;
+				return 0;
+			}
+		return show_error(s, "no node or port has GUID 0x%016" PRIx64,
+		    v);
+	}
+	for (n = 0; n < f->nnodes && name[0] != '\0'; n++)
+		if (f->nodes[n].desc_valid &&
+		    strcmp(f->nodes[n].desc, name) == 0) {
+			t->node = n;
+			matches++;
+		}
+	if (matches == 1)
+		return 0;
+	if (matches > 1)
+		return show_error(s, "%u nodes are named '%s': use a GUID or "
+		    "a LID", matches, show_clean(name, buf, sizeof(buf)));
+	return show_error(s, "no LID, GUID or node description matches '%s'",
+	    show_clean(name, buf, sizeof(buf)));
+}
+
+struct fabric_counts {
+	unsigned switches, cas, routers, endports, links;
+};
+
+static void
+count(const struct fabric *f, struct fabric_counts *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		switch (f->nodes[n].type) {
+		case NODE_SWITCH: k->switches++; break;
+		case NODE_CA: k->cas++; break;
+		case NODE_ROUTER: k->routers++; break;
+		}
+	for (uint32_t p = 0; p < f->nports; p++) {
+		if (fabric_port_is_endport(f, p))
+			k->endports++;
+		if (f->ports[p].peer != FABRIC_NONE && f->ports[p].peer > p)
+			k->links++;
+	}
+}
+
+/* ------------------------------------------------------------ status */
+
+static const char *
+deadlock_name(int v)
+{
+	return v > 0 ? "yes" : v == 0 ? "no" : "not checked";
+}
+
+static void
+status_json(struct show *s, const struct show_status *st)
+{
+	struct json *j = &s->j;
+	const struct sweep_status *sw = st->sweep;
+	const struct program_result *pr = &sw->last_program;
+	const struct route_report *rep = st->report;
+	struct fabric_counts k;
+	size_t i;
+
+	json_object_begin(j);
+	json_kv_string(j, "version", st->version);
+	json_kv_string(j, "sm_state", st->sm_state);
+	json_kv_guid(j, "port_guid", st->port_guid);
+	json_kv_uint(j, "priority", st->priority);
+	json_kv_string(j, "log_level", st->log_level);
+	json_kv_uint(j, "traps", st->traps);
+
+	json_key(j, "sweep");
+	json_object_begin(j);
+	json_kv_string(j, "state", sw->state);
+	json_kv_bool(j, "subnet_up", sw->subnet_up);
+	json_kv_double(j, "up_seconds", sw->up_seconds);
+	json_kv_uint(j, "sweeps", sw->sweeps);
+	json_kv_uint(j, "heavy_sweeps", sw->heavy_sweeps);
+	json_kv_uint(j, "light_sweeps", sw->light_sweeps);
+	json_kv_string(j, "last_kind", sw->last_kind);
+	json_kv_double(j, "last_seconds", sw->last_seconds);
+	json_kv_bool(j, "last_ok", sw->last_ok);
+	json_kv_string(j, "last_why", sw->last_ok ? NULL : sw->last_why);
+	json_kv_uint(j, "failures_in_row", sw->failures_in_row);
+	json_key(j, "last_program");
+	json_object_begin(j);
+	json_kv_bool(j, "ok", pr->ok);
+	json_kv_string(j, "why", pr->ok ? NULL : pr->why);
+	json_kv_uint(j, "portinfo_sets", pr->portinfo_sets);
+	json_kv_uint(j, "switchinfo_sets", pr->switchinfo_sets);
+	json_kv_uint(j, "lft_reads", pr->lft_reads);
+	json_kv_uint(j, "lft_writes", pr->lft_writes);
+	json_kv_uint(j, "pkey_reads", pr->pkey_reads);
+	json_kv_uint(j, "pkey_writes", pr->pkey_writes);
+	json_kv_uint(j, "armed", pr->armed);
+	json_kv_uint(j, "activated", pr->activated);
+	json_kv_uint(j, "failures", pr->failures);
+	json_object_end(j);
+	json_object_end(j);
+
+	json_key(j, "fabric");
+	if (st->fabric == NULL)
+		json_null(j);
+	else {
+		count(st->fabric, &k);
+		json_object_begin(j);
+		json_kv_uint(j, "nodes", st->fabric->nnodes);
+		json_kv_uint(j, "switches", k.switches);
+		json_kv_uint(j, "cas", k.cas);
+		json_kv_uint(j, "routers", k.routers);
+		json_kv_uint(j, "lids", k.endports);
+		json_kv_uint(j, "links", k.links);
+		json_object_end(j);
+	}
+
+	json_key(j, "mad");
+	json_object_begin(j);
+	json_kv_uint(j, "sent", st->mad_sent);
+	json_kv_uint(j, "outstanding", st->mad_outstanding);
+	json_kv_uint(j, "queued", st->mad_queued);
+	json_kv_uint(j, "dropped_unmatched", st->mad_unmatched);
+	json_kv_uint(j, "dropped_malformed", st->mad_malformed);
+	json_key(j, "counters");
+	json_array_begin(j);
+	for (i = 0; i < st->ncounters; i++) {
+		const struct show_counter *m = &st->counters[i];
+
+		json_object_begin(j);
+		json_kv_string(j, "method", m->method);
+		json_kv_string(j, "attribute", m->attr);
+		json_kv_uint(j, "sent", m->c.sent);
+		json_kv_uint(j, "recv", m->c.recv);
+		json_kv_uint(j, "timeout", m->c.timeout);
+		json_kv_uint(j, "error", m->c.error);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+
+	json_key(j, "routing");
+	if (rep == NULL)
+		json_null(j);
+	else {
+		json_object_begin(j);
+		json_kv_string(j, "engine", rep->engine);
+		json_kv_double(j, "seconds", rep->seconds);
+		json_kv_uint(j, "lids", rep->lids);
+		json_kv_uint(j, "unreachable", rep->unreachable);
+		json_key(j, "hops");
+		json_array_begin(j);
+		for (i = 0; i <= ROUTE_HOPS_MAX; i++)
+			json_uint(j, rep->hops[i]);
+		json_array_end(j);
+		json_kv_uint(j, "max_port_load", rep->max_port_load);
+		json_kv_double(j, "mean_port_load", rep->mean_port_load);
+		json_key(j, "deadlock_free");
+		if (rep->deadlock_free < 0)
+			json_null(j);
+		else
+			json_bool(j, rep->deadlock_free > 0);
+		json_kv_uint(j, "blocks_changed", rep->blocks_changed);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+/* The routing report's lines of the status table. */
+static void
+status_routing(struct table *t, const struct route_report *rep)
+{
+	struct show_buf h = { 0 };
+	unsigned i, last;
+
+	table_cell(t, "Routing");
+	if (rep == NULL) {
+		table_cell(t, "not routed yet");
+		return;
+	}
+	table_cell(t, "%s in %.6f s: %u LIDs, %" PRIu64 " unreachable, port "
+	    "load max %u mean %.2f, deadlock-free %s, %" PRIu64 " LFT blocks "
+	    "changed", rep->engine, rep->seconds, rep->lids, rep->unreachable,
+	    rep->max_port_load, rep->mean_port_load,
+	    deadlock_name(rep->deadlock_free), rep->blocks_changed);
+	for (last = ROUTE_HOPS_MAX; last > 0 && rep->hops[last] == 0; last--)
+		;
+	for (i = 0; i <= last; i++)
+		ob_printf(&h, "%s%u%s:%" PRIu64, i ? " " : "", i,
+		    i == ROUTE_HOPS_MAX ? "+" : "", rep->hops[i]);
+	table_cell(t, "Paths by hops");
+	table_cell(t, "%s", h.p);
+	ob_free(&h);
+}
+
+static void
+status_text(struct show *s, const struct show_status *st)
+{
+	const struct sweep_status *sw = st->sweep;
+	const struct program_result *pr = &sw->last_program;
+	struct fabric_counts k;
+	struct table t;
+	char why[200];
+	size_t i;
+
+	table_init(&t, "ll");
+	table_cell(&t, "SM state");
+	table_cell(&t, "%s (priority %u, port 0x%016" PRIx64 ")",
+	    st->sm_state, st->priority, st->port_guid);
+	table_cell(&t, "Subnet");
+	if (sw->subnet_up)
+		table_cell(&t, "up (%.3f s after start)", sw->up_seconds);
+	else
+		table_cell(&t, "not up");
+	table_cell(&t, "Fabric");
+	if (st->fabric == NULL)
+		table_cell(&t, "not discovered yet");
+	else {
+		count(st->fabric, &k);
+		table_cell(&t, "%u nodes: %u switches, %u CAs, %u routers; "
+		    "%u LIDs, %u links", st->fabric->nnodes, k.switches, k.cas,
+		    k.routers, k.endports, k.links);
+	}
+	table_cell(&t, "Sweep state");
+	table_cell(&t, "%s", sw->state);
+	table_cell(&t, "Sweeps");
+	table_cell(&t, "%" PRIu64 " (%" PRIu64 " heavy, %" PRIu64 " light)",
+	    sw->sweeps, sw->heavy_sweeps, sw->light_sweeps);
+	table_cell(&t, "Last sweep");
+	if (strcmp(sw->last_kind, "none") == 0)
+		table_cell(&t, "none yet");
+	else
+		table_cell(&t, "%s, %.3f s, %s%s%s", sw->last_kind,
+		    sw->last_seconds, sw->last_ok ? "ok" : "failed",
+		    sw->last_ok ? "" : ": ", sw->last_ok ? "" :
+		    show_clean(sw->last_why, why, sizeof(why)));
+	table_cell(&t, "Failures in a row");
+	table_cell(&t, "%" PRIu64, sw->failures_in_row);
+	table_cell(&t, "Last programming");
+	table_cell(&t, "%s: %u PortInfo, %u SwitchInfo Sets; LFT blocks %u "
+	    "read, %u written; P_Key blocks %u read, %u written; %u armed, "
+	    "%u activated, %u failures", pr->ok ? "ok" : "failed",
+	    pr->portinfo_sets, pr->switchinfo_sets, pr->lft_reads,
+	    pr->lft_writes, pr->pkey_reads, pr->pkey_writes, pr->armed,
+	    pr->activated, pr->failures);
+	status_routing(&t, st->report);
+	table_cell(&t, "Traps");
+	table_cell(&t, "%" PRIu64, st->traps);
+	table_cell(&t, "MADs");
+	table_cell(&t, "%" PRIu64 " sent, %u outstanding, %u queued; "
+	    "dropped: %" PRIu64 " unmatched, %" PRIu64 " malformed",
+	    st->mad_sent, st->mad_outstanding, st->mad_queued,
+	    st->mad_unmatched, st->mad_malformed);
+	table_cell(&t, "Log level");
+	table_cell(&t, "%s", st->log_level);
+	table_print(&t, &s->text);
+	table_free(&t);
+
+	table_init(&t, "llrrrr");
+	table_cell(&t, "METHOD");
+	table_cell(&t, "ATTRIBUTE");
+	table_cell(&t, "SENT");
+	table_cell(&t, "RECV");
+	table_cell(&t, "TIMEOUT");
+	table_cell(&t, "ERROR");
+	for (i = 0; i < st->ncounters; i++) {
+		const struct show_counter *m = &st->counters[i];
+
+		table_cell(&t, "%s", m->method);
+		table_cell(&t, "%s", m->attr);
+		table_cell(&t, "%" PRIu64, m->c.sent);
+		table_cell(&t, "%" PRIu64, m->c.recv);
+		table_cell(&t, "%" PRIu64, m->c.timeout);
+		table_cell(&t, "%" PRIu64, m->c.error);
+	}
+	ob_puts(&s->text, "\n");
+	table_print(&t, &s->text);
+	table_free(&t);
+}
+
+void
+show_status(struct show *s, const struct show_status *st)
+{
+	if (s->json)
+		status_json(s, st);
+	else
+		status_text(s, st);
+}
+
+/* ------------------------------------------------------------ nodes */
+
+static unsigned
+linked_ports(const struct fabric *f, const struct fabric_node *node)
+{
+	unsigned linked = 0;
+
+	for (unsigned i = 1; i <= node->nports; i++)
+		if (f->ports[node->port0 + i].peer != FABRIC_NONE)
+			linked++;
+	return linked;
+}
+
+static void
+node_json(const struct fabric *f, struct json *j, uint32_t n)
+{
+	const struct fabric_node *node = &f->nodes[n];
+
+	json_object_begin(j);
+	json_kv_guid(j, "guid", node->guid);
+	json_kv_string(j, "type", fabric_node_type_name(node->type));
+	json_kv_string(j, "desc", node->desc_valid ? node->desc : NULL);
+	json_kv_uint(j, "nports", node->nports);
+	json_kv_uint(j, "linked", linked_ports(f, node));
+	json_key(j, "endports");
+	json_array_begin(j);
+	for (unsigned i = 0; i <= node->nports; i++) {
+		uint32_t p = node->port0 + i;
+
+		if (!fabric_port_is_endport(f, p))
+			continue;
+		json_object_begin(j);
+		json_kv_uint(j, "port", i);
+		json_kv_guid(j, "guid", f->ports[p].guid);
+		json_kv_uint(j, "lid", f->ports[p].lid);
+		json_kv_uint(j, "lmc", port_lmc(&f->ports[p]));
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void
+node_row(const struct fabric *f, struct table *t, uint32_t n)
+{
+	const struct fabric_node *node = &f->nodes[n];
+	struct show_buf lids = { 0 };
+	char desc[260];
+
+	for (unsigned i = 0; i <= node->nports; i++) {
+		uint32_t p = node->port0 + i;
+
+		if (fabric_port_is_endport(f, p) && f->ports[p].lid)
+			ob_printf(&lids, "%s%u", lids.len ? "," : "",
+			    f->ports[p].lid);
+	}
+	table_cell(t, "%s", fabric_node_type_name(node->type));
+	table_cell(t, "0x%016" PRIx64, node->guid);
+	table_cell(t, "%s", lids.len ? lids.p : "-");
+	table_cell(t, "%u", node->nports);
+	table_cell(t, "%u", linked_ports(f, node));
+	table_cell(t, "%s", node->desc_valid ?
+	    show_clean(node->desc, desc, sizeof(desc)) : "-");
+	ob_free(&lids);
+}
+
+void
+show_nodes(struct show *s, const struct fabric *f)
+{
+	struct table t;
+	uint32_t n;
+
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_key(&s->j, "nodes");
+		json_array_begin(&s->j);
+		for (n = 0; n < f->nnodes; n++)
+			node_json(f, &s->j, n);
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+		return;
+	}
+	table_init(&t, "llrrrl");
+	table_cell(&t, "TYPE");
+	table_cell(&t, "GUID");
+	table_cell(&t, "LID");
+	table_cell(&t, "PORTS");
+	table_cell(&t, "LINKED");
+	table_cell(&t, "DESCRIPTION");
+	for (n = 0; n < f->nnodes; n++)
+		node_row(f, &t, n);
+	table_print(&t, &s->text);
+	table_free(&t);
+}
+
+/* ------------------------------------------------------------ ports */
+
+static void
+port_json(const struct fabric *f, struct json *j, uint32_t p)
+{
+	const struct fabric_port *port = &f->ports[p];
+	const char *s;
+
+	json_object_begin(j);
+	json_kv_uint(j, "port", port->num);
+	json_kv_guid(j, "guid", port->guid);
+	/* 0: never read (a CA port without a link, say) */
+	json_kv_string(j, "state", port->state ?
+	    port_state_name(port->state) : NULL);
+	json_kv_string(j, "phys", port->phys ?
+	    phys_state_name(port->phys) : NULL);
+	json_key(j, "lid");
+	if (fabric_port_is_endport(f, p)) {
+		json_uint(j, port->lid);
+		json_kv_uint(j, "lmc", port_lmc(port));
+	} else
+		json_null(j);
+	json_key(j, "width");
+	json_string(j, (s = port_width(port)) ? s : NULL);
+	json_key(j, "speed");
+	json_string(j, (s = port_speed(port)) ? s : NULL);
+	json_key(j, "peer");
+	if (port->peer == FABRIC_NONE)
+		json_null(j);
+	else {
+		const struct fabric_port *q = &f->ports[port->peer];
+		const struct fabric_node *qn = &f->nodes[q->node];
+
+		json_object_begin(j);
+		json_kv_guid(j, "node_guid", qn->guid);
+		json_kv_string(j, "type", fabric_node_type_name(qn->type));
+		json_kv_string(j, "desc", qn->desc_valid ? qn->desc : NULL);
+		json_kv_uint(j, "port", q->num);
+		json_kv_guid(j, "port_guid", q->guid);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+static void
+port_row(const struct fabric *f, struct table *t, uint32_t p)
+{
+	const struct fabric_port *port = &f->ports[p];
+	const char *s;
+	char desc[260];
+
+	table_cell(t, "%u", port->num);
+	if (port->guid)
+		table_cell(t, "0x%016" PRIx64, port->guid);
+	else
+		table_cell(t, "-");
+	table_cell(t, "%s", port->state ? port_state_name(port->state) : "-");
+	table_cell(t, "%s", port->phys ? phys_state_name(port->phys) : "-");
+	if (fabric_port_is_endport(f, p) && port->lid) {
+		if (port_lmc(port))
+			table_cell(t, "%u-%u", port->lid,
+			    port->lid + (1u << port_lmc(port)) - 1);
+		else
+			table_cell(t, "%u", port->lid);
+	} else
+		table_cell(t, "-");
+	table_cell(t, "%s", (s = port_width(port)) ? s : "-");
+	table_cell(t, "%s", (s = port_speed(port)) ? s : "-");
+	if (port->peer == FABRIC_NONE) {
+		table_cell(t, "-");
+		table_cell(t, "-");
+	} else {
+		const struct fabric_port *q = &f->ports[port->peer];
+		const struct fabric_node *qn = &f->nodes[q->node];
+
+		table_cell(t, "0x%016" PRIx64 "[%u]", qn->guid, q->num);
+		table_cell(t, "%s", qn->desc_valid ?
+		    show_clean(qn->desc, desc, sizeof(desc)) : "-");
+	}
+}
+
+int
+show_ports(struct show *s, const struct fabric *f, const char *what)
+{
+	const struct fabric_node *node;
+	struct target tg;
+	struct table t;
+	uint32_t first, last, p;
+	char desc[260];
+
+	if (resolve(f, what, &tg, s) < 0)
+		return -1;
+	node = &f->nodes[tg.node];
+	if (tg.port != FABRIC_NONE)
+		first = last = tg.port;
+	else {
+		first = node->port0 + (node->type == NODE_SWITCH ? 0 : 1);
+		last = node->port0 + node->nports;
+	}
+	if (s->json) {
+		struct json *j = &s->j;
+
+		json_object_begin(j);
+		json_key(j, "node");
+		json_object_begin(j);
+		json_kv_guid(j, "guid", node->guid);
+		json_kv_string(j, "type", fabric_node_type_name(node->type));
+		json_kv_string(j, "desc",
+		    node->desc_valid ? node->desc : NULL);
+		json_kv_uint(j, "nports", node->nports);
+		json_object_end(j);
+		json_key(j, "ports");
+		json_array_begin(j);
+		for (p = first; p <= last; p++)
+			port_json(f, j, p);
+		json_array_end(j);
+		json_object_end(j);
+		return 0;
+	}
+	ob_printf(&s->text, "%s 0x%016" PRIx64 " \"%s\", %u ports\n",
+	    fabric_node_type_name(node->type), node->guid, node->desc_valid ?
+	    show_clean(node->desc, desc, sizeof(desc)) : "", node->nports);
+	table_init(&t, "rllllllll");
+	table_cell(&t, "PORT");
+	table_cell(&t, "GUID");
+	table_cell(&t, "STATE");
+	table_cell(&t, "PHYS");
+	table_cell(&t, "LID");
+	table_cell(&t, "WIDTH");
+	table_cell(&t, "SPEED");
+	table_cell(&t, "PEER");
+	table_cell(&t, "PEER DESCRIPTION");
+	for (p = first; p <= last; p++)
+		port_row(f, &t, p);
+	table_print(&t, &s->text);
+	table_free(&t);
+	return 0;
+}
+
+/* ------------------------------------------------------------ route */
+
+struct hop {
+	uint32_t node;
+	uint8_t in, out;        /* ports; 0 at the start / the end */
+	uint16_t lid;           /* the node's LID on this path */
+};
+
+/* "0x<guid> "<description>"" of node n, for messages. */
+static const char *
+node_name(const struct fabric *f, uint32_t n, char *buf, size_t len)
+{
+	const struct fabric_node *node = &f->nodes[n];
+	char desc[260];
+
+	snprintf(buf, len, "0x%016" PRIx64 " \"%s\"", node->guid,
+	    node->desc_valid ? show_clean(node->desc, desc, sizeof(desc)) :
+	    "");
+	return buf;
+}
+
+/* Follow the forwarding tables from src (an end port) to dlid. hops[0] is
+ * the start, the last entry the destination; returns the number of
+ * entries, or -1 with the reason in s. */
+static int
+walk(const struct fabric *f, const struct lft_set *lft, uint32_t src,
+    uint16_t dlid, struct hop *hops, int max, struct show *s)
+{
+	uint32_t at = src, q, sw;       /* at: the port we are at */
+	uint8_t e;
+	int k = 0;
+	char name[300];
+
+	hops[0] = (struct hop){ .node = f->ports[src].node };
+	for (;;) {
+		const struct fabric_port *port = &f->ports[at];
+		const struct fabric_node *node = &f->nodes[port->node];
+
+		if (node->type != NODE_SWITCH) {
+			hops[k].lid = port->lid;
+			if (lid_in(port, dlid))
+				return k + 1;
+			if (k > 0)
+				return show_error(s, "route: LID %u arrives "
+				    "at %s port %u, which is LID %u", dlid,
+				    node_name(f, port->node, name,
+				    sizeof(name)), port->num, port->lid);
+			e = port->num;          /* leave the CA where we are */
+		} else {
+			hops[k].lid = f->ports[node->port0].lid;
+			sw = lft->node_sw[port->node];
+			e = sw == FABRIC_NONE || dlid > lft->max_lid ?
+			    LFT_NO_ROUTE : lft_row(lft, sw)[dlid];
+			node_name(f, port->node, name, sizeof(name));
+			if (e == 0 && lid_in(&f->ports[node->port0], dlid))
+				return k + 1;
+			if (e == 0)
+				return show_error(s, "route: switch %s takes "
+				    "LID %u for itself", name, dlid);
+			if (e == LFT_NO_ROUTE)
+				return show_error(s, "route: switch %s has no "
+				    "route to LID %u", name, dlid);
+			if (e > node->nports)
+				return show_error(s, "route: switch %s sends "
+				    "LID %u to port %u of %u", name, dlid, e,
+				    node->nports);
+		}
+		q = f->ports[node->port0 + e].peer;
+		if (q == FABRIC_NONE)
+			return show_error(s, "route: port %u of %s has no "
+			    "link", e, node_name(f, port->node, name,
+			    sizeof(name)));
+		if (k + 1 >= max)
+			return show_error(s, "route: LID %u not reached after "
+			    "%d hops (a loop?)", dlid, max - 1);
+		hops[k].out = e;
+		at = q;
+		hops[++k] = (struct hop){ .node = f->ports[q].node,
+		    .in = f->ports[q].num };
+	}
+}
+
+/* The end port a target starts a route from or leads to. */
+static uint32_t
+target_endport(const struct fabric *f, const struct target *t)
+{
+	if (t->lid != 0)
+		return port_by_lid(f, t->lid);
+	if (t->port != FABRIC_NONE)
+		return fabric_port_is_endport(f, t->port) ? t->port :
+		    FABRIC_NONE;
+	return node_endport(f, t->node);
+}
+
+static void
+route_json(struct json *j, const struct fabric *f, const struct hop *hops,
+    int n, uint16_t slid, uint16_t dlid)
+{
+	json_object_begin(j);
+	json_kv_uint(j, "src_lid", slid);
+	json_kv_uint(j, "dst_lid", dlid);
+	json_kv_uint(j, "hops", (uint64_t)n - 1);
+	json_key(j, "path");
+	json_array_begin(j);
+	for (int i = 0; i < n; i++) {
+		const struct fabric_node *node = &f->nodes[hops[i].node];
+
+		json_object_begin(j);
+		json_kv_guid(j, "guid", node->guid);
+		json_kv_string(j, "type", fabric_node_type_name(node->type));
+		json_kv_string(j, "desc",
+		    node->desc_valid ? node->desc : NULL);
+		json_kv_uint(j, "lid", hops[i].lid);
+		json_key(j, "in_port");
+		if (i == 0)
+			json_null(j);
+		else
+			json_uint(j, hops[i].in);
+		json_key(j, "out_port");
+		if (i == n - 1)
+			json_null(j);
+		else
+			json_uint(j, hops[i].out);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void
+route_text(struct show_buf *o, const struct fabric *f, const struct hop *hops,
+    int n, uint16_t slid, uint16_t dlid)
+{
+	struct table t;
+	char desc[260];
+
+	ob_printf(o, "LID %u to LID %u: %d hop%s\n", slid, dlid, n - 1,
+	    n == 2 ? "" : "s");
+	table_init(&t, "rllrrrl");
+	table_cell(&t, "HOP");
+	table_cell(&t, "TYPE");
+	table_cell(&t, "GUID");
+	table_cell(&t, "LID");
+	table_cell(&t, "IN");
+	table_cell(&t, "OUT");
+	table_cell(&t, "DESCRIPTION");
+	for (int i = 0; i < n; i++) {
+		const struct fabric_node *node = &f->nodes[hops[i].node];
+
+		table_cell(&t, "%d", i);
+		table_cell(&t, "%s", fabric_node_type_name(node->type));
+		table_cell(&t, "0x%016" PRIx64, node->guid);
+		table_cell(&t, "%u", hops[i].lid);
+		if (i == 0)
+			table_cell(&t, "-");
+		else
+			table_cell(&t, "%u", hops[i].in);
+		if (i == n - 1)
+			table_cell(&t, "-");
+		else
+			table_cell(&t, "%u", hops[i].out);
+		table_cell(&t, "%s", node->desc_valid ?
+		    show_clean(node->desc, desc, sizeof(desc)) : "-");
+	}
+	table_print(&t, o);
+	table_free(&t);
+}
+
+int
+show_route(struct show *s, const struct fabric *f, const struct lft_set *lft,
+    const char *from, const char *to)
+{
+	struct target ts, td;
+	struct hop hops[SHOW_ROUTE_MAX];
+	uint32_t src, dst;
+	uint16_t dlid;
+	char buf[80];
+	int n;
+
+	if (resolve(f, from, &ts, s) < 0 || resolve(f, to, &td, s) < 0)
+		return -1;
+	if ((src = target_endport(f, &ts)) == FABRIC_NONE)
+		return show_error(s, "route: %s has no port with a LID to "
+		    "start from", show_clean(from, buf, sizeof(buf)));
+	if ((dst = target_endport(f, &td)) == FABRIC_NONE)
+		return show_error(s, "route: %s has no port with a LID",
+		    show_clean(to, buf, sizeof(buf)));
+	dlid = td.lid ? td.lid : f->ports[dst].lid;
+	if ((n = walk(f, lft, src, dlid, hops, SHOW_ROUTE_MAX, s)) < 0)
+		return -1;
+	if (s->json)
+		route_json(&s->j, f, hops, n, f->ports[src].lid, dlid);
+	else
+		route_text(&s->text, f, hops, n, f->ports[src].lid, dlid);
+	return 0;
+}
