@@ -14,12 +14,16 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
       discovered cabling reaches that LID's port without loops, unset (0xFF)
       entries, out-of-range ports or dead ends; with --shortest (the default)
       each path is exactly as long as the shortest path in the cabling graph
-      (declared-down links excluded). --updown-gaps accepts an unset entry
+      (declared-down links excluded). --updown judges up/down routes
+      (updn, ftree), which have no legal path between some switches (in a
+      k-ary three-level fat tree no aggregation or core switch reaches an
+      aggregation switch of another plane; in a damaged tree an upper
+      switch may reach no CA below a lost link): it accepts an unset entry
       on a switch for a switch's LID, or for any LID on a switch without
-      CAs: up/down routing (updn, ftree) leaves those where it has no legal
-      path (in a k-ary three-level fat tree no aggregation switch reaches
-      another plane's), and routing them would close dependency cycles.
-      Routes between CAs, and routes a switch forwards into, must arrive;
+      CAs, and it requires no shortest path from a switch without CAs to a
+      switch's LID (an engine may route those through a detour that keeps
+      the routes deadlock-free). Routes between CAs, and routes a switch
+      forwards into, must arrive, and with --shortest be shortest;
   (e) with --cdg, the channel dependency graph of the LFTs has no cycle:
       channels are the directed switch-to-switch links; whenever a switch A
       forwards some LID over channel a = (A -> S) to a switch S that forwards
@@ -439,7 +443,7 @@ def check(fab, lfts, sminfo, opts, rep):
     for s in switches:
         if s not in lfts:
             rep.add('lft', '%s: dump_fts printed no table' % nodes[s].name())
-    # Switches where traffic enters from a CA (for --updown-gaps).
+    # Switches where traffic enters from a CA (for --updown).
     has_ca = set(a for (a, ap), (b, bp) in fab.link.items()
                  if a in sw_adj and b not in sw_adj and usable((a, ap)))
     gaps = 0
@@ -466,7 +470,7 @@ def check(fab, lfts, sminfo, opts, rep):
             cur = s0
             result = None              # hops from cur, once known
             fault = None
-            gap = False                # a tolerated --updown-gaps entry
+            gap = False                # an unset entry --updown accepts
             while True:
                 if cur in memo:
                     if isinstance(memo[cur], str):
@@ -498,7 +502,7 @@ def check(fab, lfts, sminfo, opts, rep):
                     fault = 'LID %d: %s has no LFT entry (0xFF%s)' % (
                         lid, here.name(), ', above LinearFDBTop %d' % table['top']
                         if lid > table['top'] else '')
-                    if opts.updown_gaps and cur == s0 and (t_port is None
+                    if opts.updown and cur == s0 and (t_port is None
                                                             or cur not in has_ca):
                         gap = True
                     break
@@ -546,7 +550,7 @@ def check(fab, lfts, sminfo, opts, rep):
             if h is None or isinstance(h, str):
                 continue
             hops_hist[h] += 1
-            if opts.shortest:
+            if opts.shortest and not (opts.updown and t_port is None and s not in has_ca):
                 best = dist[s].get(t_sw)
                 best = None if best is None else best + extra
                 if best is None or h != best:
@@ -574,7 +578,7 @@ def check(fab, lfts, sminfo, opts, rep):
         'hops': {str(k): v for k, v in sorted(hops_hist.items())},
         'down': sorted(opts.down),
     }
-    if opts.updown_gaps:
+    if opts.updown:
         summary['updown_gaps'] = gaps
     if cdg is not None:
         summary['cdg'] = cdg
@@ -747,11 +751,12 @@ def main():
                     help='require shortest paths (default)')
     ap.add_argument('--no-shortest', dest='shortest', action='store_false',
                     help='accept any loop-free path')
-    ap.add_argument('--updown-gaps', action='store_true',
-                    help='accept an unset (0xFF) entry on a switch for a switch\'s LID, or '
-                         'for any LID on a switch without CAs: up/down routing has no legal '
-                         'path there; CA-to-CA routes and every route a switch forwards into '
-                         'must still arrive')
+    ap.add_argument('--updown', action='store_true',
+                    help='judge up/down routes (updn, ftree): accept an unset (0xFF) entry on '
+                         'a switch for a switch\'s LID, or for any LID on a switch without '
+                         'CAs, and a detour (not shortest) from a switch without CAs to a '
+                         'switch\'s LID; CA-to-CA routes and every route a switch forwards '
+                         'into must still arrive')
     ap.add_argument('--cdg', action='store_true',
                     help='also require an acyclic channel dependency graph (deadlock-free '
                          'routes on one VL); a cycle is reported with its channels')
