@@ -2,6 +2,12 @@
  * ibsmd: an InfiniBand subnet manager. One instance drives one local port:
  * it discovers the fabric, assigns LIDs, routes, programs the switches and
  * keeps the subnet up. Foreground, one libev loop.
+ *
+ * Configuration: built-in defaults < /etc/ibsmd/ibsmd.conf < the
+ * per-instance /etc/ibsmd/ibsmd.<port-guid>.conf (or only -c FILE) < the
+ * command line. The partition policy comes from partitions_file. Both are
+ * all-or-nothing: at start a mistake stops us, at reload (SIGHUP, ibsmctl
+ * reload) it changes nothing.
  */
 #include "config.h"
 
@@ -23,9 +29,11 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "config/config.h"
 #include "ctl.h"
 #include "log.h"
 #include "mad.h"
+#include "partitions.h"
 #include "routing.h"
 #include "sminfo.h"
 #include "sweep.h"
@@ -34,6 +42,9 @@
 /* Exit codes (documented in ibsmd(8)). */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_LOCKED = 3 };
 
+#define MAX_CLI 64
+#define PARTITIONS_MAX_BYTES (16u << 20)
+
 struct daemon {
 	struct ev_loop *loop;
 	struct mad_engine *mad;
@@ -41,7 +52,17 @@ struct daemon {
 	struct sweep *sweep;
 	struct ctl *ctl;
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
-	bool once;
+	ev_timer watchdog;
+	/* what the command line said: replayed over every (re)load */
+	const char *config_file;        /* -c, or NULL */
+	struct { const char *name; const char *value; } cli[MAX_CLI];
+	size_t ncli;
+	bool once, check, verbose, list_ports;
+	/* running state */
+	uint64_t guid;
+	struct ibsmd_config cfg;
+	struct pkey_policy *policy;
+	char state_dir[4096], runtime_dir[4096];
 	bool ready_sent;
 	int exit_code;
 };
@@ -51,12 +72,20 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: ibsmd [options]\n"
+"  -c, --config FILE          read only FILE (default " IBSMD_SYSCONFDIR "/ibsmd.conf,\n"
+"                             then " IBSMD_SYSCONFDIR "/ibsmd.<port-guid>.conf)\n"
+"  -n, --check                check configuration and partitions, then exit\n"
+"  -v, --verbose              with -n: print both, normalized\n"
 "  -g, --guid GUID            port to drive (default: the first InfiniBand port)\n"
 "  -o, --once                 one sweep until the subnet is up, then exit 0\n"
 "  -s, --sweep-interval SEC   light sweep period in seconds (default 10; 0 = off)\n"
 "  -d, --state-dir DIR        state (guid2lid, stats) (default " IBSMD_STATEDIR "/<port-guid>)\n"
 "  -r, --runtime-dir DIR      lock and control socket (default " IBSMD_RUNDIR ")\n"
-"  -R, --routing-engine LIST  routing engines to try in order (default minhop)\n"
+"  -R, --routing-engine LIST  routing engines to try in order (default minhop):\n"
+"                             ftree, updn, minhop\n"
+"  -P, --partitions FILE      partitions.conf (default " IBSMD_SYSCONFDIR "/partitions.conf)\n"
+"      --allow-both-pkeys     '=both' members get full and limited P_Keys\n"
+"      --partition-enforcement MODE  both, in, out or off (default both)\n"
 "  -p, --priority N           SM priority 0-15 (default 0)\n"
 "  -l, --log-level LEVEL      error, warn, info or debug (default info)\n"
 "  -f, --log-file FILE        log to FILE, 'syslog' or '-' for stderr (default -)\n"
@@ -64,44 +93,150 @@ usage(FILE *fp)
 "      --max-smps-per-node N  SMPs outstanding to one node (default 4)\n"
 "      --smp-timeout MS       time to wait for an SMP answer (default 200)\n"
 "      --smp-retries N        retries of an unanswered SMP (default 3)\n"
+"  -O, --option NAME=VALUE    set any ibsmd.conf option (repeatable)\n"
+"      --list-ports           print the port GUIDs of the instances to run\n"
 "  -h, --help                 this help\n"
 "  -V, --version              print the version\n");
 }
 
-static int
-parse_uint(const char *s, unsigned long max, unsigned long *out)
+static void
+print_errors(const struct config_errors *e)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 0);
-	return (errno || *s == '\0' || *end != '\0' || *s == '-' || *out > max) ?
-	    -1 : 0;
+	for (size_t i = 0; i < e->n; i++)
+		fprintf(stderr, "%s\n", e->line[i]);
 }
 
+/* Defaults, then the files, then the command line, into out. guid names
+ * the per-instance file (0: none). */
 static int
-parse_routing(char *list, struct sweep_opts *o)
+build_config(const struct daemon *d, uint64_t guid, struct ibsmd_config *out,
+    struct config_errors *errs)
 {
-	char *save = NULL, *name;
+	char inst[4096];
+	int rc = 0;
 
-	o->nchain = 0;
-	for (name = strtok_r(list, ", ", &save); name != NULL;
-	    name = strtok_r(NULL, ", ", &save)) {
-		const struct routing_engine *re = routing_engine_find(name);
+	config_init(out);
+	if (d->config_file != NULL) {
+		rc = config_load(out, d->config_file, CFG_CONFIG_FILE, errs);
+		if (rc == CONFIG_MISSING) {
+			char *line;
 
-		if (re == NULL) {
-			fprintf(stderr, "ibsmd: unknown routing engine '%s'\n",
-			    name);
-			return -1;
+			if (asprintf(&line, "%s: no such file", d->config_file) < 0)
+				fatal("out of memory");
+			errs->line = realloc(errs->line,
+			    (errs->n + 1) * sizeof(*errs->line));
+			if (errs->line == NULL)
+				fatal("out of memory");
+			errs->line[errs->n++] = line;
+			rc = CONFIG_INVALID;
 		}
-		if (o->nchain == SWEEP_MAX_ENGINES) {
-			fprintf(stderr, "ibsmd: at most %d routing engines\n",
-			    SWEEP_MAX_ENGINES);
-			return -1;
-		}
-		o->chain[o->nchain++] = re;
+	} else {
+		rc = config_load(out, CONFIG_COMMON_PATH, CFG_COMMON_FILE, errs);
+		if (rc != CONFIG_INVALID && guid != 0 &&
+		    config_instance_path(guid, inst, sizeof(inst)) == 0 &&
+		    config_load(out, inst, CFG_INSTANCE_FILE, errs) ==
+		    CONFIG_INVALID)
+			rc = CONFIG_INVALID;
 	}
-	return o->nchain ? 0 : -1;
+	for (size_t i = 0; i < d->ncli; i++)
+		if (config_set(out, d->cli[i].name, d->cli[i].value, CFG_CMDLINE,
+		    errs) != CONFIG_OK)
+			rc = CONFIG_INVALID;
+	return rc == CONFIG_INVALID ? -1 : 0;
+}
+
+/* The partition policy named by cfg: a missing file means the default
+ * partition only. NULL with errs filled when the file has mistakes. */
+static struct pkey_policy *
+load_policy(const struct ibsmd_config *cfg, struct pkey_errors *errs,
+    bool *missing)
+{
+	struct pkey_policy *p;
+	char *text;
+	size_t len = 0;
+	FILE *fp;
+
+	*missing = false;
+	if ((fp = fopen(cfg->partitions_file, "r")) == NULL) {
+		if (errno == ENOENT) {
+			*missing = true;
+			return pkey_policy_default();
+		}
+		log_warn("partitions: cannot read %s", cfg->partitions_file);
+		return NULL;
+	}
+	text = malloc(PARTITIONS_MAX_BYTES);
+	if (text == NULL)
+		fatal("out of memory");
+	len = fread(text, 1, PARTITIONS_MAX_BYTES, fp);
+	if (ferror(fp) || len == PARTITIONS_MAX_BYTES) {
+		log_warnx("partitions: %s: unreadable or larger than %u bytes",
+		    cfg->partitions_file, PARTITIONS_MAX_BYTES);
+		fclose(fp);
+		free(text);
+		return NULL;
+	}
+	fclose(fp);
+	p = pkey_policy_parse(cfg->partitions_file, text, len, errs);
+	free(text);
+	return p;
+}
+
+static const char *
+sweep_engines(const struct ibsmd_config *cfg, struct sweep_opts *so)
+{
+	so->nchain = 0;
+	for (size_t i = 0; i < cfg->routing_engine.n && i < SWEEP_MAX_ENGINES;
+	    i++) {
+		const struct routing_engine *re =
+		    routing_engine_find(cfg->routing_engine.name[i]);
+
+		if (re == NULL)
+			return cfg->routing_engine.name[i];
+		so->chain[so->nchain++] = re;
+	}
+	return NULL;
+}
+
+/* The sweep's options from the running configuration and policy. */
+static void
+sweep_opts_from(const struct daemon *d, struct sweep_opts *so)
+{
+	static const int enforce_bits[] = {
+		[CFG_ENFORCE_BOTH] = 3, [CFG_ENFORCE_IN] = 1,
+		[CFG_ENFORCE_OUT] = 2, [CFG_ENFORCE_OFF] = 0,
+	};
+	const struct ibsmd_config *c = &d->cfg;
+
+	memset(so, 0, sizeof(*so));
+	so->interval = c->sweep_interval;
+	so->state_dir = d->state_dir;
+	so->lmc = (uint8_t)c->lmc;
+	so->prog.subnet_prefix = c->subnet_prefix;
+	so->prog.mkey = c->m_key;
+	so->prog.mkey_lease = (uint16_t)c->m_key_lease_period;
+	so->prog.mkey_protect = (uint8_t)c->m_key_protect_bits;
+	so->prog.lmc = (uint8_t)c->lmc;
+	so->prog.subnet_timeout = 18;
+	so->prog.packet_life = 0x12;
+	(void)sweep_engines(c, so);
+	so->ropts.roots = c->root_guids.guid;
+	so->ropts.nroots = c->root_guids.n;
+	so->ropts.leaves = c->leaf_guids.guid;
+	so->ropts.nleaves = c->leaf_guids.n;
+	so->policy = d->policy;
+	so->allow_both_pkeys = c->allow_both_pkeys;
+	so->enforce = enforce_bits[c->partition_enforcement];
+	so->max_failures = d->once ? 3 : 1;
+}
+
+static void
+mad_opts_from(const struct ibsmd_config *c, struct mad_opts *mo)
+{
+	mo->max_wire = c->max_wire_smps;
+	mo->max_per_node = c->max_smps_per_node;
+	mo->timeout_ms = c->smp_timeout;
+	mo->retries = c->smp_retries;
 }
 
 static int
@@ -126,7 +261,7 @@ mkdirs(const char *path, mode_t mode)
 static int
 take_lock(const char *dir, uint64_t guid)
 {
-	char path[4096], pid[32];
+	char path[4200], pid[32];
 	int fd;
 
 	if (mkdirs(dir, 0755) < 0) {
@@ -158,6 +293,22 @@ take_lock(const char *dir, uint64_t guid)
 }
 
 static void
+notify_status(struct daemon *d)
+{
+#ifdef HAVE_LIBSYSTEMD
+	struct sweep_status st;
+
+	sweep_get_status(d->sweep, &st);
+	sd_notifyf(0, "STATUS=%s, %s; %" PRIu64 " sweeps, last %s %s in %.3f s",
+	    sminfo_state_name(sminfo_state(d->sm)),
+	    st.subnet_up ? "subnet up" : "subnet not up", st.sweeps,
+	    st.last_kind, st.last_ok ? "ok" : "failed", st.last_seconds);
+#else
+	(void)d;
+#endif
+}
+
+static void
 on_up(void *arg, bool ok, const char *why)
 {
 	struct daemon *d = arg;
@@ -171,10 +322,11 @@ on_up(void *arg, bool ok, const char *why)
 	}
 #ifdef HAVE_LIBSYSTEMD
 	if (ok && !d->ready_sent) {
-		sd_notify(0, "READY=1\nSTATUS=MASTER, subnet up");
+		sd_notify(0, "READY=1");
 		d->ready_sent = true;
 	}
 #endif
+	notify_status(d);
 }
 
 static void
@@ -187,6 +339,124 @@ on_trap(void *arg, unsigned trap, uint16_t issuer)
 	 * change the topology or what must be programmed. */
 	if (trap == 128 || trap == 144)
 		sweep_request(d->sweep, true);
+}
+
+struct diff_ctx {
+	char restart[1024];
+};
+
+static void
+on_diff(void *arg, const struct cfg_option *opt,
+    const struct ibsmd_config *cur, const struct ibsmd_config *next)
+{
+	struct diff_ctx *dc = arg;
+	char a[256], b[256];
+
+	config_value_text(cur, opt, a, sizeof(a));
+	config_value_text(next, opt, b, sizeof(b));
+	if (opt->reloadable) {
+		log_info("reload: %s: %s -> %s", opt->name, a, b);
+		return;
+	}
+	if (dc->restart[0])
+		strncat(dc->restart, ", ", sizeof(dc->restart) -
+		    strlen(dc->restart) - 1);
+	strncat(dc->restart, opt->name, sizeof(dc->restart) -
+	    strlen(dc->restart) - 1);
+}
+
+static char *
+join_errors(const struct config_errors *ce, const struct pkey_errors *pe)
+{
+	size_t len = 1;
+	char *out, *pt = pe ? pkey_errors_text(pe, false) : NULL;
+
+	for (size_t i = 0; i < ce->n; i++)
+		len += strlen(ce->line[i]) + 1;
+	len += pt ? strlen(pt) : 0;
+	if ((out = malloc(len)) == NULL)
+		fatal("out of memory");
+	out[0] = '\0';
+	for (size_t i = 0; i < ce->n; i++) {
+		strcat(out, ce->line[i]);
+		strcat(out, "\n");
+	}
+	if (pt)
+		strcat(out, pt);
+	free(pt);
+	return out;
+}
+
+/* Re-read configuration and partitions; apply all of it or nothing. */
+static int
+reload(void *arg, char **errors)
+{
+	struct daemon *d = arg;
+	struct ibsmd_config next;
+	struct config_errors ce = { 0 };
+	struct pkey_errors pe;
+	struct pkey_policy *pol = NULL;
+	struct diff_ctx dc = { .restart = "" };
+	struct sweep_opts so;
+	struct mad_opts mo;
+	const char *bad;
+	bool missing = false;
+	int rc = -1;
+
+	pkey_errors_init(&pe);
+	if (build_config(d, d->guid, &next, &ce) == 0 &&
+	    (bad = sweep_engines(&next, &so)) != NULL) {
+		log_warnx("reload: unknown routing engine %s", bad);
+	} else if (ce.n == 0 && (pol = load_policy(&next, &pe, &missing)) != NULL) {
+		rc = 0;
+	}
+	if (rc < 0) {
+		char *text = join_errors(&ce, &pe);
+
+		log_warnx("reload: rejected, nothing changed:\n%s", text);
+		if (errors != NULL)
+			*errors = text;
+		else
+			free(text);
+		config_fini(&next);
+		config_errors_fini(&ce);
+		pkey_errors_fini(&pe);
+		return -1;
+	}
+	config_reload_diff(&d->cfg, &next, on_diff, &dc);
+	if (dc.restart[0])
+		log_warnx("reload: changed but only applied after a restart: %s",
+		    dc.restart);
+	if (strcmp(d->cfg.log_file, next.log_file) != 0) {
+		log_fini();
+		if (log_init("ibsmd", next.log_file, next.log_level) < 0)
+			log_init("ibsmd", NULL, next.log_level);
+	}
+	config_apply_reloadable(&d->cfg, &next);
+	config_fini(&next);
+	pkey_policy_free(d->policy);
+	d->policy = pol;
+	log_set_level(d->cfg.log_level);
+	mad_opts_from(&d->cfg, &mo);
+	mad_engine_set_opts(d->mad, &mo);
+	sminfo_set_priority(d->sm, (uint8_t)d->cfg.sm_priority);
+	sweep_opts_from(d, &so);
+	sweep_set_opts(d->sweep, &so);
+	log_info("reload: configuration and partitions%s applied",
+	    missing ? " (no partitions file: default partition only)" : "");
+	sweep_request(d->sweep, true);
+	config_errors_fini(&ce);
+	pkey_errors_fini(&pe);
+	return 0;
+}
+
+static char *
+partitions_text(void *arg)
+{
+	struct daemon *d = arg;
+
+	return d->policy ? pkey_policy_format(d->policy, sweep_fabric(d->sweep)) :
+	    NULL;
 }
 
 static void
@@ -202,8 +472,9 @@ on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 		ev_break(loop, EVBREAK_ALL);
 		break;
 	case SIGHUP:
-		log_info("SIGHUP: heavy sweep");
-		sweep_request(d->sweep, true);
+		log_info("SIGHUP: reloading configuration and partitions");
+		if (reload(d, NULL) < 0)
+			sweep_request(d->sweep, true);
 		break;
 	case SIGUSR1:
 		if (log_reopen() < 0)
@@ -220,181 +491,324 @@ watch_signal(struct daemon *d, ev_signal *w, int signum)
 	ev_signal_start(d->loop, w);
 }
 
-int
-main(int argc, char *argv[])
+#ifdef HAVE_LIBSYSTEMD
+static void
+on_watchdog(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	sd_notify(0, "WATCHDOG=1");
+}
+#endif
+
+/* systemd's watchdog is fed from the loop itself: a stuck loop is what
+ * it should catch. */
+static void
+start_watchdog(struct daemon *d)
+{
+#ifdef HAVE_LIBSYSTEMD
+	uint64_t usec = 0;
+
+	if (sd_watchdog_enabled(0, &usec) <= 0 || usec == 0)
+		return;
+	ev_timer_init(&d->watchdog, on_watchdog, 0., usec / 2e6);
+	ev_timer_again(d->loop, &d->watchdog);
+#else
+	(void)d;
+#endif
+}
+
+static int
+add_cli(struct daemon *d, const char *name, const char *value)
+{
+	if (d->ncli == MAX_CLI) {
+		fprintf(stderr, "ibsmd: too many options\n");
+		return -1;
+	}
+	d->cli[d->ncli].name = name;
+	d->cli[d->ncli].value = value;
+	d->ncli++;
+	return 0;
+}
+
+static int
+parse_args(struct daemon *d, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "guid", required_argument, NULL, 'g' },
 		{ "once", no_argument, NULL, 'o' },
 		{ "sweep-interval", required_argument, NULL, 's' },
 		{ "state-dir", required_argument, NULL, 'd' },
 		{ "runtime-dir", required_argument, NULL, 'r' },
 		{ "routing-engine", required_argument, NULL, 'R' },
+		{ "partitions", required_argument, NULL, 'P' },
 		{ "priority", required_argument, NULL, 'p' },
 		{ "log-level", required_argument, NULL, 'l' },
 		{ "log-file", required_argument, NULL, 'f' },
+		{ "option", required_argument, NULL, 'O' },
 		{ "max-wire-smps", required_argument, NULL, 1 },
 		{ "max-smps-per-node", required_argument, NULL, 2 },
 		{ "smp-timeout", required_argument, NULL, 3 },
 		{ "smp-retries", required_argument, NULL, 4 },
+		{ "allow-both-pkeys", no_argument, NULL, 5 },
+		{ "partition-enforcement", required_argument, NULL, 6 },
+		{ "list-ports", no_argument, NULL, 7 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct daemon d = { .exit_code = EXIT_OK };
-	struct mad_opts mo = { .max_wire = 64, .max_per_node = 4,
-	    .timeout_ms = 200, .retries = 3 };
-	struct sweep_opts so = {
-		.interval = 10, .lmc = 0,
-		.prog = { .subnet_prefix = 0xfe80000000000000ULL, .mkey = 0,
-		    .mkey_lease = 0, .mkey_protect = 0, .lmc = 0,
-		    .subnet_timeout = 18, .packet_life = 0x12 },
-	};
-	const char *log_file = NULL, *state_dir = NULL;
-	const char *runtime_dir = IBSMD_RUNDIR;
-	char routing[256] = "minhop", state_buf[4096];
-	enum log_level level = LOG_LVL_INFO;
-	uint64_t guid = 0;
-	unsigned long v;
-	unsigned priority = 0;
-	char *end;
-	int ch, lock_fd;
+	static char guidbuf[32];
+	const char *name;
+	char *eq, *end;
+	int ch, rc = 0;
 
-	while ((ch = getopt_long(argc, argv, "g:os:d:r:R:p:l:f:hV", longopts,
-	    NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:nvg:os:d:r:R:P:p:l:f:O:hV",
+	    longopts, NULL)) != -1) {
+		name = NULL;
 		switch (ch) {
-		case 'g':
+		case 'c': d->config_file = optarg; break;
+		case 'n': d->check = true; break;
+		case 'v': d->verbose = true; break;
+		case 'o': d->once = true; break;
+		case 7: d->list_ports = true; break;
+		case 'g': {
+			/* The schema wants 0x-hex; accept decimal too. */
+			unsigned long long g;
+
 			errno = 0;
-			guid = strtoull(optarg, &end, 0);
-			if (errno || *end != '\0' || guid == 0) {
+			g = strtoull(optarg, &end, 0);
+			if (errno || *end != '\0' || *optarg == '-') {
 				fprintf(stderr, "ibsmd: bad port GUID '%s'\n",
 				    optarg);
-				return EXIT_USAGE;
+				return -1;
 			}
+			snprintf(guidbuf, sizeof(guidbuf), "0x%016llx", g);
+			rc |= add_cli(d, "port_guid", guidbuf);
 			break;
-		case 'o':
-			d.once = true;
-			break;
-		case 's':
-			so.interval = strtod(optarg, &end);
-			if (*end != '\0' || so.interval < 0 ||
-			    so.interval > 86400) {
-				fprintf(stderr, "ibsmd: bad sweep interval '%s' "
-				    "(seconds, 0-86400)\n", optarg);
-				return EXIT_USAGE;
+		}
+		case 's': name = "sweep_interval"; break;
+		case 'd': name = "state_dir"; break;
+		case 'r': name = "runtime_dir"; break;
+		case 'R': name = "routing_engine"; break;
+		case 'P': name = "partitions_file"; break;
+		case 'p': name = "sm_priority"; break;
+		case 'l': name = "log_level"; break;
+		case 'f': name = "log_file"; break;
+		case 1: name = "max_wire_smps"; break;
+		case 2: name = "max_smps_per_node"; break;
+		case 3: name = "smp_timeout"; break;
+		case 4: name = "smp_retries"; break;
+		case 5: rc |= add_cli(d, "allow_both_pkeys", "true"); break;
+		case 6: name = "partition_enforcement"; break;
+		case 'O':
+			if ((eq = strchr(optarg, '=')) == NULL) {
+				fprintf(stderr, "ibsmd: -O wants NAME=VALUE, not "
+				    "'%s'\n", optarg);
+				return -1;
 			}
-			break;
-		case 'd':
-			state_dir = optarg;
-			break;
-		case 'r':
-			runtime_dir = optarg;
-			break;
-		case 'R':
-			snprintf(routing, sizeof(routing), "%s", optarg);
-			break;
-		case 'p':
-			if (parse_uint(optarg, 15, &v) < 0) {
-				fprintf(stderr, "ibsmd: bad priority '%s' "
-				    "(0-15)\n", optarg);
-				return EXIT_USAGE;
-			}
-			priority = (unsigned)v;
-			break;
-		case 'l':
-			if (log_level_parse(optarg, &level) < 0) {
-				fprintf(stderr, "ibsmd: bad log level '%s' "
-				    "(error, warn, info, debug)\n", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'f':
-			log_file = optarg;
-			break;
-		case 1: case 2: case 3: case 4:
-			if (parse_uint(optarg, ch == 4 ? 20 : 100000, &v) < 0 ||
-			    (ch != 4 && v == 0)) {
-				fprintf(stderr, "ibsmd: bad value '%s' for --%s\n",
-				    optarg, longopts[ch + 8].name);
-				return EXIT_USAGE;
-			}
-			if (ch == 1)
-				mo.max_wire = (unsigned)v;
-			else if (ch == 2)
-				mo.max_per_node = (unsigned)v;
-			else if (ch == 3)
-				mo.timeout_ms = (unsigned)v;
-			else
-				mo.retries = (unsigned)v;
+			*eq = '\0';
+			rc |= add_cli(d, optarg, eq + 1);
 			break;
 		case 'h':
 			usage(stdout);
-			return EXIT_OK;
+			exit(EXIT_OK);
 		case 'V':
 			printf("ibsmd %s\n", PACKAGE_VERSION);
-			return EXIT_OK;
+			exit(EXIT_OK);
 		default:
 			usage(stderr);
-			return EXIT_USAGE;
+			return -1;
 		}
+		if (name != NULL)
+			rc |= add_cli(d, name, optarg);
 	}
 	if (optind < argc) {
 		fprintf(stderr, "ibsmd: unexpected argument '%s'\n", argv[optind]);
 		usage(stderr);
-		return EXIT_USAGE;
+		return -1;
 	}
-	if (parse_routing(routing, &so) < 0)
-		return EXIT_USAGE;
-	if (log_init("ibsmd", log_file, level) < 0) {
-		fprintf(stderr, "ibsmd: cannot open log %s: %s\n", log_file,
-		    strerror(errno));
-		return EXIT_FAIL;
-	}
+	return rc;
+}
 
-	if (transport_resolve(guid, &guid) < 0) {
-		fprintf(stderr, "ibsmd: cannot find the port to drive%s\n",
-		    guid ? "" : " (no InfiniBand port)");
-		if (guid)
-			fprintf(stderr, "ibsmd: no port with GUID 0x%016" PRIx64
-			    "\n", guid);
+/* --list-ports: the GUIDs ibsmd.service starts an instance for. */
+static int
+list_ports(const struct ibsmd_config *cfg)
+{
+	uint64_t guids[256], g;
+	int n;
+
+	if (cfg->ports.all) {
+		if ((n = transport_list(guids, 256)) < 0)
+			return EXIT_FAIL;
+		for (int i = 0; i < n && i < 256; i++)
+			printf("0x%016" PRIx64 "\n", guids[i]);
+		return EXIT_OK;
+	}
+	if (cfg->ports.n > 0) {
+		for (size_t i = 0; i < cfg->ports.n; i++)
+			printf("0x%016" PRIx64 "\n", cfg->ports.guid[i]);
+		return EXIT_OK;
+	}
+	if (transport_resolve(cfg->port_guid, &g) < 0)
+		return EXIT_FAIL;
+	printf("0x%016" PRIx64 "\n", g);
+	return EXIT_OK;
+}
+
+/* -n: configuration and partitions checked; -nv: printed back. */
+static int
+check_mode(struct daemon *d)
+{
+	struct pkey_errors pe;
+	struct pkey_policy *pol;
+	bool missing;
+	int rc = EXIT_OK;
+
+	pkey_errors_init(&pe);
+	pol = load_policy(&d->cfg, &pe, &missing);
+	if (pol == NULL) {
+		char *t = pkey_errors_text(&pe, false);
+
+		fputs(t ? t : "", stderr);
+		free(t);
+		rc = EXIT_FAIL;
+	}
+	if (d->verbose && pol != NULL) {
+		char *t = pkey_policy_format(pol, NULL);
+
+		config_print(&d->cfg, stdout);
+		printf("\n# partitions: %s%s\n", d->cfg.partitions_file,
+		    missing ? " (missing: the default partition only)" : "");
+		fputs(t, stdout);
+		free(t);
+	}
+	pkey_policy_free(pol);
+	pkey_errors_fini(&pe);
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct daemon d = { .exit_code = EXIT_OK };
+	struct ibsmd_config first;
+	struct config_errors ce = { 0 };
+	struct pkey_errors pe;
+	struct sweep_opts so;
+	struct mad_opts mo;
+	const char *bad;
+	bool missing;
+	int lock_fd;
+
+	if (parse_args(&d, argc, argv) < 0)
+		return EXIT_USAGE;
+	log_init("ibsmd", NULL, LOG_LVL_INFO);
+
+	/* The port GUID names the per-instance file: from the command line
+	 * or the common file, else the first InfiniBand port. */
+	if (build_config(&d, 0, &first, &ce) < 0) {
+		print_errors(&ce);
+		return d.check ? EXIT_FAIL : EXIT_USAGE;
+	}
+	if ((bad = sweep_engines(&first, &so)) != NULL) {
+		fprintf(stderr, "ibsmd: unknown routing engine '%s'\n", bad);
+		return d.check ? EXIT_FAIL : EXIT_USAGE;
+	}
+	d.guid = first.port_guid;
+	config_fini(&first);
+	if (d.list_ports) {
+		if (build_config(&d, d.guid, &d.cfg, &ce) < 0) {
+			print_errors(&ce);
+			return EXIT_USAGE;
+		}
+		return list_ports(&d.cfg);
+	}
+	if (transport_resolve(d.guid, &d.guid) < 0) {
+		if (!d.check) {
+			fprintf(stderr, "ibsmd: cannot find the port to drive"
+			    "%s\n", d.guid ? "" : " (no InfiniBand port)");
+			return EXIT_FAIL;
+		}
+		/* Checking a configuration needs no port: the per-instance
+		 * file is then only read when -g names it. */
+	}
+	if (build_config(&d, d.guid, &d.cfg, &ce) < 0) {
+		print_errors(&ce);
+		return d.check ? EXIT_FAIL : EXIT_USAGE;
+	}
+	if ((bad = sweep_engines(&d.cfg, &so)) != NULL) {
+		/* the per-instance file named one */
+		fprintf(stderr, "ibsmd: unknown routing engine '%s'\n", bad);
+		return d.check ? EXIT_FAIL : EXIT_USAGE;
+	}
+	if (d.check)
+		return check_mode(&d);
+
+	if (log_init("ibsmd", d.cfg.log_file, d.cfg.log_level) < 0) {
+		fprintf(stderr, "ibsmd: cannot open log %s: %s\n",
+		    d.cfg.log_file, strerror(errno));
 		return EXIT_FAIL;
 	}
-	lock_fd = take_lock(runtime_dir, guid);
+	pkey_errors_init(&pe);
+	if ((d.policy = load_policy(&d.cfg, &pe, &missing)) == NULL) {
+		char *t = pkey_errors_text(&pe, false);
+
+		/* Fail closed: never fall back to everyone in the default
+		 * partition because the file has a mistake. */
+		fprintf(stderr, "%sibsmd: %s rejected; not starting\n",
+		    t ? t : "", d.cfg.partitions_file);
+		free(t);
+		return EXIT_FAIL;
+	}
+	pkey_errors_fini(&pe);
+	if (missing)
+		log_info("partitions: no %s: every port is a full member of "
+		    "the default partition", d.cfg.partitions_file);
+
+	if (config_expand(d.cfg.state_dir, d.guid, d.state_dir,
+	    sizeof(d.state_dir)) < 0 ||
+	    config_expand(d.cfg.runtime_dir, d.guid, d.runtime_dir,
+	    sizeof(d.runtime_dir)) < 0) {
+		fprintf(stderr, "ibsmd: state or runtime directory too long\n");
+		return EXIT_USAGE;
+	}
+	lock_fd = take_lock(d.runtime_dir, d.guid);
 	if (lock_fd < 0)
 		return lock_fd == -2 ? EXIT_LOCKED : EXIT_FAIL;
-	if (state_dir == NULL) {
-		snprintf(state_buf, sizeof(state_buf), "%s/0x%016" PRIx64,
-		    IBSMD_STATEDIR, guid);
-		state_dir = state_buf;
-	}
-	if (mkdirs(state_dir, 0755) < 0) {
-		log_warn("cannot create state directory %s", state_dir);
+	if (mkdirs(d.state_dir, 0755) < 0) {
+		log_warn("cannot create state directory %s", d.state_dir);
 		return EXIT_FAIL;
 	}
-	so.state_dir = state_dir;
-	so.max_failures = d.once ? 3 : 1;
 
 	signal(SIGPIPE, SIG_IGN);
 	d.loop = ev_default_loop(EVFLAG_AUTO);
-	d.mad = mad_engine_new(d.loop, guid, &mo);
+	mad_opts_from(&d.cfg, &mo);
+	d.mad = mad_engine_new(d.loop, d.guid, &mo);
 	if (d.mad == NULL) {
 		fprintf(stderr, "ibsmd: cannot open port 0x%016" PRIx64 "\n",
-		    guid);
+		    d.guid);
 		return EXIT_FAIL;
 	}
 	if (transport_claim_sm(mad_engine_transport(d.mad)) < 0)
 		log_warnx("cannot set IsSM on the port; other nodes may not "
 		    "find this SM");
-	d.sm = sminfo_new(d.mad, (uint8_t)priority, on_trap, &d);
+	d.sm = sminfo_new(d.mad, (uint8_t)d.cfg.sm_priority, on_trap, &d);
+	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, &so, on_up, &d);
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .port_guid = guid, .priority = (uint8_t)priority,
+		    .sm = d.sm, .port_guid = d.guid,
+		    .priority = (uint8_t)d.cfg.sm_priority,
+		    .reload = reload, .partitions = partitions_text,
 		    .arg = &d };
 		char sock[4200];
 
 		snprintf(sock, sizeof(sock), "%s/0x%016" PRIx64 ".sock",
-		    runtime_dir, guid);
+		    d.runtime_dir, d.guid);
 		if ((d.ctl = ctl_open(d.loop, sock, &cd)) == NULL)
 			log_warnx("no control socket: ibsmctl cannot reach "
 			    "this instance");
@@ -403,8 +817,10 @@ main(int argc, char *argv[])
 	watch_signal(&d, &d.sig_int, SIGINT);
 	watch_signal(&d, &d.sig_hup, SIGHUP);
 	watch_signal(&d, &d.sig_usr1, SIGUSR1);
-	log_info("ibsmd %s on port 0x%016" PRIx64 ", state in %s", PACKAGE_VERSION,
-	    guid, state_dir);
+	if (!d.once)
+		start_watchdog(&d);
+	log_info("ibsmd %s on port 0x%016" PRIx64 ", state in %s",
+	    PACKAGE_VERSION, d.guid, d.state_dir);
 	sweep_request(d.sweep, true);
 
 	ev_run(d.loop, 0);
@@ -420,6 +836,8 @@ main(int argc, char *argv[])
 	sminfo_free(d.sm);
 	mad_engine_free(d.mad);
 	ev_loop_destroy(d.loop);
+	pkey_policy_free(d.policy);
+	config_fini(&d.cfg);
 	close(lock_fd);
 	log_fini();
 	return d.exit_code;

@@ -176,6 +176,12 @@ sminfo_set_state(struct sminfo *s, enum sm_state state)
 	s->state = state;
 }
 
+void
+sminfo_set_priority(struct sminfo *s, uint8_t priority)
+{
+	s->priority = priority;
+}
+
 enum sm_state
 sminfo_state(const struct sminfo *s)
 {

@@ -21,6 +21,7 @@ struct sminfo *sminfo_new(struct mad_engine *mad, uint8_t priority,
     sminfo_trap_cb cb, void *arg);
 void sminfo_free(struct sminfo *s);
 void sminfo_set_state(struct sminfo *s, enum sm_state state);
+void sminfo_set_priority(struct sminfo *s, uint8_t priority);
 enum sm_state sminfo_state(const struct sminfo *s);
 const char *sminfo_state_name(enum sm_state state);
 uint64_t sminfo_traps(const struct sminfo *s);

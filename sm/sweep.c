@@ -40,6 +40,8 @@ struct sweep {
 	/* the model in use and the one a heavy sweep builds */
 	struct fabric cur, next;
 	struct lft_set cur_lft, next_lft;
+	struct pkey_tables cur_pk, next_pk;
+	struct pkey_want *want;         /* next_pk as the programmer takes it */
 	bool have_cur;
 	struct discovery *disc;
 	struct route_report report;
@@ -369,6 +371,51 @@ on_programmed(void *arg, const struct program_result *r)
 }
 
 static void
+pkey_note(void *arg, enum pkey_note_level level, const char *msg)
+{
+	(void)arg;
+	if (level == PKEY_NOTE_WARN)
+		log_warnx("partitions: %s", msg);
+	else
+		log_info("partitions: %s", msg);
+}
+
+/* P_Key tables for the new fabric, the previous ones keeping indices
+ * stable, and the programmer's view of them. */
+static void
+build_pkeys(struct sweep *sw)
+{
+	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys };
+	const struct fabric *f = &sw->next;
+
+	free(sw->want);
+	sw->want = NULL;
+	pkey_tables_free(&sw->next_pk);
+	if (sw->o.policy == NULL)
+		return;
+	pkey_tables_build(sw->o.policy, f, sw->have_cur ? &sw->cur_pk : NULL,
+	    &po, &sw->next_pk, pkey_note, sw);
+	if ((sw->want = calloc(f->nports, sizeof(*sw->want))) == NULL)
+		fatal("sweep: out of memory");
+	for (uint32_t p = 0; p < f->nports; p++)
+		sw->want[p].enforce = -1;
+	for (size_t i = 0; i < sw->next_pk.n; i++) {
+		const struct pkey_table *t = &sw->next_pk.v[i];
+		struct pkey_want *w = &sw->want[t->port];
+
+		if (t->kind == PKEY_TABLE_ENFORCE) {
+			/* Enforcement only where the neighbour's whole set
+			 * fits; off leaves the switch tables alone. */
+			w->enforce = (int8_t)(t->enforce ? sw->o.enforce : 0);
+			if (sw->o.enforce == 0)
+				continue;
+		}
+		w->keys = t->keys;
+		w->n = t->cap;
+	}
+}
+
+static void
 compute(struct sweep *sw)
 {
 	struct routing_opts ropts = sw->o.ropts;
@@ -392,7 +439,9 @@ compute(struct sweep *sw)
 		fsm(sw, EV_FAILED);
 		return;
 	}
-	program_start(sw->prog, &sw->next, &sw->next_lft, NULL, sm_lid, &sw->o.prog,
+	build_pkeys(sw);
+	program_start(sw->prog, &sw->next, &sw->next_lft, sw->want, sm_lid,
+	    &sw->o.prog,
 	    on_programmed, sw);
 }
 
@@ -406,6 +455,9 @@ adopt_next(struct sweep *sw)
 	sw->cur_lft = sw->next_lft;
 	sw->next = tf;
 	sw->next_lft = tl;
+	pkey_tables_free(&sw->cur_pk);
+	sw->cur_pk = sw->next_pk;
+	memset(&sw->next_pk, 0, sizeof(sw->next_pk));
 	fabric_fini(&sw->next);
 	lft_set_fini(&sw->next_lft);
 	memset(&sw->next_lft, 0, sizeof(sw->next_lft));
@@ -559,6 +611,12 @@ sweep_lft(const struct sweep *sw)
 	return sw->have_cur ? &sw->cur_lft : NULL;
 }
 
+const struct pkey_tables *
+sweep_pkeys(const struct sweep *sw)
+{
+	return sw->have_cur && sw->o.policy != NULL ? &sw->cur_pk : NULL;
+}
+
 const struct route_report *
 sweep_report(const struct sweep *sw)
 {
@@ -666,5 +724,8 @@ sweep_free(struct sweep *sw)
 	fabric_fini(&sw->next);
 	lft_set_fini(&sw->cur_lft);
 	lft_set_fini(&sw->next_lft);
+	pkey_tables_free(&sw->cur_pk);
+	pkey_tables_free(&sw->next_pk);
+	free(sw->want);
 	free(sw);
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "partitions.h"
 #include "program.h"
 #include "routing.h"
 
@@ -31,6 +32,10 @@ struct sweep_opts {
 	const struct routing_engine *chain[SWEEP_MAX_ENGINES];
 	size_t nchain;
 	struct routing_opts ropts;      /* roots, leaves (prev is set here) */
+	const struct pkey_policy *policy; /* NULL: leave P_Keys alone */
+	bool allow_both_pkeys;
+	int enforce;                    /* switch ports facing CAs: bit 0
+					 * inbound, bit 1 outbound; 0 = off */
 	unsigned max_failures;          /* heavy sweeps failing in a row before
 					 * the up callback reports failure */
 };
@@ -67,6 +72,8 @@ void sweep_get_status(const struct sweep *sw, struct sweep_status *st);
 const struct fabric *sweep_fabric(const struct sweep *sw);
 const struct lft_set *sweep_lft(const struct sweep *sw);
 const struct route_report *sweep_report(const struct sweep *sw);
+/* The P_Key tables of the last completed heavy sweep (NULL before). */
+const struct pkey_tables *sweep_pkeys(const struct sweep *sw);
 /* Change options that may change at run time (windows, interval, routing
  * chain and options, programming values); takes effect from the next
  * sweep. */

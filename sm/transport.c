@@ -159,6 +159,15 @@ wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 	}
 }
 
+/* Old kernels leave the link layer empty; libumad2sim says "IB". */
+static bool
+is_ib(const umad_port_t *port)
+{
+	return port->link_layer[0] == '\0' ||
+	    strcmp(port->link_layer, "InfiniBand") == 0 ||
+	    strcmp(port->link_layer, "IB") == 0;
+}
+
 /* Find the port: by GUID, or the first InfiniBand port, preferring one
  * whose link is up. */
 static int
@@ -185,10 +194,7 @@ find_port(uint64_t guid, char *ca_out, int *port_out, uint64_t *guid_out)
 			if (port == NULL)
 				continue;
 			g = be64toh(port->port_guid);
-			/* Old kernels leave it empty; libumad2sim says "IB". */
-			ib = port->link_layer[0] == '\0' ||
-			    strcmp(port->link_layer, "InfiniBand") == 0 ||
-			    strcmp(port->link_layer, "IB") == 0;
+			ib = is_ib(port);
 			if (guid != 0 ? g != guid : !ib)
 				continue;
 			if (guid != 0 && !ib) {
@@ -233,6 +239,34 @@ transport_resolve(uint64_t guid, uint64_t *out)
 		return -1;
 	}
 	return find_port(guid, ca, &port, out);
+}
+
+int
+transport_list(uint64_t *guids, size_t max)
+{
+	char cas[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+	int ncas, n = 0;
+
+	if (umad_init() < 0 ||
+	    (ncas = umad_get_cas_names(cas, UMAD_MAX_DEVICES)) < 0)
+		return -1;
+	for (int i = 0; i < ncas; i++) {
+		umad_ca_t ca;
+
+		if (umad_get_ca(cas[i], &ca) < 0)
+			continue;
+		for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+			umad_port_t *port = ca.ports[p];
+
+			if (port == NULL || !is_ib(port))
+				continue;
+			if ((size_t)n < max)
+				guids[n] = be64toh(port->port_guid);
+			n++;
+		}
+		umad_release_ca(&ca);
+	}
+	return n;
 }
 
 static int

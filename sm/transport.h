@@ -41,6 +41,10 @@ void transport_close(struct transport *t);
  * or -1 with a logged reason. */
 int transport_resolve(uint64_t guid, uint64_t *out);
 
+/* The GUIDs of every InfiniBand port (other link layers skipped), up to
+ * max; returns how many there are, or -1. */
+int transport_list(uint64_t *guids, size_t max);
+
 uint64_t transport_port_guid(const struct transport *t);
 const char *transport_ca_name(const struct transport *t);
 int transport_port_num(const struct transport *t);
