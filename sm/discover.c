@@ -159,7 +159,7 @@ on_switch_info(struct dreq *q, const uint8_t *data)
 	n->lft_cap = (uint16_t)field(data, IB_SW_LINEAR_FDB_CAP_F);
 	n->lft_top = (uint16_t)field(data, IB_SW_LINEAR_FDB_TOP_F);
 	n->psc = (uint8_t)field(data, IB_SW_STATE_CHANGE_F);
-	n->enforce_cap = (uint8_t)field(data, IB_SW_PARTITION_ENFORCE_CAP_F);
+	n->enforce_cap = (uint16_t)field(data, IB_SW_PARTITION_ENFORCE_CAP_F);
 	/* Clear PortStateChange before reading the ports, so that a change
 	 * after our reads sets it again for the next light sweep. Everything
 	 * else is written back as read (a top of 0 would stop LID routing). */

@@ -55,6 +55,7 @@ struct daemon {
 	ev_timer watchdog;
 	/* what the command line said: replayed over every (re)load */
 	const char *config_file;        /* -c, or NULL */
+	const char *config_dir;         /* --config-dir */
 	struct { const char *name; const char *value; } cli[MAX_CLI];
 	size_t ncli;
 	bool once, check, verbose, list_ports;
@@ -72,8 +73,9 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 "usage: ibsmd [options]\n"
-"  -c, --config FILE          read only FILE (default " IBSMD_SYSCONFDIR "/ibsmd.conf,\n"
-"                             then " IBSMD_SYSCONFDIR "/ibsmd.<port-guid>.conf)\n"
+"  -c, --config FILE          read only FILE (default: DIR/ibsmd.conf, then\n"
+"                             DIR/ibsmd.<port-guid>.conf)\n"
+"      --config-dir DIR       where those two live (default " IBSMD_SYSCONFDIR ")\n"
 "  -n, --check                check configuration and partitions, then exit\n"
 "  -v, --verbose              with -n: print both, normalized\n"
 "  -g, --guid GUID            port to drive (default: the first InfiniBand port)\n"
@@ -131,9 +133,11 @@ build_config(const struct daemon *d, uint64_t guid, struct ibsmd_config *out,
 			rc = CONFIG_INVALID;
 		}
 	} else {
-		rc = config_load(out, CONFIG_COMMON_PATH, CFG_COMMON_FILE, errs);
+		snprintf(inst, sizeof(inst), "%s/ibsmd.conf", d->config_dir);
+		rc = config_load(out, inst, CFG_COMMON_FILE, errs);
+		snprintf(inst, sizeof(inst), "%s/ibsmd.0x%016" PRIx64 ".conf",
+		    d->config_dir, guid);
 		if (rc != CONFIG_INVALID && guid != 0 &&
-		    config_instance_path(guid, inst, sizeof(inst)) == 0 &&
 		    config_load(out, inst, CFG_INSTANCE_FILE, errs) ==
 		    CONFIG_INVALID)
 			rc = CONFIG_INVALID;
@@ -557,6 +561,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		{ "allow-both-pkeys", no_argument, NULL, 5 },
 		{ "partition-enforcement", required_argument, NULL, 6 },
 		{ "list-ports", no_argument, NULL, 7 },
+		{ "config-dir", required_argument, NULL, 8 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -575,6 +580,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		case 'v': d->verbose = true; break;
 		case 'o': d->once = true; break;
 		case 7: d->list_ports = true; break;
+		case 8: d->config_dir = optarg; break;
 		case 'g': {
 			/* The schema wants 0x-hex; accept decimal too. */
 			unsigned long long g;
@@ -694,7 +700,8 @@ check_mode(struct daemon *d)
 int
 main(int argc, char *argv[])
 {
-	struct daemon d = { .exit_code = EXIT_OK };
+	struct daemon d = { .exit_code = EXIT_OK,
+	    .config_dir = IBSMD_SYSCONFDIR };
 	struct ibsmd_config first;
 	struct config_errors ce = { 0 };
 	struct pkey_errors pe;
