@@ -14,7 +14,7 @@
 #include "routing.h"
 
 /* 1 when the channel dependency graph of s over f is acyclic, 0 when it
- * has a cycle (then *edges_out, if not NULL, gets the dependency count). */
+ * has a cycle; *edges_out (if not NULL) gets the number of dependencies. */
 int cdg_acyclic(const struct fabric *f, const struct lft_set *s,
     uint64_t *edges_out);
 

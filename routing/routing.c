@@ -17,6 +17,8 @@ static uint64_t blocks_changed(const struct fabric *f, const struct lft_set *s,
     const struct routing_opts *o);
 
 static const struct routing_engine *const engines[] = {
+	&re_ftree,
+	&re_updn,
 	&re_minhop,
 };
 
@@ -137,7 +139,9 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 		rep->seconds = secs;
 		routing_report_fill(f, out, rep);
 		rep->blocks_changed = blocks_changed(f, out, o);
-		rep->deadlock_free = -1;
+		/* Checked on the tables as they are, whatever the engine
+		 * promises: the report must not take its word for it. */
+		rep->deadlock_free = cdg_acyclic(f, out, NULL);
 		say(log_cb, "routing: %s routed %u LIDs on %u switches in %.3f s "
 		    "(%llu unreachable pairs, port load max %u mean %.1f)",
 		    chain[i]->name, rep->lids, out->nsw, secs,

@@ -104,6 +104,43 @@ testfab_ring(struct fabric *f, unsigned n, unsigned hcas)
 	testfab_lids(f);
 }
 
+void
+testfab_ft3(struct fabric *f, unsigned k)
+{
+	unsigned half = k / 2, p, i, j;
+	uint32_t base = f->nnodes, edge, agg, core, hca;
+
+	for (i = 0; i < k * k + half * half; i++)
+		testfab_switch(f, (uint8_t)k);
+	for (p = 0; p < k; p++)
+		for (i = 0; i < half; i++) {
+			edge = base + p * half + i;
+			for (j = 0; j < half; j++) {
+				agg = base + k * half + p * half + j;
+				testfab_connect(f, edge, (uint8_t)(half + 1 + j),
+				    agg, (uint8_t)(i + 1));
+			}
+		}
+	for (p = 0; p < k; p++)
+		for (j = 0; j < half; j++) {
+			agg = base + k * half + p * half + j;
+			for (i = 0; i < half; i++) {
+				core = base + k * k + j * half + i;
+				testfab_connect(f, agg, (uint8_t)(half + 1 + i),
+				    core, (uint8_t)(p + 1));
+			}
+		}
+	for (p = 0; p < k; p++)
+		for (i = 0; i < half; i++) {
+			edge = base + p * half + i;
+			for (j = 0; j < half; j++) {
+				hca = testfab_ca(f, 1);
+				testfab_connect(f, edge, (uint8_t)(j + 1), hca, 1);
+			}
+		}
+	testfab_lids(f);
+}
+
 /* splitmix64: tiny, seedable, good enough to shuffle test fabrics. */
 static uint64_t
 rnd(uint64_t *state)
@@ -161,6 +198,81 @@ live(const struct fabric *f, uint32_t p)
 
 	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
 	    f->ports[q].state != PORT_DOWN;
+}
+
+static int
+is_switch(const struct fabric *f, uint32_t node)
+{
+	return f->nodes[node].type == NODE_SWITCH;
+}
+
+/* Every switch reaches every other one over live cables. */
+static int
+switches_connected(const struct fabric *f)
+{
+	uint32_t *queue = xcalloc(f->nnodes, sizeof(*queue)), head = 0, tail = 0;
+	uint8_t *seen = xcalloc(f->nnodes, 1);
+	uint32_t n, u, p, v, nsw = 0;
+	int ok;
+
+	for (n = 0; n < f->nnodes; n++)
+		if (is_switch(f, n)) {
+			nsw++;
+			if (tail == 0) {
+				seen[n] = 1;
+				queue[tail++] = n;
+			}
+		}
+	while (head < tail) {
+		u = queue[head++];
+		for (p = f->nodes[u].port0 + 1;
+		    p <= f->nodes[u].port0 + f->nodes[u].nports; p++) {
+			if (!live(f, p))
+				continue;
+			v = fabric_peer_node(f, p);
+			if (is_switch(f, v) && !seen[v]) {
+				seen[v] = 1;
+				queue[tail++] = v;
+			}
+		}
+	}
+	ok = tail == nsw;
+	free(queue);
+	free(seen);
+	return ok;
+}
+
+unsigned
+testfab_remove_links(struct fabric *f, double fraction, uint64_t seed)
+{
+	uint32_t *links = xcalloc(f->nports, sizeof(*links)), n = 0, p, q, i, j;
+	uint32_t tmp;
+	unsigned want, removed = 0;
+
+	for (p = 0; p < f->nports; p++) {
+		q = f->ports[p].peer;
+		if (q != FABRIC_NONE && p < q && is_switch(f, f->ports[p].node) &&
+		    is_switch(f, f->ports[q].node))
+			links[n++] = p;
+	}
+	want = (unsigned)(fraction * n + 0.5);
+	for (i = n; i > 1; i--) {
+		j = (uint32_t)(rnd(&seed) % i);
+		tmp = links[i - 1];
+		links[i - 1] = links[j];
+		links[j] = tmp;
+	}
+	for (i = 0; i < n && removed < want; i++) {
+		p = links[i];
+		q = f->ports[p].peer;
+		f->ports[p].peer = f->ports[q].peer = FABRIC_NONE;
+		if (switches_connected(f))
+			removed++;
+		else
+			fabric_link(f, p, q);
+	}
+	free(links);
+	return removed;
 }
 
 /* All-pairs switch distances, by plain BFS on the fabric's ports. */
@@ -294,6 +406,13 @@ void
 testfab_check(const struct fabric *f, const struct lft_set *s,
     struct testfab_stats *st)
 {
+	testfab_check_lids(f, s, NULL, st);
+}
+
+void
+testfab_check_lids(const struct fabric *f, const struct lft_set *s,
+    const uint8_t *only, struct testfab_stats *st)
+{
 	uint32_t *d = distances(f, s), p, sw, t, out = 0, dist;
 	uint32_t *load = xcalloc(f->nports, sizeof(*load));
 	uint8_t *seen = xcalloc((size_t)UINT16_MAX + 1, 1);
@@ -304,7 +423,8 @@ testfab_check(const struct fabric *f, const struct lft_set *s,
 	memset(st, 0, sizeof(*st));
 	for (p = 0; p < f->nports; p++) {
 		lid = f->ports[p].lid;
-		if (!fabric_port_is_endport(f, p) || lid == 0 || seen[lid])
+		if (!fabric_port_is_endport(f, p) || lid == 0 || seen[lid] ||
+		    (only != NULL && !only[lid]))
 			continue;
 		seen[lid] = 1;
 		t = home(f, s, p);

@@ -32,6 +32,21 @@ void testfab_lids(struct fabric *f);
  * go to its HCAs, port k/2 + 1 + j to port i + 1 of spine j. */
 void testfab_ft2(struct fabric *f, unsigned k);
 
+/* Three-level k-ary fat tree of k-port switches (k even), added after the
+ * fabric's existing nodes (base = their count): k pods of k/2 edge and k/2
+ * aggregation switches, (k/2)^2 cores, k/2 HCAs per edge switch. Edge i of
+ * pod p is node base + p*k/2 + i, aggregation j of pod p is base + k*k/2 +
+ * p*k/2 + j, core (j, i) is base + k*k + j*k/2 + i, then the HCAs, edge by
+ * edge. Edge ports 1 .. k/2 go to its HCAs, port k/2 + 1 + j to port i + 1
+ * of aggregation j of its pod; aggregation j's port k/2 + 1 + i goes to
+ * port p + 1 of core (j, i). */
+void testfab_ft3(struct fabric *f, unsigned k);
+
+/* Remove fraction (rounded) of the switch-to-switch cables, chosen by seed,
+ * never one whose loss would split the switches; returns how many. */
+unsigned testfab_remove_links(struct fabric *f, double fraction,
+    uint64_t seed);
+
 /* Ring of n switches (nodes 0 .. n-1): port 1 of switch i is cabled to
  * port 2 of switch i + 1 (mod n); ports 3 .. hcas + 2 go to HCAs. */
 void testfab_ring(struct fabric *f, unsigned n, unsigned hcas);
@@ -60,5 +75,8 @@ struct testfab_stats {
  * with shortest distances from the checker's own BFS. */
 void testfab_check(const struct fabric *f, const struct lft_set *s,
     struct testfab_stats *st);
+/* The same, for the destination LIDs with only[lid] != 0 (NULL: all). */
+void testfab_check_lids(const struct fabric *f, const struct lft_set *s,
+    const uint8_t *only, struct testfab_stats *st);
 
 #endif
