@@ -1552,4 +1552,5 @@ out:
 const struct routing_engine re_ftree = {
 	.name = "ftree",
 	.route = route,
+	.deadlock_free = true,
 };

@@ -113,6 +113,7 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 	char why[256];
 	size_t i, entries;
 	double secs;
+	int acyclic;
 
 	memset(rep, 0, sizeof(*rep));
 	if (lft_set_init(out, f) == -1) {
@@ -135,13 +136,25 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		secs = elapsed(&t0, &t1);
+		/* Checked on the tables as they are, whatever the engine
+		 * promises: the report must not take its word for it. */
+		acyclic = cdg_acyclic(f, out, NULL);
+		if (!acyclic && chain[i]->deadlock_free) {
+			if (i + 1 < n) {
+				say(log_cb, "routing: %s failed after %.3f s: its "
+				    "tables have a credit loop (channel dependency "
+				    "cycle)", chain[i]->name, secs);
+				continue;
+			}
+			say(log_cb, "routing: %s: its tables have a credit loop "
+			    "and no engine follows it in the chain; using them",
+			    chain[i]->name);
+		}
 		snprintf(rep->engine, sizeof(rep->engine), "%s", chain[i]->name);
 		rep->seconds = secs;
 		routing_report_fill(f, out, rep);
 		rep->blocks_changed = blocks_changed(f, out, o);
-		/* Checked on the tables as they are, whatever the engine
-		 * promises: the report must not take its word for it. */
-		rep->deadlock_free = cdg_acyclic(f, out, NULL);
+		rep->deadlock_free = acyclic;
 		say(log_cb, "routing: %s routed %u LIDs on %u switches in %.3f s "
 		    "(%llu unreachable pairs, port load max %u mean %.1f)",
 		    chain[i]->name, rep->lids, out->nsw, secs,

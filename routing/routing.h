@@ -7,6 +7,7 @@
 #ifndef IBSMD_ROUTING_H
 #define IBSMD_ROUTING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,6 +73,9 @@ struct routing_opts {
 
 struct routing_engine {
 	const char *name;
+	/* The engine promises tables without credit loops: routing_run checks
+	 * the promise and, when it is broken, moves on down the chain. */
+	bool deadlock_free;
 	/* Fill out (already sized by lft_set_init, every entry LFT_NO_ROUTE)
 	 * for every switch. o is never NULL. Return 0, or -1 with a reason in
 	 * why when this engine cannot route f. */

@@ -820,4 +820,5 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 const struct routing_engine re_updn = {
 	.name = "updn",
 	.route = route,
+	.deadlock_free = true,
 };

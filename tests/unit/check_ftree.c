@@ -230,13 +230,11 @@ cdg_cycle_ca(const struct fabric *f, const struct lft_set *s)
 
 /* CA LIDs that switch node n sends out of port num. */
 static unsigned
-ca_load(const struct fabric *f, const struct lft_set *s, const uint8_t *ca,
-    uint32_t n, uint8_t num)
+ca_load(const struct lft_set *s, const uint8_t *ca, uint32_t n, uint8_t num)
 {
 	const uint8_t *row = lft_row(s, s->node_sw[n]);
 	unsigned lid, c = 0;
 
-	(void)f;
 	for (lid = 1; lid <= s->max_lid; lid++)
 		if (ca[lid] && row[lid] == num)
 			c++;
@@ -318,10 +316,10 @@ check_ft2(unsigned k)
 	spread_init(&down, "spine down ports");
 	for (i = 0; i < k; i++)
 		for (j = 0; j < half; j++)
-			spread_add(&up, ca_load(&f, &s, ca, i, (uint8_t)(half + 1 + j)));
+			spread_add(&up, ca_load(&s, ca, i, (uint8_t)(half + 1 + j)));
 	for (j = 0; j < half; j++)
 		for (i = 0; i < k; i++)
-			spread_add(&down, ca_load(&f, &s, ca, k + j, (uint8_t)(i + 1)));
+			spread_add(&down, ca_load(&s, ca, k + j, (uint8_t)(i + 1)));
 	spread_assert(&up);
 	spread_assert(&down);
 	/* a leaf's up ports share the other leaves' HCAs exactly */
@@ -520,17 +518,17 @@ check_ft3(unsigned k)
 	for (p = 0; p < k; p++)
 		for (i = 0; i < half; i++)
 			for (j = 0; j < half; j++) {
-				spread_add(&eup, ca_load(&f, &s, ca,
+				spread_add(&eup, ca_load(&s, ca,
 				    ft3_edge(k, p, i), (uint8_t)(half + 1 + j)));
-				spread_add(&adown, ca_load(&f, &s, ca,
+				spread_add(&adown, ca_load(&s, ca,
 				    ft3_agg(k, p, i), (uint8_t)(j + 1)));
-				spread_add(&aup, ca_load(&f, &s, ca,
+				spread_add(&aup, ca_load(&s, ca,
 				    ft3_agg(k, p, i), (uint8_t)(half + 1 + j)));
 			}
 	for (j = 0; j < half; j++)
 		for (i = 0; i < half; i++)
 			for (p = 0; p < k; p++)
-				spread_add(&cdown, ca_load(&f, &s, ca,
+				spread_add(&cdown, ca_load(&s, ca,
 				    ft3_core(k, j, i), (uint8_t)(p + 1)));
 	spread_assert(&eup);
 	spread_assert(&adown);
@@ -686,8 +684,8 @@ START_TEST(test_port_down)
 	assert_all_reached(&f, &s);
 	ck_assert_int_eq(cdg_cycle(&f, &s), 0);
 	ca = ca_lids(&f);
-	ck_assert_uint_eq(ca_load(&f, &s, ca, 0, 5), 0);
-	ck_assert_uint_eq(ca_load(&f, &s, ca, 8, 1), 0);
+	ck_assert_uint_eq(ca_load(&s, ca, 0, 5), 0);
+	ck_assert_uint_eq(ca_load(&s, ca, 8, 1), 0);
 	free(ca);
 	lft_set_fini(&s);
 	fabric_fini(&f);
@@ -852,7 +850,7 @@ START_TEST(test_cas_on_two_levels)
 	spread_init(&up, "leaf up ports");
 	for (i = 0; i < 8; i++)
 		for (j = 0; j < 4; j++)
-			spread_add(&up, ca_load(&f, &s, ca, i, (uint8_t)(5 + j)));
+			spread_add(&up, ca_load(&s, ca, i, (uint8_t)(5 + j)));
 	spread_assert(&up);
 	free(ca);
 	lft_set_fini(&s);
@@ -895,7 +893,7 @@ START_TEST(test_root_guids)
 	spread_init(&up, "leaf up ports");
 	for (i = 0; i < 8; i++)
 		for (j = 0; j < 4; j++)
-			spread_add(&up, ca_load(&f, &s, ca, i, (uint8_t)(2 + j)));
+			spread_add(&up, ca_load(&s, ca, i, (uint8_t)(2 + j)));
 	ck_assert_uint_gt(up.hi - up.lo, 1);
 	free(ca);
 	lft_set_fini(&s);
@@ -914,7 +912,7 @@ START_TEST(test_root_guids)
 	spread_init(&up, "leaf up ports");
 	for (i = 0; i < 8; i++)
 		for (j = 0; j < 4; j++)
-			spread_add(&up, ca_load(&f, &s, ca, i, (uint8_t)(2 + j)));
+			spread_add(&up, ca_load(&s, ca, i, (uint8_t)(2 + j)));
 	spread_assert(&up);
 	free(ca);
 
@@ -1101,10 +1099,10 @@ START_TEST(test_parallel_links)
 	spread_init(&down, "spine down cables");
 	for (i = 0; i < 4; i++)
 		for (j = 0; j < 4; j++)
-			spread_add(&up, ca_load(&f, &s, ca, i, (uint8_t)(7 + j)));
+			spread_add(&up, ca_load(&s, ca, i, (uint8_t)(7 + j)));
 	for (j = 0; j < 2; j++)
 		for (i = 0; i < 8; i++)
-			spread_add(&down, ca_load(&f, &s, ca, 4 + j,
+			spread_add(&down, ca_load(&s, ca, 4 + j,
 			    (uint8_t)(i + 1)));
 	spread_assert(&up);
 	spread_assert(&down);

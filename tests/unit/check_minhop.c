@@ -320,6 +320,45 @@ static const struct routing_engine re_scribble = {
 	.route = scribble,
 };
 
+/* minhop's tables under a name that promises no credit loops. */
+static int
+liar(const struct fabric *f, const struct routing_opts *o,
+    struct lft_set *out, char *why, size_t len)
+{
+	return re_minhop.route(f, o, out, why, len);
+}
+
+static const struct routing_engine re_liar = {
+	.name = "liar",
+	.route = liar,
+	.deadlock_free = true,
+};
+
+/* An engine whose promise of deadlock freedom its tables break is passed
+ * over when another engine follows it, and used (flagged) when none does. */
+START_TEST(test_chain_credit_loop)
+{
+	const struct routing_engine *chain[2] = { &re_liar, &re_updn };
+	struct fabric f;
+	struct lft_set s;
+	struct route_report rep;
+
+	fabric_init(&f);
+	testfab_ring(&f, 6, 2);         /* minhop on a ring has a cycle */
+	testfab_lids(&f);
+	ck_assert_int_eq(routing_run(chain, 2, &f, NULL, &s, &rep, capture), 0);
+	ck_assert_str_eq(rep.engine, "updn");
+	ck_assert_int_eq(rep.deadlock_free, 1);
+	ck_assert_ptr_nonnull(strstr(logged, "credit loop"));
+	lft_set_fini(&s);
+	ck_assert_int_eq(routing_run(chain, 1, &f, NULL, &s, &rep, capture), 0);
+	ck_assert_str_eq(rep.engine, "liar");
+	ck_assert_int_eq(rep.deadlock_free, 0);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+END_TEST
+
 START_TEST(test_chain)
 {
 	const struct routing_engine *chain[2];
@@ -553,6 +592,7 @@ minhop_suite(void)
 	tcase_add_test(tc, test_parallel_links);
 	tcase_add_test(tc, test_unconnected_ca);
 	tcase_add_test(tc, test_chain);
+	tcase_add_test(tc, test_chain_credit_loop);
 	tcase_add_test(tc, test_report);
 	tcase_add_test(tc, test_report_long_ring);
 	tcase_add_test(tc, test_report_scrambled);
