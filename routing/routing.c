@@ -102,6 +102,22 @@ say(void (*log_cb)(const char *), const char *fmt, ...)
  * out is sized here (callers pass it unsized); on success the caller owns
  * it and releases it with lft_set_fini(), on failure it is left empty.
  */
+/* "0:12 1:96 2:288": (switch, LID) pairs by hop count, empty buckets
+ * left out. */
+static const char *
+hops_text(const struct route_report *rep, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned h = 0; h <= ROUTE_HOPS_MAX && used < len; h++)
+		if (rep->hops[h] != 0)
+			used += (size_t)snprintf(buf + used, len - used, "%s%u%s:%llu",
+			    used ? " " : "", h, h == ROUTE_HOPS_MAX ? "+" : "",
+			    (unsigned long long)rep->hops[h]);
+	return buf;
+}
+
 int
 routing_run(const struct routing_engine *const *chain, size_t n,
     const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
@@ -110,7 +126,7 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 	static const struct routing_opts none;
 
 	struct timespec t0, t1;
-	char why[256];
+	char why[256], hops[ROUTE_HOPS_MAX * 24];
 	size_t i, entries;
 	double secs;
 	int acyclic;
@@ -156,10 +172,13 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 		rep->blocks_changed = blocks_changed(f, out, o);
 		rep->deadlock_free = acyclic;
 		say(log_cb, "routing: %s routed %u LIDs on %u switches in %.3f s "
-		    "(%llu unreachable pairs, port load max %u mean %.1f)",
+		    "(%llu unreachable pairs, port load max %u mean %.1f, %s, "
+		    "%llu blocks changed, hops %s)",
 		    chain[i]->name, rep->lids, out->nsw, secs,
 		    (unsigned long long)rep->unreachable, rep->max_port_load,
-		    rep->mean_port_load);
+		    rep->mean_port_load, acyclic ? "deadlock-free" :
+		    "CREDIT LOOP", (unsigned long long)rep->blocks_changed,
+		    hops_text(rep, hops, sizeof(hops)));
 		return 0;
 	}
 	say(log_cb, "routing: no engine of the chain (%zu tried) could route",

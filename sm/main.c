@@ -149,6 +149,18 @@ build_config(const struct daemon *d, uint64_t guid, struct ibsmd_config *out,
 	return rc == CONFIG_INVALID ? -1 : 0;
 }
 
+/* What the parser noticed in a valid file (a Default partition added, a
+ * P_Key picked for a name...): worth saying, not worth refusing. */
+static void
+log_notes(const struct pkey_errors *errs)
+{
+	char line[1024];
+
+	for (size_t i = 0; i < errs->n; i++)
+		if (pkey_msg_format(errs, i, line, sizeof(line)) >= 0)
+			log_info("partitions: %s", line);
+}
+
 /* The partition policy named by cfg: a missing file means the default
  * partition only. NULL with errs filled when the file has mistakes. */
 static struct pkey_policy *
@@ -183,6 +195,8 @@ load_policy(const struct ibsmd_config *cfg, struct pkey_errors *errs,
 	fclose(fp);
 	p = pkey_policy_parse(cfg->partitions_file, text, len, errs);
 	free(text);
+	if (p != NULL)
+		log_notes(errs);
 	return p;
 }
 
@@ -734,6 +748,9 @@ main(int argc, char *argv[])
 		}
 		return list_ports(&d.cfg);
 	}
+	/* Checking a configuration needs no port: don't warn about one. */
+	if (d.check)
+		log_set_level(LOG_LVL_ERROR);
 	if (transport_resolve(d.guid, &d.guid) < 0) {
 		if (!d.check) {
 			fprintf(stderr, "ibsmd: cannot find the port to drive"
