@@ -36,26 +36,6 @@ struct cdg {
 				 * channels */
 };
 
-static void *
-xcalloc(size_t n, size_t size)
-{
-	void *p;
-
-	if ((p = calloc(n ? n : 1, size)) == NULL)
-		fatal("cdg: out of memory");
-	return p;
-}
-
-/* A cable that carries traffic: both ends known and neither DOWN. */
-static int
-usable(const struct fabric *f, uint32_t p)
-{
-	uint32_t q = f->ports[p].peer;
-
-	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
-	    f->ports[q].state != PORT_DOWN;
-}
-
 /* Number the channels, switch by switch in port order. */
 static void
 channels(struct cdg *g, const struct fabric *f, const struct lft_set *s)
@@ -64,7 +44,7 @@ channels(struct cdg *g, const struct fabric *f, const struct lft_set *s)
 	uint32_t sw, p, peer;
 	unsigned num;
 
-	g->chan = xcalloc((size_t)g->nsw * 256, sizeof(*g->chan));
+	g->chan = routing_calloc((size_t)g->nsw * 256, sizeof(*g->chan));
 	memset(g->chan, 0xff, (size_t)g->nsw * 256 * sizeof(*g->chan));
 	g->stride = 1;
 	for (sw = 0; sw < g->nsw; sw++) {
@@ -74,14 +54,14 @@ channels(struct cdg *g, const struct fabric *f, const struct lft_set *s)
 		/* port 255 is LFT_NO_ROUTE and never a channel */
 		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++) {
 			p = n->port0 + num;
-			if (!usable(f, p))
+			if (!routing_link_usable(f, p))
 				continue;
 			peer = fabric_peer_node(f, p);
 			if (f->nodes[peer].type == NODE_SWITCH)
 				g->chan[(size_t)sw * 256 + num] = g->nchan++;
 		}
 	}
-	g->far = xcalloc(g->nchan, sizeof(*g->far));
+	g->far = routing_calloc(g->nchan, sizeof(*g->far));
 	for (sw = 0; sw < g->nsw; sw++) {
 		n = &f->nodes[s->sw_node[sw]];
 		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++)
@@ -114,13 +94,13 @@ collect(struct cdg *g, const struct lft_set *s)
 		qmap[i] = i < g->stride ? (uint8_t)i : 0;
 	tile = TILE_BYTES / (g->nsw ? g->nsw : 1);
 	tile = tile < 64 ? 64 : tile > 4096 ? 4096 : tile & ~63u;
-	buf = xcalloc((size_t)(g->nsw + 1) * tile, 1);
+	buf = routing_calloc((size_t)(g->nsw + 1) * tile, 1);
 	/* channel numbers with the spare row for the rest, and where each
 	 * channel's far switch has its slice of the tile */
-	chan = xcalloc((size_t)g->nsw * 256, sizeof(*chan));
+	chan = routing_calloc((size_t)g->nsw * 256, sizeof(*chan));
 	for (i = 0; i < g->nsw * 256u; i++)
 		chan[i] = g->chan[i] == CHAN_NONE ? g->nchan : g->chan[i];
-	fartile = xcalloc(g->nchan + 1, sizeof(*fartile));
+	fartile = routing_calloc(g->nchan + 1, sizeof(*fartile));
 	for (c = 0; c < g->nchan; c++)
 		fartile[c] = g->far[c] * tile;
 	fartile[g->nchan] = g->nsw * tile;
@@ -169,8 +149,8 @@ peel(struct cdg *g, uint64_t *edges)
 	uint32_t *indeg, *queue, head = 0, tail = 0, c, k, i, succ[256];
 	uint64_t total = 0;
 
-	indeg = xcalloc(g->nchan, sizeof(*indeg));
-	queue = xcalloc(g->nchan, sizeof(*queue));
+	indeg = routing_calloc(g->nchan, sizeof(*indeg));
+	queue = routing_calloc(g->nchan, sizeof(*queue));
 	for (c = 0; c < g->nchan; c++) {
 		k = successors(g, c, succ);
 		for (i = 0; i < k; i++)
@@ -204,7 +184,7 @@ cdg_acyclic(const struct fabric *f, const struct lft_set *s,
 	memset(&g, 0, sizeof(g));
 	g.nsw = s->nsw;
 	channels(&g, f, s);
-	g.mark = xcalloc(((size_t)g.nchan + 1) * g.stride, 1);
+	g.mark = routing_calloc(((size_t)g.nchan + 1) * g.stride, 1);
 	collect(&g, s);
 	acyclic = peel(&g, &edges);
 	if (edges_out != NULL)

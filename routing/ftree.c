@@ -147,16 +147,6 @@ struct scratch {
 	uint32_t cnt[256];
 };
 
-static void *
-xcalloc(size_t n, size_t size)
-{
-	void *p;
-
-	if ((p = calloc(n ? n : 1, size)) == NULL)
-		fatal("ftree: out of memory");
-	return p;
-}
-
 static int refuse(struct ft *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -175,16 +165,6 @@ static uint64_t
 guid(const struct ft *t, uint32_t sw)
 {
 	return t->f->nodes[t->out->sw_node[sw]].guid;
-}
-
-/* A cable that carries traffic: both ends known and neither DOWN. */
-static int
-usable(const struct fabric *f, uint32_t p)
-{
-	uint32_t q = f->ports[p].peer;
-
-	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
-	    f->ports[q].state != PORT_DOWN;
 }
 
 static uint32_t
@@ -220,18 +200,18 @@ build_groups(struct ft *t)
 
 	for (s = 0; s < t->nsw; s++)
 		total += f->nodes[t->out->sw_node[s]].nports;
-	t->g_off = xcalloc(t->nsw + 1, sizeof(*t->g_off));
-	t->g_sw = xcalloc(total, sizeof(*t->g_sw));
-	t->g_rev = xcalloc(total, sizeof(*t->g_rev));
-	t->g_poff = xcalloc(total + 1, sizeof(*t->g_poff));
-	t->g_port = xcalloc(total, 1);
-	seen = xcalloc(t->nsw, sizeof(*seen));
-	gix = xcalloc(t->nsw, sizeof(*gix));
+	t->g_off = routing_calloc(t->nsw + 1, sizeof(*t->g_off));
+	t->g_sw = routing_calloc(total, sizeof(*t->g_sw));
+	t->g_rev = routing_calloc(total, sizeof(*t->g_rev));
+	t->g_poff = routing_calloc(total + 1, sizeof(*t->g_poff));
+	t->g_port = routing_calloc(total, 1);
+	seen = routing_calloc(t->nsw, sizeof(*seen));
+	gix = routing_calloc(t->nsw, sizeof(*gix));
 	for (s = 0; s < t->nsw; s++) {
 		node = &f->nodes[t->out->sw_node[s]];
 		links = 0;
 		for (num = 1; num <= node->nports; num++) {
-			if (!usable(f, node->port0 + num))
+			if (!routing_link_usable(f, node->port0 + num))
 				continue;
 			peer = fabric_peer_node(f, node->port0 + num);
 			/* a cable looped back into the same switch goes nowhere */
@@ -277,11 +257,11 @@ static void
 split_groups(struct ft *t)
 {
 	uint32_t ng = t->g_off[t->nsw], s, g, h, k, np = 0, pass, n;
-	uint32_t *sw = xcalloc(ng, sizeof(*sw)), *poff;
-	uint8_t *port = xcalloc(t->g_poff[ng], 1);
+	uint32_t *sw = routing_calloc(ng, sizeof(*sw)), *poff;
+	uint8_t *port = routing_calloc(t->g_poff[ng], 1);
 
-	poff = xcalloc(ng + 1, sizeof(*poff));
-	t->nup = xcalloc(t->nsw, 1);
+	poff = routing_calloc(ng + 1, sizeof(*poff));
+	t->nup = routing_calloc(t->nsw, 1);
 	for (s = 0, k = 0; s < t->nsw; s++)
 		for (pass = 0; pass < 2; pass++)
 			for (g = t->g_off[s]; g < t->g_off[s + 1]; g++) {
@@ -320,7 +300,7 @@ attach(const struct ft *t, uint32_t p, uint8_t *port)
 	const struct fabric *f = t->f;
 	uint32_t q;
 
-	if (!usable(f, p))
+	if (!routing_link_usable(f, p))
 		return FABRIC_NONE;
 	q = f->ports[p].peer;
 	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
@@ -336,10 +316,10 @@ build_dests(struct ft *t)
 	uint32_t max = t->out->max_lid, *lid_sw, *fill, p, lid, sw, node;
 	uint8_t *lid_port, *taken;
 
-	lid_sw = xcalloc((size_t)max + 1, sizeof(*lid_sw));
-	lid_port = xcalloc((size_t)max + 1, 1);
-	taken = xcalloc((size_t)max + 1, 1);
-	t->sw_lid = xcalloc(t->nsw, sizeof(*t->sw_lid));
+	lid_sw = routing_calloc((size_t)max + 1, sizeof(*lid_sw));
+	lid_port = routing_calloc((size_t)max + 1, 1);
+	taken = routing_calloc((size_t)max + 1, 1);
+	t->sw_lid = routing_calloc(t->nsw, sizeof(*t->sw_lid));
 	for (lid = 0; lid <= max; lid++)
 		lid_sw[lid] = FABRIC_NONE;
 	/* a LID given twice is a LID manager bug: the first port keeps it */
@@ -355,7 +335,7 @@ build_dests(struct ft *t)
 		else
 			lid_sw[lid] = attach(t, p, &lid_port[lid]);
 	}
-	t->ca_off = xcalloc(t->nsw + 1, sizeof(*t->ca_off));
+	t->ca_off = routing_calloc(t->nsw + 1, sizeof(*t->ca_off));
 	for (lid = 1; lid <= max; lid++)
 		if (lid_sw[lid] != FABRIC_NONE)
 			t->ca_off[lid_sw[lid] + 1]++;
@@ -364,13 +344,13 @@ build_dests(struct ft *t)
 			t->nhosts++;
 		t->ca_off[sw + 1] += t->ca_off[sw];
 	}
-	t->ca_lid = xcalloc(t->ca_off[t->nsw], sizeof(*t->ca_lid));
-	t->ca_port = xcalloc(t->ca_off[t->nsw], 1);
-	t->hosts = xcalloc(t->nhosts, sizeof(*t->hosts));
+	t->ca_lid = routing_calloc(t->ca_off[t->nsw], sizeof(*t->ca_lid));
+	t->ca_port = routing_calloc(t->ca_off[t->nsw], 1);
+	t->hosts = routing_calloc(t->nhosts, sizeof(*t->hosts));
 	for (sw = 0, t->nhosts = 0; sw < t->nsw; sw++)
 		if (t->ca_off[sw + 1] > t->ca_off[sw])
 			t->hosts[t->nhosts++] = sw;
-	fill = xcalloc(t->nsw, sizeof(*fill));
+	fill = routing_calloc(t->nsw, sizeof(*fill));
 	for (lid = 1; lid <= max; lid++) {
 		if ((sw = lid_sw[lid]) == FABRIC_NONE)
 			continue;
@@ -436,7 +416,7 @@ given(struct ft *t, const uint64_t *guids, size_t n, uint32_t *out)
 static uint32_t
 ca_leaves(struct ft *t, uint32_t *out)
 {
-	uint8_t *color = xcalloc(t->nsw, 1);
+	uint8_t *color = routing_calloc(t->nsw, 1);
 	uint64_t w[3] = { 0, 0, 0 };
 	uint32_t s, u, g, v, head, tail, k = 0, first = NONE;
 	int bipartite = 1;
@@ -481,11 +461,11 @@ static int
 rank_switches(struct ft *t)
 {
 	const struct routing_opts *o = t->o;
-	uint32_t *src = xcalloc(t->nsw, sizeof(*src)), nsrc, s, g, maxh;
-	uint32_t *dist = xcalloc(t->nsw, sizeof(*dist)), v;
+	uint32_t *src = routing_calloc(t->nsw, sizeof(*src)), nsrc, s, g, maxh;
+	uint32_t *dist = routing_calloc(t->nsw, sizeof(*dist)), v;
 	int rc = -1;
 
-	t->rank = xcalloc(t->nsw, 1);
+	t->rank = routing_calloc(t->nsw, 1);
 	src[0] = 0;
 	bfs(t, src, 1, dist);
 	for (s = 0; s < t->nsw; s++)
@@ -556,9 +536,9 @@ out:
 static void
 order_by_rank(struct ft *t)
 {
-	uint32_t *start = xcalloc(t->h1 + 1, sizeof(*start)), s, r;
+	uint32_t *start = routing_calloc(t->h1 + 1, sizeof(*start)), s, r;
 
-	t->order = xcalloc(t->nsw, sizeof(*t->order));
+	t->order = routing_calloc(t->nsw, sizeof(*t->order));
 	for (s = 0; s < t->nsw; s++)
 		start[t->rank[s] + 1]++;
 	for (r = 0; r < t->h1; r++)
@@ -673,19 +653,19 @@ static void
 meet_rows(struct ft *t)
 {
 	size_t nsw = t->nsw;
-	uint32_t *poff = xcalloc(nsw + 1, sizeof(*poff)), *par, *slot;
-	uint32_t *cls = xcalloc(nsw, sizeof(*cls)), *head, *next, *tail;
+	uint32_t *poff = routing_calloc(nsw + 1, sizeof(*poff)), *par, *slot;
+	uint32_t *cls = routing_calloc(nsw, sizeof(*cls)), *head, *next, *tail;
 	uint32_t hcap = 16, s, i, r, n, u;
-	uint8_t *val = xcalloc(nsw, 1);
+	uint8_t *val = routing_calloc(nsw, 1);
 
 	for (s = 0; s < nsw; s++)
 		poff[s + 1] = poff[s] + t->nup[s];
-	par = xcalloc(poff[nsw], sizeof(*par));
+	par = routing_calloc(poff[nsw], sizeof(*par));
 	for (s = 0; s < nsw; s++)
 		parents(t, s, par + poff[s]);
 	while (hcap < 2 * nsw)
 		hcap *= 2;
-	slot = xcalloc(hcap, sizeof(*slot));
+	slot = routing_calloc(hcap, sizeof(*slot));
 	for (i = 0; i < hcap; i++)
 		slot[i] = NONE;
 	/* classes: switches with the same parents */
@@ -704,9 +684,9 @@ meet_rows(struct ft *t)
 			}
 		}
 	}
-	head = xcalloc(nsw, sizeof(*head));
-	tail = xcalloc(nsw, sizeof(*tail));
-	next = xcalloc(nsw, sizeof(*next));
+	head = routing_calloc(nsw, sizeof(*head));
+	tail = routing_calloc(nsw, sizeof(*tail));
+	next = routing_calloc(nsw, sizeof(*next));
 	for (s = 0; s < nsw; s++)
 		head[s] = tail[s] = next[s] = NONE;
 	for (s = 0; s < nsw; s++) {
@@ -717,7 +697,7 @@ meet_rows(struct ft *t)
 			next[tail[r]] = s;
 		tail[r] = s;
 	}
-	t->meet = xcalloc(nsw * nsw, 1);
+	t->meet = routing_calloc(nsw * nsw, 1);
 	for (r = 0; r < nsw; r++) {
 		if (cls[r] != r)
 			continue;
@@ -745,7 +725,7 @@ down_rows(struct ft *t)
 	size_t nsw = t->nsw;
 	uint32_t tt, mk, head, tail, c, g, v;
 
-	t->down = xcalloc(nsw * nsw, 1);
+	t->down = routing_calloc(nsw * nsw, 1);
 	memset(t->down, GNONE, nsw * nsw);
 	for (tt = 0; tt < nsw; tt++) {
 		mk = fresh(t);
@@ -837,7 +817,7 @@ prev_hub(struct ft *t)
 			if (port > f->nodes[t->out->sw_node[u]].nports)
 				break;
 			q = f->nodes[t->out->sw_node[u]].port0 + port;
-			if (!usable(f, q) || f->nodes[fabric_peer_node(f, q)].type
+			if (!routing_link_usable(f, q) || f->nodes[fabric_peer_node(f, q)].type
 			    != NODE_SWITCH)
 				break;
 			u = t->out->node_sw[fabric_peer_node(f, q)];
@@ -875,7 +855,7 @@ cand_cmp(const void *a, const void *b)
 static void
 pick_hub(struct ft *t)
 {
-	struct cand *c = xcalloc(t->nsw, sizeof(*c));
+	struct cand *c = routing_calloc(t->nsw, sizeof(*c));
 	uint32_t s, n = 0, i, bp;
 	int uq = 0;
 
@@ -912,7 +892,7 @@ pick_hub(struct ft *t)
 static void
 fallback_paths(struct ft *t, uint32_t tt, const uint8_t *lost)
 {
-	uint32_t *dist = xcalloc(t->nsw, sizeof(*dist)), s, g;
+	uint32_t *dist = routing_calloc(t->nsw, sizeof(*dist)), s, g;
 
 	bfs(t, &tt, 1, dist);
 	for (s = 0; s < t->nsw; s++) {
@@ -942,7 +922,7 @@ plan_turns(struct ft *t)
 	int any = 0;
 
 	t->hub = NONE;
-	t->hubok = xcalloc(nsw, 1);
+	t->hubok = routing_calloc(nsw, 1);
 	for (i = 0; i < nsw * nsw && !any; i++)
 		any = t->meet[i] == 0;
 	if (!any)
@@ -951,7 +931,7 @@ plan_turns(struct ft *t)
 	for (s = 0; s < nsw; s++)
 		t->hubok[s] = t->hub != NONE &&
 		    t->meet[s * nsw + t->hub] != 0;
-	lost = xcalloc(nsw, 1);
+	lost = routing_calloc(nsw, 1);
 	for (tt = 0; tt < nsw; tt++) {
 		any = 0;
 		for (s = 0; s < nsw; s++) {
@@ -972,7 +952,7 @@ plan_turns(struct ft *t)
 				    guid(t, s), guid(t, tt));
 			}
 		if (t->fb == NULL) {
-			t->fb = xcalloc(nsw * nsw, 1);
+			t->fb = routing_calloc(nsw * nsw, 1);
 			memset(t->fb, LFT_NO_ROUTE, nsw * nsw);
 		}
 		fallback_paths(t, tt, lost);
@@ -986,8 +966,8 @@ load_prev(struct ft *t)
 {
 	uint32_t s;
 
-	t->prev = xcalloc(t->nsw, sizeof(*t->prev));
-	t->prev_max = xcalloc(t->nsw, sizeof(*t->prev_max));
+	t->prev = routing_calloc(t->nsw, sizeof(*t->prev));
+	t->prev_max = routing_calloc(t->nsw, sizeof(*t->prev_max));
 	for (s = 0; s < t->nsw; s++)
 		t->prev[s] = routing_prev_row(t->o, guid(t, s),
 		    &t->prev_max[s]);
@@ -1103,12 +1083,12 @@ main_path(struct ft *t, uint32_t tt, uint16_t lid, uint32_t *linkuse,
 static void
 main_paths(struct ft *t)
 {
-	uint32_t *linkuse = xcalloc(t->f->nports, sizeof(*linkuse));
-	uint32_t *paruse = xcalloc(t->nsw, sizeof(*paruse)), i, j, tt;
+	uint32_t *linkuse = routing_calloc(t->f->nports, sizeof(*linkuse));
+	uint32_t *paruse = routing_calloc(t->nsw, sizeof(*paruse)), i, j, tt;
 	size_t n = ((size_t)t->out->max_lid + 1) * t->h1;
 
-	t->pnode = xcalloc(n, sizeof(*t->pnode));
-	t->pport = xcalloc(n, 1);
+	t->pnode = routing_calloc(n, sizeof(*t->pnode));
+	t->pport = routing_calloc(n, 1);
 	for (i = 0; i < t->nhosts; i++) {
 		tt = t->hosts[i];
 		for (j = t->ca_off[tt]; j < t->ca_off[tt + 1]; j++)
@@ -1511,8 +1491,8 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	t.whylen = whylen;
 	if (t.nsw == 0)
 		return refuse(&t, "no switch in the fabric, nothing to route");
-	t.mark = xcalloc(t.nsw, sizeof(*t.mark));
-	t.queue = xcalloc(t.nsw, sizeof(*t.queue));
+	t.mark = routing_calloc(t.nsw, sizeof(*t.mark));
+	t.queue = routing_calloc(t.nsw, sizeof(*t.queue));
 	build_groups(&t);
 	build_dests(&t);
 	if (rank_switches(&t) == -1)
@@ -1527,13 +1507,13 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	main_paths(&t);
 
 	memset(&x, 0, sizeof(x));
-	x.upg = xcalloc(t.nsw, 1);
-	x.upp = xcalloc(t.nsw, 1);
-	x.allok = xcalloc(t.nsw, 1);
-	x.items = xcalloc((size_t)out->max_lid + 1, sizeof(*x.items));
-	x.anyup = xcalloc((size_t)out->max_lid + 1, sizeof(*x.anyup));
-	x.run = xcalloc((size_t)out->max_lid + 1, sizeof(*x.run));
-	x.pool = xcalloc((size_t)t.nsw * 256, 1);
+	x.upg = routing_calloc(t.nsw, 1);
+	x.upp = routing_calloc(t.nsw, 1);
+	x.allok = routing_calloc(t.nsw, 1);
+	x.items = routing_calloc((size_t)out->max_lid + 1, sizeof(*x.items));
+	x.anyup = routing_calloc((size_t)out->max_lid + 1, sizeof(*x.anyup));
+	x.run = routing_calloc((size_t)out->max_lid + 1, sizeof(*x.run));
+	x.pool = routing_calloc((size_t)t.nsw * 256, 1);
 	for (s = 0; s < t.nsw; s++)
 		fill_row(&t, &x, s);
 	free(x.upg);

@@ -52,26 +52,6 @@ struct scratch {
 	uint16_t *lids;         /* [all destination LIDs] one run of them */
 };
 
-static void *
-xcalloc(size_t n, size_t size)
-{
-	void *p;
-
-	if ((p = calloc(n ? n : 1, size)) == NULL)
-		fatal("minhop: out of memory");
-	return p;
-}
-
-/* A cable that carries traffic: both ends known and neither DOWN. */
-static int
-usable(const struct fabric *f, uint32_t p)
-{
-	uint32_t q = f->ports[p].peer;
-
-	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
-	    f->ports[q].state != PORT_DOWN;
-}
-
 static void
 build_adj(struct minhop *m)
 {
@@ -82,15 +62,15 @@ build_adj(struct minhop *m)
 
 	for (sw = 0; sw < m->nsw; sw++)
 		total += f->nodes[m->out->sw_node[sw]].nports;
-	m->adj_off = xcalloc(m->nsw + 1, sizeof(*m->adj_off));
-	m->adj_sw = xcalloc(total, sizeof(*m->adj_sw));
-	m->adj_port = xcalloc(total, sizeof(*m->adj_port));
+	m->adj_off = routing_calloc(m->nsw + 1, sizeof(*m->adj_off));
+	m->adj_sw = routing_calloc(total, sizeof(*m->adj_sw));
+	m->adj_port = routing_calloc(total, sizeof(*m->adj_port));
 	for (sw = 0; sw < m->nsw; sw++) {
 		n = &f->nodes[m->out->sw_node[sw]];
 		m->adj_off[sw] = e;
 		for (num = 1; num <= n->nports; num++) {
 			p = n->port0 + num;
-			if (!usable(f, p))
+			if (!routing_link_usable(f, p))
 				continue;
 			peer = fabric_peer_node(f, p);
 			/* a cable looped back into the same switch goes nowhere */
@@ -118,7 +98,7 @@ attach(const struct minhop *m, uint32_t p, uint8_t *port)
 		*port = 0;
 		return m->out->node_sw[node];
 	}
-	if (!usable(f, p))
+	if (!routing_link_usable(f, p))
 		return FABRIC_NONE;
 	q = f->ports[p].peer;
 	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
@@ -134,8 +114,8 @@ build_dests(struct minhop *m)
 	uint32_t max = m->out->max_lid, *lid_sw, *fill, p, lid, sw;
 	uint8_t *lid_port;
 
-	lid_sw = xcalloc((size_t)max + 1, sizeof(*lid_sw));
-	lid_port = xcalloc((size_t)max + 1, sizeof(*lid_port));
+	lid_sw = routing_calloc((size_t)max + 1, sizeof(*lid_sw));
+	lid_port = routing_calloc((size_t)max + 1, sizeof(*lid_port));
 	for (lid = 0; lid <= max; lid++)
 		lid_sw[lid] = FABRIC_NONE;
 	/* a LID given twice is a LID manager bug: the first port keeps it */
@@ -149,15 +129,15 @@ build_dests(struct minhop *m)
 			lid_sw[lid] = FABRIC_NONE - 1;  /* seen, unroutable */
 	}
 
-	m->dst_off = xcalloc(m->nsw + 1, sizeof(*m->dst_off));
+	m->dst_off = routing_calloc(m->nsw + 1, sizeof(*m->dst_off));
 	for (lid = 1; lid <= max; lid++)
 		if (lid_sw[lid] < m->nsw)
 			m->dst_off[lid_sw[lid] + 1]++;
 	for (sw = 0; sw < m->nsw; sw++)
 		m->dst_off[sw + 1] += m->dst_off[sw];
-	m->dst_lid = xcalloc(m->dst_off[m->nsw], sizeof(*m->dst_lid));
-	m->dst_port = xcalloc(m->dst_off[m->nsw], sizeof(*m->dst_port));
-	fill = xcalloc(m->nsw, sizeof(*fill));
+	m->dst_lid = routing_calloc(m->dst_off[m->nsw], sizeof(*m->dst_lid));
+	m->dst_port = routing_calloc(m->dst_off[m->nsw], sizeof(*m->dst_port));
+	fill = routing_calloc(m->nsw, sizeof(*fill));
 	for (lid = 1; lid <= max; lid++) {
 		if ((sw = lid_sw[lid]) >= m->nsw)
 			continue;
@@ -184,11 +164,11 @@ distances(struct minhop *m)
 	uint32_t base, nb, v, e, i, level;
 	uint8_t *row;
 
-	m->dist = xcalloc(m->nsw * m->stride, 1);
+	m->dist = routing_calloc(m->nsw * m->stride, 1);
 	memset(m->dist, DIST_NONE, m->nsw * m->stride);
-	seen = xcalloc(m->nsw, sizeof(*seen));
-	front = xcalloc(m->nsw, sizeof(*front));
-	next = xcalloc(m->nsw, sizeof(*next));
+	seen = routing_calloc(m->nsw, sizeof(*seen));
+	front = routing_calloc(m->nsw, sizeof(*front));
+	next = routing_calloc(m->nsw, sizeof(*next));
 	for (base = 0; base < m->nsw; base += 64) {
 		nb = m->nsw - base < 64 ? m->nsw - base : 64;
 		memset(seen, 0, m->nsw * sizeof(*seen));
@@ -406,10 +386,10 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	distances(&m);
 
 	memset(&x, 0, sizeof(x));
-	x.plane = xcalloc(32 * m.stride, 1);
-	x.want = xcalloc(m.stride, 1);
-	x.defer = xcalloc(m.nsw, sizeof(*x.defer));
-	x.lids = xcalloc(m.dst_off[m.nsw], sizeof(*x.lids));
+	x.plane = routing_calloc(32 * m.stride, 1);
+	x.want = routing_calloc(m.stride, 1);
+	x.defer = routing_calloc(m.nsw, sizeof(*x.defer));
+	x.lids = routing_calloc(m.dst_off[m.nsw], sizeof(*x.lids));
 	for (sw = 0; sw < m.nsw; sw++)
 		fill_row(&m, &x, sw);
 	free(x.plane);

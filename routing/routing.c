@@ -118,6 +118,25 @@ hops_text(const struct route_report *rep, char *buf, size_t len)
 	return buf;
 }
 
+void *
+routing_calloc(size_t n, size_t size)
+{
+	void *p;
+
+	if ((p = calloc(n ? n : 1, size)) == NULL)
+		fatal("routing: out of memory");
+	return p;
+}
+
+bool
+routing_link_usable(const struct fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
+	    f->ports[q].state != PORT_DOWN;
+}
+
 int
 routing_run(const struct routing_engine *const *chain, size_t n,
     const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
@@ -231,16 +250,6 @@ struct walk {
 	uint64_t hops[4][ROUTE_HOPS_MAX + 1];
 };
 
-static void *
-xcalloc(size_t n, size_t size)
-{
-	void *p;
-
-	if ((p = calloc(n ? n : 1, size)) == NULL)
-		fatal("routing: out of memory");
-	return p;
-}
-
 /* Slot 0 of a switch leads to its own port 0, which owns the switch LID. */
 static void
 flatten(struct walk *w, const struct fabric *f, const struct lft_set *s)
@@ -250,11 +259,11 @@ flatten(struct walk *w, const struct fabric *f, const struct lft_set *s)
 	uint32_t sw, q, p;
 	unsigned num;
 
-	w->base = xcalloc(s->nsw + 1, sizeof(*w->base));
+	w->base = routing_calloc(s->nsw + 1, sizeof(*w->base));
 	for (sw = 0; sw < s->nsw; sw++)
 		w->base[sw + 1] = w->base[sw] + f->nodes[s->sw_node[sw]].nports
 		    + 1;
-	w->slot = xcalloc(w->base[s->nsw], sizeof(*w->slot));
+	w->slot = routing_calloc(w->base[s->nsw], sizeof(*w->slot));
 	for (sw = 0; sw < s->nsw; sw++) {
 		n = &f->nodes[s->sw_node[sw]];
 		sl = w->slot + w->base[sw];
@@ -443,7 +452,7 @@ sum_loads(const struct walk *w, const struct lft_set *s, const uint8_t *dest,
 static uint32_t *
 lid_owners(const struct fabric *f, uint32_t max)
 {
-	uint32_t *owner = xcalloc((size_t)max + 1, sizeof(*owner)), lid, p;
+	uint32_t *owner = routing_calloc((size_t)max + 1, sizeof(*owner)), lid, p;
 
 	for (lid = 0; lid <= max; lid++)
 		owner[lid] = FABRIC_NONE;
@@ -470,12 +479,12 @@ routing_report_fill(const struct fabric *f, const struct lft_set *s,
 	memset(&w, 0, sizeof(w));
 	w.nsw = s->nsw;
 	flatten(&w, f, s);
-	w.tile = xcalloc((size_t)s->nsw * TILE, 1);
-	w.val = xcalloc(s->nsw, sizeof(*w.val));
-	w.stack = xcalloc(s->nsw, sizeof(*w.stack));
-	w.egress = xcalloc(s->nsw, sizeof(*w.egress));
+	w.tile = routing_calloc((size_t)s->nsw * TILE, 1);
+	w.val = routing_calloc(s->nsw, sizeof(*w.val));
+	w.stack = routing_calloc(s->nsw, sizeof(*w.stack));
+	w.egress = routing_calloc(s->nsw, sizeof(*w.egress));
 	owner = lid_owners(f, max);
-	dest = xcalloc((size_t)max + 1, 1);
+	dest = routing_calloc((size_t)max + 1, 1);
 	for (lid = 1; lid <= max; lid++)
 		dest[lid] = owner[lid] != FABRIC_NONE;
 	rep->lids = 0;

@@ -87,6 +87,12 @@ extern const struct routing_engine re_minhop;
 extern const struct routing_engine re_ftree;
 extern const struct routing_engine re_updn;
 
+/* For engines. A cable that carries traffic: both ends known and neither
+ * DOWN. */
+bool routing_link_usable(const struct fabric *f, uint32_t p);
+/* calloc that never returns NULL (out of memory is fatal), n may be 0. */
+void *routing_calloc(size_t n, size_t size);
+
 /* The previous table row of the switch whose node GUID is guid, or NULL
  * when o has none for it; *max_lid receives the row's last LID. */
 const uint8_t *routing_prev_row(const struct routing_opts *o, uint64_t guid,

@@ -88,26 +88,6 @@ struct scratch {
 	uint16_t *lids;         /* [all destination LIDs] one run of them */
 };
 
-static void *
-xcalloc(size_t n, size_t size)
-{
-	void *p;
-
-	if ((p = calloc(n ? n : 1, size)) == NULL)
-		fatal("updn: out of memory");
-	return p;
-}
-
-/* A cable that carries traffic: both ends known and neither DOWN. */
-static int
-usable(const struct fabric *f, uint32_t p)
-{
-	uint32_t q = f->ports[p].peer;
-
-	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
-	    f->ports[q].state != PORT_DOWN;
-}
-
 static uint64_t
 sw_guid(const struct updn *u, uint32_t sw)
 {
@@ -131,21 +111,21 @@ build_adj(struct updn *u)
 
 	for (sw = 0; sw < u->nsw; sw++)
 		total += f->nodes[u->out->sw_node[sw]].nports;
-	u->adj_off = xcalloc(u->nsw + 1, sizeof(*u->adj_off));
-	u->adj_sw = xcalloc(total, sizeof(*u->adj_sw));
-	u->adj_port = xcalloc(total, sizeof(*u->adj_port));
-	u->adj_down = xcalloc(total, sizeof(*u->adj_down));
-	u->dn_off = xcalloc(u->nsw + 1, sizeof(*u->dn_off));
-	u->dn_sw = xcalloc(total, sizeof(*u->dn_sw));
-	u->up_off = xcalloc(u->nsw + 1, sizeof(*u->up_off));
-	u->up_sw = xcalloc(total, sizeof(*u->up_sw));
+	u->adj_off = routing_calloc(u->nsw + 1, sizeof(*u->adj_off));
+	u->adj_sw = routing_calloc(total, sizeof(*u->adj_sw));
+	u->adj_port = routing_calloc(total, sizeof(*u->adj_port));
+	u->adj_down = routing_calloc(total, sizeof(*u->adj_down));
+	u->dn_off = routing_calloc(u->nsw + 1, sizeof(*u->dn_off));
+	u->dn_sw = routing_calloc(total, sizeof(*u->dn_sw));
+	u->up_off = routing_calloc(u->nsw + 1, sizeof(*u->up_off));
+	u->up_sw = routing_calloc(total, sizeof(*u->up_sw));
 	for (sw = 0; sw < u->nsw; sw++) {
 		n = &f->nodes[u->out->sw_node[sw]];
 		u->adj_off[sw] = e;
 		/* port 255 would read as LFT_NO_ROUTE */
 		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++) {
 			p = n->port0 + num;
-			if (!usable(f, p))
+			if (!routing_link_usable(f, p))
 				continue;
 			peer = fabric_peer_node(f, p);
 			/* a cable looped back into the same switch goes nowhere */
@@ -173,7 +153,7 @@ attach(const struct updn *u, uint32_t p, uint8_t *port)
 		*port = 0;
 		return u->out->node_sw[node];
 	}
-	if (!usable(f, p))
+	if (!routing_link_usable(f, p))
 		return FABRIC_NONE;
 	q = f->ports[p].peer;
 	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
@@ -190,15 +170,15 @@ build_dests(struct updn *u)
 	uint32_t max = u->out->max_lid, *lid_sw, *fill, p, lid, sw;
 	uint8_t *lid_port, port;
 
-	u->cas = xcalloc(u->nsw, sizeof(*u->cas));
+	u->cas = routing_calloc(u->nsw, sizeof(*u->cas));
 	for (p = 0; p < f->nports; p++)
 		if (f->nodes[f->ports[p].node].type != NODE_SWITCH &&
 		    fabric_port_is_endport(f, p) &&
 		    (sw = attach(u, p, &port)) != FABRIC_NONE)
 			u->cas[sw]++;
 
-	lid_sw = xcalloc((size_t)max + 1, sizeof(*lid_sw));
-	lid_port = xcalloc((size_t)max + 1, sizeof(*lid_port));
+	lid_sw = routing_calloc((size_t)max + 1, sizeof(*lid_sw));
+	lid_port = routing_calloc((size_t)max + 1, sizeof(*lid_port));
 	for (lid = 0; lid <= max; lid++)
 		lid_sw[lid] = FABRIC_NONE;
 	/* a LID given twice is a LID manager bug: the first port keeps it */
@@ -212,15 +192,15 @@ build_dests(struct updn *u)
 			lid_sw[lid] = FABRIC_NONE - 1;  /* seen, unroutable */
 	}
 
-	u->dst_off = xcalloc(u->nsw + 1, sizeof(*u->dst_off));
+	u->dst_off = routing_calloc(u->nsw + 1, sizeof(*u->dst_off));
 	for (lid = 1; lid <= max; lid++)
 		if (lid_sw[lid] < u->nsw)
 			u->dst_off[lid_sw[lid] + 1]++;
 	for (sw = 0; sw < u->nsw; sw++)
 		u->dst_off[sw + 1] += u->dst_off[sw];
-	u->dst_lid = xcalloc(u->dst_off[u->nsw], sizeof(*u->dst_lid));
-	u->dst_port = xcalloc(u->dst_off[u->nsw], sizeof(*u->dst_port));
-	fill = xcalloc(u->nsw, sizeof(*fill));
+	u->dst_lid = routing_calloc(u->dst_off[u->nsw], sizeof(*u->dst_lid));
+	u->dst_port = routing_calloc(u->dst_off[u->nsw], sizeof(*u->dst_port));
+	fill = routing_calloc(u->nsw, sizeof(*fill));
 	for (lid = 1; lid <= max; lid++) {
 		if ((sw = lid_sw[lid]) >= u->nsw)
 			continue;
@@ -239,7 +219,7 @@ build_dests(struct updn *u)
 static void
 bfs(const struct updn *u, const uint8_t *src, uint32_t *dist)
 {
-	uint32_t *queue = xcalloc(u->nsw, sizeof(*queue));
+	uint32_t *queue = routing_calloc(u->nsw, sizeof(*queue));
 	uint32_t head = 0, tail = 0, sw, e, v;
 
 	for (sw = 0; sw < u->nsw; sw++) {
@@ -265,10 +245,10 @@ bfs(const struct updn *u, const uint8_t *src, uint32_t *dist)
 static void
 components(struct updn *u)
 {
-	uint32_t *queue = xcalloc(u->nsw, sizeof(*queue));
+	uint32_t *queue = routing_calloc(u->nsw, sizeof(*queue));
 	uint32_t head, tail, sw, s, e, v;
 
-	u->comp = xcalloc(u->nsw, sizeof(*u->comp));
+	u->comp = routing_calloc(u->nsw, sizeof(*u->comp));
 	for (sw = 0; sw < u->nsw; sw++)
 		u->comp[sw] = UINT32_MAX;
 	for (s = 0; s < u->nsw; s++) {
@@ -302,10 +282,10 @@ eccentricities(const struct updn *u)
 	uint64_t *seen, *front, *next, *tmp, acc, any, bits;
 	uint32_t *ecc, base, nb, v, e, i, level;
 
-	ecc = xcalloc(u->nsw, sizeof(*ecc));
-	seen = xcalloc(u->nsw, sizeof(*seen));
-	front = xcalloc(u->nsw, sizeof(*front));
-	next = xcalloc(u->nsw, sizeof(*next));
+	ecc = routing_calloc(u->nsw, sizeof(*ecc));
+	seen = routing_calloc(u->nsw, sizeof(*seen));
+	front = routing_calloc(u->nsw, sizeof(*front));
+	next = routing_calloc(u->nsw, sizeof(*next));
 	for (base = 0; base < u->nsw; base += 64) {
 		nb = u->nsw - base < 64 ? u->nsw - base : 64;
 		memset(seen, 0, u->nsw * sizeof(*seen));
@@ -359,8 +339,8 @@ roots_auto(struct updn *u)
 	uint8_t *has_root;
 	int better;
 
-	best = xcalloc(u->ncomp, sizeof(*best));
-	has_root = xcalloc(u->ncomp, 1);
+	best = routing_calloc(u->ncomp, sizeof(*best));
+	has_root = routing_calloc(u->ncomp, 1);
 	for (sw = 0; sw < u->nsw; sw++)
 		has_root[u->comp[sw]] |= u->root[sw];
 	for (c = 0; c < u->ncomp && has_root[c]; c++)
@@ -476,11 +456,11 @@ label(struct updn *u)
 	uint16_t *row;
 
 	memset(u->label, 0xff, u->nsw * u->stride * sizeof(*u->label));
-	seen = xcalloc(u->nsw, sizeof(*seen));
-	fd = xcalloc(u->nsw, sizeof(*fd));
-	fu = xcalloc(u->nsw, sizeof(*fu));
-	nd = xcalloc(u->nsw, sizeof(*nd));
-	nu = xcalloc(u->nsw, sizeof(*nu));
+	seen = routing_calloc(u->nsw, sizeof(*seen));
+	fd = routing_calloc(u->nsw, sizeof(*fd));
+	fu = routing_calloc(u->nsw, sizeof(*fu));
+	nd = routing_calloc(u->nsw, sizeof(*nd));
+	nu = routing_calloc(u->nsw, sizeof(*nu));
 	for (base = 0; base < u->nsw; base += 64) {
 		nb = u->nsw - base < 64 ? u->nsw - base : 64;
 		memset(seen, 0, u->nsw * sizeof(*seen));
@@ -786,7 +766,7 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	u.out = out;
 	u.nsw = out->nsw;
 	u.stride = ((size_t)u.nsw + VLANES - 1) & ~(size_t)(VLANES - 1);
-	u.root = xcalloc(u.nsw, 1);
+	u.root = routing_calloc(u.nsw, 1);
 	if (roots_given(&u, why, whylen) == -1) {
 		free(u.root);
 		return -1;
@@ -795,17 +775,17 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	build_dests(&u);
 	components(&u);
 	roots_auto(&u);
-	u.rank = xcalloc(u.nsw, sizeof(*u.rank));
-	u.label = xcalloc(u.nsw * u.stride, sizeof(*u.label));
+	u.rank = routing_calloc(u.nsw, sizeof(*u.rank));
+	u.label = routing_calloc(u.nsw * u.stride, sizeof(*u.label));
 	orient(&u);
 	label(&u);
 
 	memset(&x, 0, sizeof(x));
-	x.plane = xcalloc(MAX_GROUPS * u.stride, sizeof(*x.plane));
-	x.want_dn = xcalloc(u.stride, sizeof(*x.want_dn));
-	x.want_up = xcalloc(u.stride, sizeof(*x.want_up));
-	x.defer = xcalloc(u.nsw, sizeof(*x.defer));
-	x.lids = xcalloc(u.dst_off[u.nsw], sizeof(*x.lids));
+	x.plane = routing_calloc(MAX_GROUPS * u.stride, sizeof(*x.plane));
+	x.want_dn = routing_calloc(u.stride, sizeof(*x.want_dn));
+	x.want_up = routing_calloc(u.stride, sizeof(*x.want_up));
+	x.defer = routing_calloc(u.nsw, sizeof(*x.defer));
+	x.lids = routing_calloc(u.dst_off[u.nsw], sizeof(*x.lids));
 	for (sw = 0; sw < u.nsw; sw++)
 		fill_row(&u, &x, sw);
 	free(x.plane);
