@@ -109,7 +109,7 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 		.version = PACKAGE_VERSION,
 		.sm_state = sminfo_state_name(sminfo_state(c->d.sm)),
 		.port_guid = c->d.port_guid,
-		.priority = c->d.priority,
+		.priority = sminfo_priority(c->d.sm),
 		.log_level = log_level_name(log_get_level()),
 		.traps = sminfo_traps(c->d.sm),
 		.sweep = &sw,

@@ -29,7 +29,6 @@ struct ctl_deps {
 	struct mad_engine *mad;
 	struct sminfo *sm;
 	uint64_t port_guid;
-	uint8_t priority;
 	/* Actions the daemon's main owns. reload: re-read configuration and
 	 * partitions; 0, or -1 with *errors (malloc'd, one error per line).
 	 * partitions: the normalized policy text (malloc'd), or NULL when

@@ -825,9 +825,7 @@ main(int argc, char *argv[])
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, &so, on_up, &d);
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .port_guid = d.guid,
-		    .priority = (uint8_t)d.cfg.sm_priority,
-		    .reload = reload, .partitions = partitions_text,
+		    .sm = d.sm, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
 		    .arg = &d };
 		char sock[4200];
 

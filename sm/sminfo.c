@@ -188,6 +188,12 @@ sminfo_state(const struct sminfo *s)
 	return s->state;
 }
 
+uint8_t
+sminfo_priority(const struct sminfo *s)
+{
+	return s->priority;
+}
+
 uint64_t
 sminfo_traps(const struct sminfo *s)
 {

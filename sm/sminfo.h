@@ -23,6 +23,7 @@ void sminfo_free(struct sminfo *s);
 void sminfo_set_state(struct sminfo *s, enum sm_state state);
 void sminfo_set_priority(struct sminfo *s, uint8_t priority);
 enum sm_state sminfo_state(const struct sminfo *s);
+uint8_t sminfo_priority(const struct sminfo *s);
 const char *sminfo_state_name(enum sm_state state);
 uint64_t sminfo_traps(const struct sminfo *s);
 
