@@ -6,7 +6,9 @@
 # 2. SM stopped (SIGTERM) and started again on the same state directory:
 #    same LIDs, fabric correct, and, for ibsmd, not one LFT block written
 #    (its stats after the first sweep: smp.Set.LinearForwardingTable.sent 0;
-#    opensm has no such counter, so that assertion is skipped with SM=opensm).
+#    opensm has no such counter, so that assertion is skipped with SM=opensm),
+#    and, under a partition policy with two disjoint partitions, not one
+#    P_Key block either (smp.Set.P_KeyTable.sent 0).
 # 3. The whole fabric power-cycled (a fresh ibsim: every LID 0 again) and the
 #    SM started on the same state directory: LIDs come back from the SM's
 #    persistent guid2lid, identical to step 1.
@@ -14,9 +16,13 @@
 skip_unless_sim
 
 net=$FABRICS/ft2_8.net
+pkeys=$TOP_SRCDIR/tests/sim/data/partitions_disjoint.conf
 sim_start "$net"
+SM_EXTRA_ARGS="-P $pkeys"
 sm_start
 wait_subnet_up 60
+[ "$SM" = opensm ] || [ "$(stat_get smp.Set.P_KeyTable.sent 0)" -gt 0 ] ||
+    fail "the first start wrote no P_Key block: the policy did not reach the fabric"
 fabcheck --dump-lids "$T/lids.1" || fail "fabric check failed after the first start"
 [ -s "$T/lids.1" ] || fail "no LIDs recorded"
 sm_stop || [ "$SM" = opensm ] || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
@@ -28,7 +34,9 @@ if [ "$SM" = opensm ]; then
 else
 	n=$(stat_get smp.Set.LinearForwardingTable.sent 0) || fail "no stats file after the restart"
 	[ "$n" = 0 ] || fail "restart on a fabric that was already right wrote $n LFT blocks"
-	log "restart wrote no LFT block"
+	n=$(stat_get smp.Set.P_KeyTable.sent 0)
+	[ "$n" = 0 ] || fail "restart on a fabric that was already right wrote $n P_Key blocks"
+	log "restart wrote no LFT block and no P_Key block"
 fi
 fabcheck --dump-lids "$T/lids.2" || fail "fabric check failed after the restart"
 diff -u "$T/lids.1" "$T/lids.2" || fail "LIDs changed across an SM restart"
