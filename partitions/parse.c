@@ -1401,9 +1401,12 @@ check_duplicate_mgids(struct merge *mg)
 			struct stmt_mgroup *a = &mg->v[i].mgroups[j];
 			bool dup = false;
 
-			for (size_t k = 0; k <= i && !dup; k++)
-				for (size_t l = 0; l < (k == i ? j :
-				    mg->v[k].nmgroups) && !dup; l++) {
+			/* Partitions with explicit P_Keys are bound first, so
+			 * storage order is not file order: look at every
+			 * group and report the one that comes later. */
+			for (size_t k = 0; k < mg->n && !dup; k++)
+				for (size_t l = 0; l < mg->v[k].nmgroups &&
+				    !dup; l++) {
 					struct stmt_mgroup *b =
 					    &mg->v[k].mgroups[l];
 
