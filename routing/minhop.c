@@ -31,14 +31,7 @@ struct minhop {
 	struct lft_set *out;
 	uint32_t nsw;
 	size_t stride;          /* nsw rounded up to 8: rows are read by words */
-	/* usable inter-switch links, by switch, in port order */
-	uint32_t *adj_off;      /* [nsw + 1] */
-	uint32_t *adj_sw;       /* neighbour switch */
-	uint8_t *adj_port;      /* local port number */
-	/* destination LIDs by the switch they hang off, in LID order */
-	uint32_t *dst_off;      /* [nsw + 1] */
-	uint16_t *dst_lid;
-	uint8_t *dst_port;      /* port on that switch (0: the switch) */
+	struct routing_graph g; /* switch links and destinations */
 	uint8_t *dist;          /* [nsw][stride], see DIST_MOD */
 };
 
@@ -51,103 +44,6 @@ struct scratch {
 	uint32_t *defer;        /* [nsw] destination switches with a choice */
 	uint16_t *lids;         /* [all destination LIDs] one run of them */
 };
-
-static void
-build_adj(struct minhop *m)
-{
-	const struct fabric *f = m->f;
-	const struct fabric_node *n;
-	uint32_t sw, p, peer, e = 0, total = 0;
-	unsigned num;
-
-	for (sw = 0; sw < m->nsw; sw++)
-		total += f->nodes[m->out->sw_node[sw]].nports;
-	m->adj_off = routing_calloc(m->nsw + 1, sizeof(*m->adj_off));
-	m->adj_sw = routing_calloc(total, sizeof(*m->adj_sw));
-	m->adj_port = routing_calloc(total, sizeof(*m->adj_port));
-	for (sw = 0; sw < m->nsw; sw++) {
-		n = &f->nodes[m->out->sw_node[sw]];
-		m->adj_off[sw] = e;
-		for (num = 1; num <= n->nports; num++) {
-			p = n->port0 + num;
-			if (!routing_link_usable(f, p))
-				continue;
-			peer = fabric_peer_node(f, p);
-			/* a cable looped back into the same switch goes nowhere */
-			if (f->nodes[peer].type != NODE_SWITCH ||
-			    peer == m->out->sw_node[sw])
-				continue;
-			m->adj_sw[e] = m->out->node_sw[peer];
-			m->adj_port[e++] = (uint8_t)num;
-		}
-	}
-	m->adj_off[m->nsw] = e;
-}
-
-/*
- * The switch an end port hangs off and the port there that leads to it;
- * FABRIC_NONE for a CA port cabled to nothing usable or to another CA.
- */
-static uint32_t
-attach(const struct minhop *m, uint32_t p, uint8_t *port)
-{
-	const struct fabric *f = m->f;
-	uint32_t node = f->ports[p].node, q;
-
-	if (f->nodes[node].type == NODE_SWITCH) {
-		*port = 0;
-		return m->out->node_sw[node];
-	}
-	if (!routing_link_usable(f, p))
-		return FABRIC_NONE;
-	q = f->ports[p].peer;
-	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
-		return FABRIC_NONE;
-	*port = f->ports[q].num;
-	return m->out->node_sw[f->ports[q].node];
-}
-
-static void
-build_dests(struct minhop *m)
-{
-	const struct fabric *f = m->f;
-	uint32_t max = m->out->max_lid, *lid_sw, *fill, p, lid, sw;
-	uint8_t *lid_port;
-
-	lid_sw = routing_calloc((size_t)max + 1, sizeof(*lid_sw));
-	lid_port = routing_calloc((size_t)max + 1, sizeof(*lid_port));
-	for (lid = 0; lid <= max; lid++)
-		lid_sw[lid] = FABRIC_NONE;
-	/* a LID given twice is a LID manager bug: the first port keeps it */
-	for (p = 0; p < f->nports; p++) {
-		lid = f->ports[p].lid;
-		if (lid == 0 || lid > max || lid_sw[lid] != FABRIC_NONE ||
-		    !fabric_port_is_endport(f, p))
-			continue;
-		lid_sw[lid] = attach(m, p, &lid_port[lid]);
-		if (lid_sw[lid] == FABRIC_NONE)
-			lid_sw[lid] = FABRIC_NONE - 1;  /* seen, unroutable */
-	}
-
-	m->dst_off = routing_calloc(m->nsw + 1, sizeof(*m->dst_off));
-	for (lid = 1; lid <= max; lid++)
-		if (lid_sw[lid] < m->nsw)
-			m->dst_off[lid_sw[lid] + 1]++;
-	for (sw = 0; sw < m->nsw; sw++)
-		m->dst_off[sw + 1] += m->dst_off[sw];
-	m->dst_lid = routing_calloc(m->dst_off[m->nsw], sizeof(*m->dst_lid));
-	m->dst_port = routing_calloc(m->dst_off[m->nsw], sizeof(*m->dst_port));
-	fill = routing_calloc(m->nsw, sizeof(*fill));
-	for (lid = 1; lid <= max; lid++) {
-		if ((sw = lid_sw[lid]) >= m->nsw)
-			continue;
-		m->dst_lid[m->dst_off[sw] + fill[sw]] = (uint16_t)lid;
-		m->dst_port[m->dst_off[sw] + fill[sw]++] = lid_port[lid];
-	}
-	free(fill);
-	free(lid_sw);
-	free(lid_port);
-}
 
 /*
  * All-pairs distances, 64 BFSes at a time: each switch holds one bit per
@@ -181,8 +77,8 @@ distances(struct minhop *m)
 			any = 0;
 			for (v = 0; v < m->nsw; v++) {
 				acc = 0;
-				for (e = m->adj_off[v]; e < m->adj_off[v + 1]; e++)
-					acc |= front[m->adj_sw[e]];
+				for (e = m->g.off[v]; e < m->g.off[v + 1]; e++)
+					acc |= front[m->g.sw[e]];
 				next[v] = acc & ~seen[v];
 				seen[v] |= next[v];
 				any |= next[v];
@@ -249,7 +145,7 @@ static void
 build_planes(struct minhop *m, struct scratch *x, uint32_t sw)
 {
 	const uint8_t *own = m->dist + sw * m->stride, *nrow;
-	uint32_t first = m->adj_off[sw], deg = m->adj_off[sw + 1] - first;
+	uint32_t first = m->g.off[sw], deg = m->g.off[sw + 1] - first;
 	uint64_t a, b, p;
 	uint8_t *plane;
 	size_t t, w;
@@ -260,7 +156,7 @@ build_planes(struct minhop *m, struct scratch *x, uint32_t sw)
 		x->want[t] = own[t] == 0 ? DIST_MOD - 1 : own[t] - 1;
 	memset(x->plane, 0, x->groups * m->stride);
 	for (e = 0; e < deg; e++) {
-		nrow = m->dist + m->adj_sw[first + e] * m->stride;
+		nrow = m->dist + m->g.sw[first + e] * m->stride;
 		plane = x->plane + (e / 8) * m->stride;
 		for (w = 0; w < m->stride; w += 8) {
 			memcpy(&a, nrow + w, 8);
@@ -277,13 +173,13 @@ static unsigned
 candidates(const struct minhop *m, struct scratch *x, uint32_t sw,
     uint32_t t)
 {
-	uint32_t first = m->adj_off[sw];
+	uint32_t first = m->g.off[sw];
 	unsigned g, bits, c = 0;
 
 	for (g = 0; g < x->groups; g++)
 		for (bits = x->plane[g * m->stride + t]; bits != 0;
 		    bits &= bits - 1)
-			x->cand[c++] = m->adj_port[first + 8 * g +
+			x->cand[c++] = m->g.port[first + 8 * g +
 			    (unsigned)__builtin_ctz(bits)];
 	return c;
 }
@@ -317,11 +213,11 @@ fill_row(struct minhop *m, struct scratch *x, uint32_t sw)
 	memset(cnt, 0, sizeof(cnt));
 	build_planes(m, x, sw);
 	for (t = 0; t < m->nsw; t++) {
-		if ((n = m->dst_off[t + 1] - m->dst_off[t]) == 0)
+		if ((n = m->g.dst_off[t + 1] - m->g.dst_off[t]) == 0)
 			continue;
 		if (t == sw) {
-			for (j = m->dst_off[t]; j < m->dst_off[t + 1]; j++)
-				row[m->dst_lid[j]] = m->dst_port[j];
+			for (j = m->g.dst_off[t]; j < m->g.dst_off[t + 1]; j++)
+				row[m->g.dst_lid[j]] = m->g.dst_port[j];
 			continue;
 		}
 		if (own[t] == DIST_NONE)
@@ -332,8 +228,8 @@ fill_row(struct minhop *m, struct scratch *x, uint32_t sw)
 			x->defer[nd++] = t;
 			continue;
 		}
-		for (j = m->dst_off[t]; j < m->dst_off[t + 1]; j++)
-			row[m->dst_lid[j]] = x->cand[0];
+		for (j = m->g.dst_off[t]; j < m->g.dst_off[t + 1]; j++)
+			row[m->g.dst_lid[j]] = x->cand[0];
 		cnt[x->cand[0]] += n;
 	}
 	for (i = 0; i < nd; i = k) {
@@ -341,8 +237,8 @@ fill_row(struct minhop *m, struct scratch *x, uint32_t sw)
 		for (k = i; k < nd && same_choice(m, x, x->defer[i],
 		    x->defer[k]); k++) {
 			t = x->defer[k];
-			n = m->dst_off[t + 1] - m->dst_off[t];
-			memcpy(x->lids + nl, m->dst_lid + m->dst_off[t],
+			n = m->g.dst_off[t + 1] - m->g.dst_off[t];
+			memcpy(x->lids + nl, m->g.dst_lid + m->g.dst_off[t],
 			    n * sizeof(*x->lids));
 			nl += n;
 		}
@@ -354,12 +250,7 @@ fill_row(struct minhop *m, struct scratch *x, uint32_t sw)
 static void
 cleanup(struct minhop *m)
 {
-	free(m->adj_off);
-	free(m->adj_sw);
-	free(m->adj_port);
-	free(m->dst_off);
-	free(m->dst_lid);
-	free(m->dst_port);
+	routing_graph_free(&m->g);
 	free(m->dist);
 }
 
@@ -381,15 +272,14 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	m.out = out;
 	m.nsw = out->nsw;
 	m.stride = ((size_t)m.nsw + 7) & ~(size_t)7;
-	build_adj(&m);
-	build_dests(&m);
+	routing_graph_build(f, out, &m.g);
 	distances(&m);
 
 	memset(&x, 0, sizeof(x));
 	x.plane = routing_calloc(32 * m.stride, 1);
 	x.want = routing_calloc(m.stride, 1);
 	x.defer = routing_calloc(m.nsw, sizeof(*x.defer));
-	x.lids = routing_calloc(m.dst_off[m.nsw], sizeof(*x.lids));
+	x.lids = routing_calloc(m.g.dst_off[m.nsw], sizeof(*x.lids));
 	for (sw = 0; sw < m.nsw; sw++)
 		fill_row(&m, &x, sw);
 	free(x.plane);

@@ -137,6 +137,119 @@ routing_link_usable(const struct fabric *f, uint32_t p)
 	    f->ports[q].state != PORT_DOWN;
 }
 
+uint32_t
+routing_attach(const struct fabric *f, const struct lft_set *s, uint32_t p,
+    uint8_t *port)
+{
+	uint32_t node = f->ports[p].node, q;
+
+	if (f->nodes[node].type == NODE_SWITCH) {
+		*port = 0;
+		return s->node_sw[node];
+	}
+	if (!routing_link_usable(f, p))
+		return FABRIC_NONE;
+	q = f->ports[p].peer;
+	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
+		return FABRIC_NONE;
+	*port = f->ports[q].num;
+	return s->node_sw[f->ports[q].node];
+}
+
+static void
+graph_links(const struct fabric *f, const struct lft_set *s,
+    struct routing_graph *g)
+{
+	const struct fabric_node *n;
+	uint32_t sw, p, peer, e = 0, total = 0;
+	unsigned num;
+
+	for (sw = 0; sw < s->nsw; sw++)
+		total += f->nodes[s->sw_node[sw]].nports;
+	g->off = routing_calloc(s->nsw + 1, sizeof(*g->off));
+	g->sw = routing_calloc(total, sizeof(*g->sw));
+	g->port = routing_calloc(total, sizeof(*g->port));
+	for (sw = 0; sw < s->nsw; sw++) {
+		n = &f->nodes[s->sw_node[sw]];
+		g->off[sw] = e;
+		/* port 255 would read as LFT_NO_ROUTE */
+		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++) {
+			p = n->port0 + num;
+			if (!routing_link_usable(f, p))
+				continue;
+			peer = fabric_peer_node(f, p);
+			/* a cable looped back into the same switch goes nowhere */
+			if (f->nodes[peer].type != NODE_SWITCH ||
+			    peer == s->sw_node[sw])
+				continue;
+			g->sw[e] = s->node_sw[peer];
+			g->port[e++] = (uint8_t)num;
+		}
+	}
+	g->off[s->nsw] = e;
+}
+
+static void
+graph_dests(const struct fabric *f, const struct lft_set *s,
+    struct routing_graph *g)
+{
+	uint32_t max = s->max_lid, *lid_sw, *fill, p, lid, sw;
+	uint8_t *lid_port;
+
+	lid_sw = routing_calloc((size_t)max + 1, sizeof(*lid_sw));
+	lid_port = routing_calloc((size_t)max + 1, sizeof(*lid_port));
+	for (lid = 0; lid <= max; lid++)
+		lid_sw[lid] = FABRIC_NONE;
+	/* a LID given twice is a LID manager bug: the first port keeps it */
+	for (p = 0; p < f->nports; p++) {
+		lid = f->ports[p].lid;
+		if (lid == 0 || lid > max || lid_sw[lid] != FABRIC_NONE ||
+		    !fabric_port_is_endport(f, p))
+			continue;
+		lid_sw[lid] = routing_attach(f, s, p, &lid_port[lid]);
+		if (lid_sw[lid] == FABRIC_NONE)
+			lid_sw[lid] = FABRIC_NONE - 1;  /* seen, unroutable */
+	}
+	g->dst_off = routing_calloc(s->nsw + 1, sizeof(*g->dst_off));
+	for (lid = 1; lid <= max; lid++)
+		if (lid_sw[lid] < s->nsw)
+			g->dst_off[lid_sw[lid] + 1]++;
+	for (sw = 0; sw < s->nsw; sw++)
+		g->dst_off[sw + 1] += g->dst_off[sw];
+	g->dst_lid = routing_calloc(g->dst_off[s->nsw], sizeof(*g->dst_lid));
+	g->dst_port = routing_calloc(g->dst_off[s->nsw], sizeof(*g->dst_port));
+	fill = routing_calloc(s->nsw, sizeof(*fill));
+	for (lid = 1; lid <= max; lid++) {
+		if ((sw = lid_sw[lid]) >= s->nsw)
+			continue;
+		g->dst_lid[g->dst_off[sw] + fill[sw]] = (uint16_t)lid;
+		g->dst_port[g->dst_off[sw] + fill[sw]++] = lid_port[lid];
+	}
+	free(fill);
+	free(lid_sw);
+	free(lid_port);
+}
+
+void
+routing_graph_build(const struct fabric *f, const struct lft_set *s,
+    struct routing_graph *g)
+{
+	graph_links(f, s, g);
+	graph_dests(f, s, g);
+}
+
+void
+routing_graph_free(struct routing_graph *g)
+{
+	free(g->off);
+	free(g->sw);
+	free(g->port);
+	free(g->dst_off);
+	free(g->dst_lid);
+	free(g->dst_port);
+	memset(g, 0, sizeof(*g));
+}
+
 int
 routing_run(const struct routing_engine *const *chain, size_t n,
     const struct fabric *f, const struct routing_opts *o, struct lft_set *out,

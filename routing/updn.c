@@ -59,16 +59,10 @@ struct updn {
 	uint32_t nsw;
 	size_t stride;          /* nsw rounded up to VLANES */
 	/* usable inter-switch links, by switch, in port order */
-	uint32_t *adj_off;      /* [nsw + 1] */
-	uint32_t *adj_sw;       /* neighbour switch */
-	uint8_t *adj_port;      /* local port number */
+	struct routing_graph g; /* usable links and destinations */
 	uint8_t *adj_down;      /* 1: the link goes down from this side */
 	/* the same links split by direction, for the BFS */
 	uint32_t *dn_off, *dn_sw, *up_off, *up_sw;
-	/* destination LIDs by the switch they hang off, in LID order */
-	uint32_t *dst_off;      /* [nsw + 1] */
-	uint16_t *dst_lid;
-	uint8_t *dst_port;      /* port on that switch (0: the switch) */
 	uint32_t *cas;          /* [nsw] CA and router ports cabled to it */
 	uint32_t *comp;         /* [nsw] connected piece */
 	uint32_t ncomp;
@@ -98,118 +92,38 @@ sw_guid(const struct updn *u, uint32_t sw)
 static uint32_t
 degree(const struct updn *u, uint32_t sw)
 {
-	return u->adj_off[sw + 1] - u->adj_off[sw];
+	return u->g.off[sw + 1] - u->g.off[sw];
 }
 
+/* The shared switch graph, and room for updn's own view of its links. */
 static void
 build_adj(struct updn *u)
 {
-	const struct fabric *f = u->f;
-	const struct fabric_node *n;
-	uint32_t sw, p, peer, e = 0, total = 0;
-	unsigned num;
+	uint32_t total;
 
-	for (sw = 0; sw < u->nsw; sw++)
-		total += f->nodes[u->out->sw_node[sw]].nports;
-	u->adj_off = routing_calloc(u->nsw + 1, sizeof(*u->adj_off));
-	u->adj_sw = routing_calloc(total, sizeof(*u->adj_sw));
-	u->adj_port = routing_calloc(total, sizeof(*u->adj_port));
+	routing_graph_build(u->f, u->out, &u->g);
+	total = u->g.off[u->nsw];
 	u->adj_down = routing_calloc(total, sizeof(*u->adj_down));
 	u->dn_off = routing_calloc(u->nsw + 1, sizeof(*u->dn_off));
 	u->dn_sw = routing_calloc(total, sizeof(*u->dn_sw));
 	u->up_off = routing_calloc(u->nsw + 1, sizeof(*u->up_off));
 	u->up_sw = routing_calloc(total, sizeof(*u->up_sw));
-	for (sw = 0; sw < u->nsw; sw++) {
-		n = &f->nodes[u->out->sw_node[sw]];
-		u->adj_off[sw] = e;
-		/* port 255 would read as LFT_NO_ROUTE */
-		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++) {
-			p = n->port0 + num;
-			if (!routing_link_usable(f, p))
-				continue;
-			peer = fabric_peer_node(f, p);
-			/* a cable looped back into the same switch goes nowhere */
-			if (f->nodes[peer].type != NODE_SWITCH ||
-			    peer == u->out->sw_node[sw])
-				continue;
-			u->adj_sw[e] = u->out->node_sw[peer];
-			u->adj_port[e++] = (uint8_t)num;
-		}
-	}
-	u->adj_off[u->nsw] = e;
 }
 
-/*
- * The switch an end port hangs off and the port there that leads to it;
- * FABRIC_NONE for a CA port cabled to nothing usable or to another CA.
- */
-static uint32_t
-attach(const struct updn *u, uint32_t p, uint8_t *port)
-{
-	const struct fabric *f = u->f;
-	uint32_t node = f->ports[p].node, q;
-
-	if (f->nodes[node].type == NODE_SWITCH) {
-		*port = 0;
-		return u->out->node_sw[node];
-	}
-	if (!routing_link_usable(f, p))
-		return FABRIC_NONE;
-	q = f->ports[p].peer;
-	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
-		return FABRIC_NONE;
-	*port = f->ports[q].num;
-	return u->out->node_sw[f->ports[q].node];
-}
-
-/* Destination LIDs grouped by switch, and the CAs of every switch. */
+/* The CA and router ports cabled to every switch. */
 static void
 build_dests(struct updn *u)
 {
 	const struct fabric *f = u->f;
-	uint32_t max = u->out->max_lid, *lid_sw, *fill, p, lid, sw;
-	uint8_t *lid_port, port;
+	uint32_t p, sw;
+	uint8_t port;
 
 	u->cas = routing_calloc(u->nsw, sizeof(*u->cas));
 	for (p = 0; p < f->nports; p++)
 		if (f->nodes[f->ports[p].node].type != NODE_SWITCH &&
 		    fabric_port_is_endport(f, p) &&
-		    (sw = attach(u, p, &port)) != FABRIC_NONE)
+		    (sw = routing_attach(f, u->out, p, &port)) != FABRIC_NONE)
 			u->cas[sw]++;
-
-	lid_sw = routing_calloc((size_t)max + 1, sizeof(*lid_sw));
-	lid_port = routing_calloc((size_t)max + 1, sizeof(*lid_port));
-	for (lid = 0; lid <= max; lid++)
-		lid_sw[lid] = FABRIC_NONE;
-	/* a LID given twice is a LID manager bug: the first port keeps it */
-	for (p = 0; p < f->nports; p++) {
-		lid = f->ports[p].lid;
-		if (lid == 0 || lid > max || lid_sw[lid] != FABRIC_NONE ||
-		    !fabric_port_is_endport(f, p))
-			continue;
-		lid_sw[lid] = attach(u, p, &lid_port[lid]);
-		if (lid_sw[lid] == FABRIC_NONE)
-			lid_sw[lid] = FABRIC_NONE - 1;  /* seen, unroutable */
-	}
-
-	u->dst_off = routing_calloc(u->nsw + 1, sizeof(*u->dst_off));
-	for (lid = 1; lid <= max; lid++)
-		if (lid_sw[lid] < u->nsw)
-			u->dst_off[lid_sw[lid] + 1]++;
-	for (sw = 0; sw < u->nsw; sw++)
-		u->dst_off[sw + 1] += u->dst_off[sw];
-	u->dst_lid = routing_calloc(u->dst_off[u->nsw], sizeof(*u->dst_lid));
-	u->dst_port = routing_calloc(u->dst_off[u->nsw], sizeof(*u->dst_port));
-	fill = routing_calloc(u->nsw, sizeof(*fill));
-	for (lid = 1; lid <= max; lid++) {
-		if ((sw = lid_sw[lid]) >= u->nsw)
-			continue;
-		u->dst_lid[u->dst_off[sw] + fill[sw]] = (uint16_t)lid;
-		u->dst_port[u->dst_off[sw] + fill[sw]++] = lid_port[lid];
-	}
-	free(fill);
-	free(lid_sw);
-	free(lid_port);
 }
 
 /*
@@ -231,8 +145,8 @@ bfs(const struct updn *u, const uint8_t *src, uint32_t *dist)
 	}
 	while (head < tail) {
 		sw = queue[head++];
-		for (e = u->adj_off[sw]; e < u->adj_off[sw + 1]; e++) {
-			v = u->adj_sw[e];
+		for (e = u->g.off[sw]; e < u->g.off[sw + 1]; e++) {
+			v = u->g.sw[e];
 			if (dist[v] == UINT32_MAX) {
 				dist[v] = dist[sw] + 1;
 				queue[tail++] = v;
@@ -259,8 +173,8 @@ components(struct updn *u)
 		queue[tail++] = s;
 		while (head < tail) {
 			sw = queue[head++];
-			for (e = u->adj_off[sw]; e < u->adj_off[sw + 1]; e++) {
-				v = u->adj_sw[e];
+			for (e = u->g.off[sw]; e < u->g.off[sw + 1]; e++) {
+				v = u->g.sw[e];
 				if (u->comp[v] == UINT32_MAX) {
 					u->comp[v] = u->ncomp;
 					queue[tail++] = v;
@@ -296,8 +210,8 @@ eccentricities(const struct updn *u)
 			any = 0;
 			for (v = 0; v < u->nsw; v++) {
 				acc = 0;
-				for (e = u->adj_off[v]; e < u->adj_off[v + 1]; e++)
-					acc |= front[u->adj_sw[e]];
+				for (e = u->g.off[v]; e < u->g.off[v + 1]; e++)
+					acc |= front[u->g.sw[e]];
 				next[v] = acc & ~seen[v];
 				seen[v] |= next[v];
 				any |= next[v];
@@ -426,8 +340,8 @@ orient(struct updn *u)
 		u->dn_off[sw] = nd;
 		u->up_off[sw] = nu;
 		gs = sw_guid(u, sw);
-		for (e = u->adj_off[sw]; e < u->adj_off[sw + 1]; e++) {
-			v = u->adj_sw[e];
+		for (e = u->g.off[sw]; e < u->g.off[sw + 1]; e++) {
+			v = u->g.sw[e];
 			gv = sw_guid(u, v);
 			u->adj_down[e] = u->rank[v] > u->rank[sw] ||
 			    (u->rank[v] == u->rank[sw] && gv > gs);
@@ -579,7 +493,7 @@ static void
 build_planes(struct updn *u, struct scratch *x, uint32_t sw)
 {
 	const uint16_t *own = u->label + sw * u->stride;
-	uint32_t first = u->adj_off[sw], deg = u->adj_off[sw + 1] - first, e;
+	uint32_t first = u->g.off[sw], deg = u->g.off[sw + 1] - first, e;
 	uint16_t l;
 	size_t t;
 
@@ -597,7 +511,7 @@ build_planes(struct updn *u, struct scratch *x, uint32_t sw)
 	memset(x->plane, 0, x->groups * u->stride * sizeof(*x->plane));
 	for (e = 0; e < deg; e++)
 		mark(x->plane + (e / GROUP) * u->stride,
-		    u->label + u->adj_sw[first + e] * u->stride,
+		    u->label + u->g.sw[first + e] * u->stride,
 		    u->adj_down[first + e] ? x->want_dn : x->want_up,
 		    u->stride, (uint16_t)(1u << (e % GROUP)),
 		    !u->adj_down[first + e]);
@@ -607,13 +521,13 @@ build_planes(struct updn *u, struct scratch *x, uint32_t sw)
 static unsigned
 candidates(const struct updn *u, struct scratch *x, uint32_t sw, uint32_t t)
 {
-	uint32_t first = u->adj_off[sw];
+	uint32_t first = u->g.off[sw];
 	unsigned g, bits, c = 0;
 
 	for (g = 0; g < x->groups; g++)
 		for (bits = x->plane[g * u->stride + t]; bits != 0;
 		    bits &= bits - 1)
-			x->cand[c++] = u->adj_port[first + GROUP * g +
+			x->cand[c++] = u->g.port[first + GROUP * g +
 			    (unsigned)__builtin_ctz(bits)];
 	return c;
 }
@@ -648,8 +562,8 @@ keep_prev(const struct updn *u, const struct scratch *x, unsigned c,
 
 	for (i = 0; i < c; i++)
 		ok[x->cand[i] >> 6] |= 1ULL << (x->cand[i] & 63);
-	for (j = u->dst_off[t]; j < u->dst_off[t + 1]; j++) {
-		lid = u->dst_lid[j];
+	for (j = u->g.dst_off[t]; j < u->g.dst_off[t + 1]; j++) {
+		lid = u->g.dst_lid[j];
 		p = lid <= prev_max ? prev[lid] : LFT_NO_ROUTE;
 		if (p != LFT_NO_ROUTE && (ok[p >> 6] >> (p & 63) & 1)) {
 			row[lid] = p;
@@ -683,11 +597,11 @@ fill_row(struct updn *u, struct scratch *x, uint32_t sw)
 	prev = routing_prev_row(u->o, sw_guid(u, sw), &prev_max);
 	build_planes(u, x, sw);
 	for (t = 0; t < u->nsw; t++) {
-		if ((n = u->dst_off[t + 1] - u->dst_off[t]) == 0)
+		if ((n = u->g.dst_off[t + 1] - u->g.dst_off[t]) == 0)
 			continue;
 		if (t == sw) {
-			for (j = u->dst_off[t]; j < u->dst_off[t + 1]; j++)
-				row[u->dst_lid[j]] = u->dst_port[j];
+			for (j = u->g.dst_off[t]; j < u->g.dst_off[t + 1]; j++)
+				row[u->g.dst_lid[j]] = u->g.dst_port[j];
 			continue;
 		}
 		if (own[t] == LABEL_NONE)
@@ -702,8 +616,8 @@ fill_row(struct updn *u, struct scratch *x, uint32_t sw)
 		}
 		if (c > 1)
 			continue;       /* all kept */
-		for (j = u->dst_off[t]; j < u->dst_off[t + 1]; j++)
-			row[u->dst_lid[j]] = x->cand[0];
+		for (j = u->g.dst_off[t]; j < u->g.dst_off[t + 1]; j++)
+			row[u->g.dst_lid[j]] = x->cand[0];
 		cnt[x->cand[0]] += n;
 	}
 	for (i = 0; i < nd; i = k) {
@@ -711,8 +625,8 @@ fill_row(struct updn *u, struct scratch *x, uint32_t sw)
 		for (k = i; k < nd && same_choice(u, x, x->defer[i],
 		    x->defer[k]); k++) {
 			t = x->defer[k];
-			for (j = u->dst_off[t]; j < u->dst_off[t + 1]; j++) {
-				lid = u->dst_lid[j];
+			for (j = u->g.dst_off[t]; j < u->g.dst_off[t + 1]; j++) {
+				lid = u->g.dst_lid[j];
 				if (prev == NULL || row[lid] == LFT_NO_ROUTE)
 					x->lids[nl++] = lid;
 			}
@@ -725,17 +639,12 @@ fill_row(struct updn *u, struct scratch *x, uint32_t sw)
 static void
 cleanup(struct updn *u)
 {
-	free(u->adj_off);
-	free(u->adj_sw);
-	free(u->adj_port);
+	routing_graph_free(&u->g);
 	free(u->adj_down);
 	free(u->dn_off);
 	free(u->dn_sw);
 	free(u->up_off);
 	free(u->up_sw);
-	free(u->dst_off);
-	free(u->dst_lid);
-	free(u->dst_port);
 	free(u->cas);
 	free(u->comp);
 	free(u->root);
@@ -785,7 +694,7 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	x.want_dn = routing_calloc(u.stride, sizeof(*x.want_dn));
 	x.want_up = routing_calloc(u.stride, sizeof(*x.want_up));
 	x.defer = routing_calloc(u.nsw, sizeof(*x.defer));
-	x.lids = routing_calloc(u.dst_off[u.nsw], sizeof(*x.lids));
+	x.lids = routing_calloc(u.g.dst_off[u.nsw], sizeof(*x.lids));
 	for (sw = 0; sw < u.nsw; sw++)
 		fill_row(&u, &x, sw);
 	free(x.plane);
