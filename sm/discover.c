@@ -124,8 +124,6 @@ on_node_info(struct dreq *q, const uint8_t *data)
 		    (uint16_t)field(data, IB_NODE_PARTITION_CAP_F);
 		fresh = true;
 	}
-	if (type == NODE_SWITCH && local == 0)
-		local = 0;              /* the SM on switch port 0 */
 	p = fabric_port_idx(f, n, local);
 	if (q->from != FABRIC_NONE)
 		fabric_link(f, q->from, p);
@@ -273,11 +271,13 @@ ask(struct discovery *d, uint16_t attr, uint32_t mod,
 	q->from = from;
 	q->port = port;
 	q->method = method;
-	/* Window key: the node when known, else the switch we probe from. */
+	/* Window key: the node when known. A probe's node is not known yet:
+	 * the port it leaves through stands for it (port indices are small,
+	 * the top bit keeps them apart from GUIDs). */
 	if (node != FABRIC_NONE)
 		r.dest = d->f->nodes[node].guid;
 	else
-		r.dest = d->f->nodes[d->f->ports[from].node].guid ^ 0x5a5a;
+		r.dest = UINT64_C(1) << 63 | from;
 	d->pending++;
 	if (mad_smp(d->mad, &r, on_done, q) < 0) {
 		d->pending--;

@@ -128,13 +128,20 @@ hash(uint64_t key, unsigned nbuckets)
 }
 
 /* libibmad splits the method byte into a 7-bit method and the R bit. */
-static uint8_t
-get_method(const uint8_t *mad)
+uint8_t
+mad_method_of(const uint8_t *mad)
 {
 	void *m = (void *)mad;
 
-	return mad_get_field(m, 0, IB_MAD_METHOD_F) |
-	    mad_get_field(m, 0, IB_MAD_RESPONSE_F) << 7;
+	return (uint8_t)(mad_get_field(m, 0, IB_MAD_METHOD_F) |
+	    mad_get_field(m, 0, IB_MAD_RESPONSE_F) << 7);
+}
+
+void
+mad_set_method(uint8_t *mad, uint8_t method)
+{
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, method & 0x7f);
+	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, method >> 7);
 }
 
 static int
@@ -324,7 +331,7 @@ build(const struct mad_req *r, uint8_t *mad)
 	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F,
 	    r->dr ? MGMT_CLASS_SMP_DR : MGMT_CLASS_SMP_LID);
 	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, MAD_CLASS_VERSION);
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, r->method);
+	mad_set_method(mad, r->method);
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, r->tid);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, r->attr);
 	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, r->mod);
@@ -573,7 +580,7 @@ receive(void *arg, const struct transport_rx *rx)
 		e->malformed++;
 		return;
 	}
-	method = get_method(rx->mad);
+	method = mad_method_of(rx->mad);
 	if (method & 0x80)
 		response(e, rx->mad, method);
 	else
@@ -746,7 +753,7 @@ mad_send_reply(struct mad_engine *e, const uint8_t *mad, uint16_t dlid)
 		return -1;
 	if (transport_send(e->t, mad, dlid, 0) == -1)
 		return -1;
-	method = get_method(mad);
+	method = mad_method_of(mad);
 	attr = mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F);
 	counter(e, method, attr)->sent++;
 	return 0;

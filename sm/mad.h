@@ -105,6 +105,11 @@ uint64_t mad_total_sent(const struct mad_engine *e);
 uint64_t mad_dropped_unmatched(const struct mad_engine *e);
 uint64_t mad_dropped_malformed(const struct mad_engine *e);
 
+/* The whole method byte (GetResp is 0x81) of a MAD, and setting it:
+ * libibmad's METHOD field alone is 7 bits. */
+uint8_t mad_method_of(const uint8_t *mad);
+void mad_set_method(uint8_t *mad, uint8_t method);
+
 const char *mad_method_name(uint8_t method);
 const char *mad_attr_name(uint16_t attr);
 

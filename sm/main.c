@@ -168,6 +168,7 @@ load_policy(const struct ibsmd_config *cfg, struct pkey_errors *errs,
     bool *missing)
 {
 	struct pkey_policy *p;
+	struct stat st;
 	char *text;
 	size_t len = 0;
 	FILE *fp;
@@ -181,13 +182,17 @@ load_policy(const struct ibsmd_config *cfg, struct pkey_errors *errs,
 		log_warn("partitions: cannot read %s", cfg->partitions_file);
 		return NULL;
 	}
-	text = malloc(PARTITIONS_MAX_BYTES);
-	if (text == NULL)
+	if (fstat(fileno(fp), &st) < 0 || st.st_size > PARTITIONS_MAX_BYTES) {
+		log_warnx("partitions: %s: cannot be sized, or larger than %u "
+		    "bytes", cfg->partitions_file, PARTITIONS_MAX_BYTES);
+		fclose(fp);
+		return NULL;
+	}
+	if ((text = malloc((size_t)st.st_size + 1)) == NULL)
 		fatal("out of memory");
-	len = fread(text, 1, PARTITIONS_MAX_BYTES, fp);
-	if (ferror(fp) || len == PARTITIONS_MAX_BYTES) {
-		log_warnx("partitions: %s: unreadable or larger than %u bytes",
-		    cfg->partitions_file, PARTITIONS_MAX_BYTES);
+	len = fread(text, 1, (size_t)st.st_size, fp);
+	if (ferror(fp)) {
+		log_warn("partitions: cannot read %s", cfg->partitions_file);
 		fclose(fp);
 		free(text);
 		return NULL;

@@ -33,7 +33,7 @@ struct tcache_set {
 	uint32_t cap, len;
 };
 
-enum phase { PH_IDLE, PH_PORTS, PH_TABLES, PH_ARM, PH_ACTIVATE, PH_DONE };
+enum phase { PH_IDLE, PH_PORTS, PH_TABLES, PH_ARM, PH_ACTIVATE };
 
 struct programmer {
 	struct mad_engine *mad;
@@ -46,8 +46,6 @@ struct programmer {
 	uint16_t sm_lid;
 	enum phase phase;
 	unsigned pending;
-	unsigned gen;           /* run number: late completions of an aborted
-				 * run are recognised and ignored */
 	program_done_cb done;
 	void *arg;
 	struct program_result res;
@@ -55,7 +53,6 @@ struct programmer {
 
 struct preq {
 	struct programmer *pr;
-	unsigned gen;
 	uint32_t idx;           /* port index, or switch index for LFT */
 	uint32_t block;
 	uint8_t method;
@@ -134,16 +131,6 @@ tcache_size(struct tcache *c, uint32_t nblocks)
 }
 
 static void
-tcache_forget(struct tcache_set *cs)
-{
-	for (uint32_t i = 0; i < cs->cap; i++)
-		if (cs->v[i].used) {
-			memset(cs->v[i].known, 0, cs->v[i].nblocks);
-			cs->v[i].enforce = -1;
-		}
-}
-
-static void
 tcache_free(struct tcache_set *cs)
 {
 	for (uint32_t i = 0; i < cs->cap; i++) {
@@ -152,13 +139,6 @@ tcache_free(struct tcache_set *cs)
 	}
 	free(cs->v);
 	memset(cs, 0, sizeof(*cs));
-}
-
-void
-program_forget(struct programmer *pr)
-{
-	tcache_forget(&pr->lfts);
-	tcache_forget(&pr->pkeys);
 }
 
 struct programmer *
@@ -284,10 +264,6 @@ on_done(void *arg, int status, const uint8_t *resp)
 	struct programmer *pr = q->pr;
 	const uint8_t *data;
 
-	if (q->gen != pr->gen || pr->phase == PH_IDLE) {
-		free(q);
-		return;
-	}
 	if (status != 0 || resp == NULL) {
 		pr->res.failures++;
 		log_warnx("program: %s %s (%u/%u) failed: %s",
@@ -355,7 +331,6 @@ smp(struct programmer *pr, uint8_t method, uint16_t attr, uint32_t mod,
 	if (q == NULL)
 		fatal("program: out of memory");
 	q->pr = pr;
-	q->gen = pr->gen;
 	q->idx = idx;
 	q->block = block;
 	q->method = method;
@@ -601,7 +576,6 @@ next_phase(struct programmer *pr)
 	while (pr->pending == 0) {
 		switch (pr->phase) {
 		case PH_IDLE:
-		case PH_DONE:
 			return;
 		case PH_PORTS:
 			pr->phase = PH_TABLES;
@@ -639,19 +613,10 @@ program_start(struct programmer *pr, struct fabric *f,
 	pr->sm_lid = sm_lid;
 	pr->done = done;
 	pr->arg = arg;
-	pr->gen++;
 	memset(&pr->res, 0, sizeof(pr->res));
 	pr->pending = 1;        /* held until every phase-1 request is queued */
 	pr->phase = PH_PORTS;
 	phase_ports(pr);
 	pr->pending--;
 	next_phase(pr);
-}
-
-void
-program_abort(struct programmer *pr)
-{
-	pr->phase = PH_IDLE;
-	pr->pending = 0;
-	pr->gen++;
 }

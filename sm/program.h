@@ -69,10 +69,5 @@ void program_free(struct programmer *pr);
 void program_start(struct programmer *pr, struct fabric *f,
     const struct lft_set *lft, const struct pkey_want *pk, uint16_t sm_lid,
     const struct program_opts *o, program_done_cb done, void *arg);
-/* Abandon the run in progress: done is not called. */
-void program_abort(struct programmer *pr);
-
-/* Forget what we remember of every switch's LFT (next run reads again). */
-void program_forget(struct programmer *pr);
 
 #endif

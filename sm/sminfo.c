@@ -28,21 +28,6 @@ hdr(const uint8_t *mad, enum MAD_FIELDS f)
 	return mad_get_field((void *)mad, 0, f);
 }
 
-/* The method byte: libibmad's METHOD field is 7 bits, the response bit is
- * a field of its own. */
-static unsigned
-method_of(const uint8_t *mad)
-{
-	return hdr(mad, IB_MAD_METHOD_F) | hdr(mad, IB_MAD_RESPONSE_F) << 7;
-}
-
-static void
-set_method(uint8_t *mad, unsigned method)
-{
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, method & 0x7f);
-	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, method >> 7);
-}
-
 /* Turn a received request into its response in place: GetResp, and for
  * directed route the D bit; hop fields and paths stay as they came. */
 static void
@@ -50,7 +35,7 @@ make_response(uint8_t *m, uint16_t status)
 {
 	bool dr = hdr(m, IB_MAD_MGMTCLASS_F) == MGMT_CLASS_SMP_DR;
 
-	set_method(m, MAD_GETRESP);
+	mad_set_method(m, MAD_GETRESP);
 	if (dr) {
 		mad_set_field(m, 0, IB_DRSMP_STATUS_F, status);
 		mad_set_field(m, 0, IB_DRSMP_DIRECTION_F, 1);
@@ -94,7 +79,7 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	s->traps++;
 	log_info("trap %u from LID %u (issuer LID %u)", trap, slid, issuer);
 	/* Hardware repeats a trap until it is repressed. */
-	set_method(m, MAD_TRAPREPRESS);
+	mad_set_method(m, MAD_TRAPREPRESS);
 	if (slid != 0)
 		reply(s, m, slid);
 	s->cb(s->arg, trap, issuer);
@@ -105,7 +90,7 @@ unsolicited(void *arg, const uint8_t *mad, uint16_t slid)
 {
 	struct sminfo *s = arg;
 	uint8_t m[256];
-	unsigned method = method_of(mad);
+	unsigned method = mad_method_of(mad);
 	unsigned attr = hdr(mad, IB_MAD_ATTRID_F);
 
 	memcpy(m, mad, sizeof(m));

@@ -51,12 +51,11 @@ struct sweep {
 	bool light_changed;
 	unsigned light_gen;
 	/* figures */
-	double started, up_at, heavy_started, last_heavy_secs;
-	double light_started, last_secs;
+	double started, up_at;          /* up_at: first subnet up, 0 before */
+	double sweep_started, last_secs;
 	const char *last_kind;
 	bool last_ok;
 	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
-	bool subnet_up;
 	char why[200];
 };
 
@@ -183,13 +182,14 @@ write_stats(struct sweep *sw)
 	if (sw->have_cur)
 		count_fabric(&sw->cur, &sws, &cas, &ends);
 	fprintf(s.fp, "sm_state %s\n", sminfo_state_name(sminfo_state(sw->sm)));
-	fprintf(s.fp, "subnet_up %d\n", sw->subnet_up ? 1 : 0);
+	fprintf(s.fp, "subnet_up %d\n", sw->up_at > 0);
 	if (sw->up_at > 0)
 		fprintf(s.fp, "subnet_up_seconds %.3f\n", sw->up_at - sw->started);
 	fprintf(s.fp, "sweeps %" PRIu64 "\nheavy_sweeps %" PRIu64 "\n"
 	    "light_sweeps %" PRIu64 "\n", sw->sweeps, sw->heavy_sweeps,
 	    sw->light_sweeps);
-	fprintf(s.fp, "last_heavy_seconds %.3f\n", sw->last_heavy_secs);
+	fprintf(s.fp, "last_sweep %s %s %.3f\n", sw->last_kind ? sw->last_kind :
+	    "none", sw->last_ok ? "ok" : "failed", sw->last_secs);
 	fprintf(s.fp, "nodes %u\nswitches %u\nca_ports %u\nlids %u\n",
 	    sw->have_cur ? sw->cur.nnodes : 0, sws, cas, ends);
 	fprintf(s.fp, "routing_engine %s\nrouting_seconds %.6f\n"
@@ -299,7 +299,7 @@ start_heavy(struct sweep *sw)
 {
 	sw->sweeps++;
 	sw->heavy_sweeps++;
-	sw->heavy_started = now();
+	sw->sweep_started = now();
 	ev_timer_stop(sw->loop, &sw->timer);
 	fabric_fini(&sw->next);
 	fabric_init(&sw->next);
@@ -464,20 +464,25 @@ adopt_next(struct sweep *sw)
 	sw->have_cur = true;
 }
 
+/* The end of a sweep, for status and stats. */
+static void
+finished(struct sweep *sw, const char *kind, bool ok)
+{
+	sw->last_kind = kind;
+	sw->last_secs = now() - sw->sweep_started;
+	sw->last_ok = ok;
+}
+
 static void
 heavy_done(struct sweep *sw)
 {
-	bool first = !sw->subnet_up;
+	bool first = sw->up_at == 0;
 	char line[256];
 
 	adopt_next(sw);
 	sw->failures_in_row = 0;
-	sw->last_heavy_secs = now() - sw->heavy_started;
-	sw->last_kind = "heavy";
-	sw->last_secs = sw->last_heavy_secs;
-	sw->last_ok = true;
+	finished(sw, "heavy", true);
 	sminfo_set_state(sw->sm, SM_MASTER);
-	sw->subnet_up = true;
 	if (first)
 		sw->up_at = now();
 	sweep_summary(sw, line, sizeof(line));
@@ -492,10 +497,7 @@ static void
 heavy_failed(struct sweep *sw)
 {
 	sw->failures_in_row++;
-	sw->last_heavy_secs = now() - sw->heavy_started;
-	sw->last_kind = "heavy";
-	sw->last_secs = sw->last_heavy_secs;
-	sw->last_ok = false;
+	finished(sw, "heavy", false);
 	log_warnx("sweep: heavy sweep failed: %s", sw->why);
 	write_stats(sw);
 	/* Retry soon: a fabric settling after a change often answers the
@@ -540,7 +542,7 @@ start_light(struct sweep *sw)
 	sw->sweeps++;
 	sw->light_sweeps++;
 	sw->light_gen++;
-	sw->light_started = now();
+	sw->sweep_started = now();
 	sw->light_changed = false;
 	sw->light_pending = 1;
 	for (uint32_t n = 0; sw->have_cur && n < f->nnodes; n++) {
@@ -571,9 +573,7 @@ static void
 light_done(struct sweep *sw)
 {
 	log_debug("sweep: light sweep %" PRIu64 ": no change", sw->light_sweeps);
-	sw->last_kind = "light";
-	sw->last_secs = now() - sw->light_started;
-	sw->last_ok = true;
+	finished(sw, "light", true);
 	write_stats(sw);
 	arm_timer(sw, sw->o.interval);
 	back_to_idle(sw);
@@ -586,7 +586,7 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->state = state_name(sw->state);
-	st->subnet_up = sw->subnet_up;
+	st->subnet_up = sw->up_at > 0;
 	st->up_seconds = sw->up_at > 0 ? sw->up_at - sw->started : 0;
 	st->sweeps = sw->sweeps;
 	st->heavy_sweeps = sw->heavy_sweeps;
@@ -611,12 +611,6 @@ sweep_lft(const struct sweep *sw)
 	return sw->have_cur ? &sw->cur_lft : NULL;
 }
 
-const struct pkey_tables *
-sweep_pkeys(const struct sweep *sw)
-{
-	return sw->have_cur && sw->o.policy != NULL ? &sw->cur_pk : NULL;
-}
-
 const struct route_report *
 sweep_report(const struct sweep *sw)
 {
@@ -631,8 +625,6 @@ sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 
 	sw->o = *o;
 	sw->o.state_dir = state_dir;    /* fixed for the life of the daemon */
-	if (sw->o.max_failures == 0)
-		sw->o.max_failures = 1;
 	if (o->interval != old && sw->state == ST_IDLE && sw->have_cur &&
 	    sw->failures_in_row == 0)
 		arm_timer(sw, o->interval);
@@ -681,8 +673,6 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	sw->mad = mad;
 	sw->sm = sm;
 	sw->o = *o;
-	if (sw->o.max_failures == 0)
-		sw->o.max_failures = 1;
 	sw->cb = cb;
 	sw->cb_arg = arg;
 	sw->started = now();

@@ -37,7 +37,7 @@ struct sweep_opts {
 	int enforce;                    /* switch ports facing CAs: bit 0
 					 * inbound, bit 1 outbound; 0 = off */
 	unsigned max_failures;          /* heavy sweeps failing in a row before
-					 * the up callback reports failure */
+					 * the up callback reports failure (0 = 1) */
 };
 
 /* Called after every heavy sweep: ok, or not with a reason. */
@@ -72,8 +72,6 @@ void sweep_get_status(const struct sweep *sw, struct sweep_status *st);
 const struct fabric *sweep_fabric(const struct sweep *sw);
 const struct lft_set *sweep_lft(const struct sweep *sw);
 const struct route_report *sweep_report(const struct sweep *sw);
-/* The P_Key tables of the last completed heavy sweep (NULL before). */
-const struct pkey_tables *sweep_pkeys(const struct sweep *sw);
 /* Change options that may change at run time (windows, interval, routing
  * chain and options, programming values); takes effect from the next
  * sweep. */

@@ -388,18 +388,6 @@ transport_port_guid(const struct transport *t)
 	return t->guid;
 }
 
-const char *
-transport_ca_name(const struct transport *t)
-{
-	return t->ca_name;
-}
-
-int
-transport_port_num(const struct transport *t)
-{
-	return t->portnum;
-}
-
 int
 transport_send(struct transport *t, const uint8_t *mad, uint16_t dlid,
     int timeout_ms)

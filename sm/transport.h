@@ -46,8 +46,6 @@ int transport_resolve(uint64_t guid, uint64_t *out);
 int transport_list(uint64_t *guids, size_t max);
 
 uint64_t transport_port_guid(const struct transport *t);
-const char *transport_ca_name(const struct transport *t);
-int transport_port_num(const struct transport *t);
 
 /* Send one MAD of TRANSPORT_MAD_SIZE bytes. dlid 0xFFFF: directed route;
  * otherwise LID-routed to QP0 of dlid. timeout_ms > 0 lets the kernel match

@@ -89,20 +89,6 @@ transport_port_guid(const struct transport *t)
 	return t->guid;
 }
 
-const char *
-transport_ca_name(const struct transport *t)
-{
-	(void)t;
-	return "fake0";
-}
-
-int
-transport_port_num(const struct transport *t)
-{
-	(void)t;
-	return 1;
-}
-
 int
 transport_claim_sm(struct transport *t)
 {
