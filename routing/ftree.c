@@ -67,6 +67,7 @@ struct ft {
 	const struct routing_opts *o;
 	struct lft_set *out;
 	uint32_t nsw;
+	struct routing_graph g; /* usable links and destinations */
 	char *why;
 	size_t whylen;
 
@@ -191,15 +192,10 @@ in_ports(uint8_t port, const uint8_t *ports, unsigned n)
 static void
 build_groups(struct ft *t)
 {
-	const struct fabric *f = t->f;
-	const struct fabric_node *node;
-	uint32_t s, total = 0, ng = 0, np = 0, i, n, links, g, peer;
+	uint32_t s, total = t->g.off[t->nsw], ng = 0, np = 0, i, n, links, g;
 	uint32_t *seen, *gix, nbs[256], cnt[256], gnb[256];
 	uint8_t ports[256];
-	unsigned num;
 
-	for (s = 0; s < t->nsw; s++)
-		total += f->nodes[t->out->sw_node[s]].nports;
 	t->g_off = routing_calloc(t->nsw + 1, sizeof(*t->g_off));
 	t->g_sw = routing_calloc(total, sizeof(*t->g_sw));
 	t->g_rev = routing_calloc(total, sizeof(*t->g_rev));
@@ -208,18 +204,10 @@ build_groups(struct ft *t)
 	seen = routing_calloc(t->nsw, sizeof(*seen));
 	gix = routing_calloc(t->nsw, sizeof(*gix));
 	for (s = 0; s < t->nsw; s++) {
-		node = &f->nodes[t->out->sw_node[s]];
 		links = 0;
-		for (num = 1; num <= node->nports; num++) {
-			if (!routing_link_usable(f, node->port0 + num))
-				continue;
-			peer = fabric_peer_node(f, node->port0 + num);
-			/* a cable looped back into the same switch goes nowhere */
-			if (f->nodes[peer].type != NODE_SWITCH ||
-			    peer == t->out->sw_node[s])
-				continue;
-			nbs[links] = t->out->node_sw[peer];
-			ports[links++] = (uint8_t)num;
+		for (uint32_t e = t->g.off[s]; e < t->g.off[s + 1]; e++) {
+			nbs[links] = t->g.sw[e];
+			ports[links++] = t->g.port[e];
 		}
 		t->g_off[s] = ng;
 		for (i = 0, n = 0; i < links; i++) {
@@ -292,49 +280,29 @@ split_groups(struct ft *t)
 		}
 }
 
-/* The switch an end port hangs off and the port there; FABRIC_NONE for a
- * port cabled to nothing usable or to another CA. */
-static uint32_t
-attach(const struct ft *t, uint32_t p, uint8_t *port)
-{
-	const struct fabric *f = t->f;
-	uint32_t q;
-
-	if (!routing_link_usable(f, p))
-		return FABRIC_NONE;
-	q = f->ports[p].peer;
-	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
-		return FABRIC_NONE;
-	*port = f->ports[q].num;
-	return t->out->node_sw[f->ports[q].node];
-}
-
 static void
 build_dests(struct ft *t)
 {
-	const struct fabric *f = t->f;
-	uint32_t max = t->out->max_lid, *lid_sw, *fill, p, lid, sw, node;
-	uint8_t *lid_port, *taken;
+	uint32_t max = t->out->max_lid, *lid_sw, *fill, lid, sw, j;
+	uint8_t *lid_port;
 
+	/* The shared destination map, with the switches' own LIDs (port 0)
+	 * set apart from those of the CAs that hang off them. */
 	lid_sw = routing_calloc((size_t)max + 1, sizeof(*lid_sw));
 	lid_port = routing_calloc((size_t)max + 1, 1);
-	taken = routing_calloc((size_t)max + 1, 1);
 	t->sw_lid = routing_calloc(t->nsw, sizeof(*t->sw_lid));
 	for (lid = 0; lid <= max; lid++)
 		lid_sw[lid] = FABRIC_NONE;
-	/* a LID given twice is a LID manager bug: the first port keeps it */
-	for (p = 0; p < f->nports; p++) {
-		lid = f->ports[p].lid;
-		if (lid == 0 || lid > max || taken[lid] ||
-		    !fabric_port_is_endport(f, p))
-			continue;
-		taken[lid] = 1;
-		node = f->ports[p].node;
-		if (f->nodes[node].type == NODE_SWITCH)
-			t->sw_lid[t->out->node_sw[node]] = (uint16_t)lid;
-		else
-			lid_sw[lid] = attach(t, p, &lid_port[lid]);
-	}
+	for (sw = 0; sw < t->nsw; sw++)
+		for (j = t->g.dst_off[sw]; j < t->g.dst_off[sw + 1]; j++) {
+			lid = t->g.dst_lid[j];
+			if (t->g.dst_port[j] == 0) {
+				t->sw_lid[sw] = (uint16_t)lid;
+				continue;
+			}
+			lid_sw[lid] = sw;
+			lid_port[lid] = t->g.dst_port[j];
+		}
 	t->ca_off = routing_calloc(t->nsw + 1, sizeof(*t->ca_off));
 	for (lid = 1; lid <= max; lid++)
 		if (lid_sw[lid] != FABRIC_NONE)
@@ -360,7 +328,6 @@ build_dests(struct ft *t)
 	free(fill);
 	free(lid_sw);
 	free(lid_port);
-	free(taken);
 }
 
 /* Breadth-first distances from the sources (NONE: not reached). */
@@ -1471,6 +1438,7 @@ cleanup(struct ft *t)
 	free(t->prev_max);
 	free(t->mark);
 	free(t->queue);
+	routing_graph_free(&t->g);
 }
 
 static int
@@ -1493,6 +1461,7 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 		return refuse(&t, "no switch in the fabric, nothing to route");
 	t.mark = routing_calloc(t.nsw, sizeof(*t.mark));
 	t.queue = routing_calloc(t.nsw, sizeof(*t.queue));
+	routing_graph_build(f, out, &t.g);
 	build_groups(&t);
 	build_dests(&t);
 	if (rank_switches(&t) == -1)

@@ -27,7 +27,6 @@
 #define DIST_MOD        255
 
 struct minhop {
-	const struct fabric *f;
 	struct lft_set *out;
 	uint32_t nsw;
 	size_t stride;          /* nsw rounded up to 8: rows are read by words */
@@ -268,7 +267,6 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 		return -1;
 	}
 	memset(&m, 0, sizeof(m));
-	m.f = f;
 	m.out = out;
 	m.nsw = out->nsw;
 	m.stride = ((size_t)m.nsw + 7) & ~(size_t)7;

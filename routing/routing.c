@@ -668,21 +668,31 @@ blocks_changed(const struct fabric *f, const struct lft_set *s,
 	for (uint32_t sw = 0; sw < s->nsw; sw++) {
 		const uint8_t *row = lft_row(s, sw), *old;
 		uint16_t old_max = 0;
+		uint32_t whole;
 
 		old = routing_prev_row(o, f->nodes[s->sw_node[sw]].guid, &old_max);
-		for (uint32_t b = 0; b < nb; b++) {
+		if (old == NULL) {
+			changed += nb;
+			continue;
+		}
+		/* Blocks both rows hold whole compare as bytes; only a block
+		 * that runs past either row's end is compared entry by entry. */
+		whole = ((uint32_t)(s->max_lid < old_max ? s->max_lid : old_max) +
+		    1u) / 64u;
+		for (uint32_t b = 0; b < whole; b++)
+			changed += memcmp(row + 64u * b, old + 64u * b, 64) != 0;
+		for (uint32_t b = whole; b < nb; b++)
 			for (uint32_t lid = b * 64u; lid < b * 64u + 64u; lid++) {
 				uint8_t now = lid <= s->max_lid ? row[lid] :
 				    LFT_NO_ROUTE;
-				uint8_t was = old != NULL && lid <= old_max ?
-				    old[lid] : LFT_NO_ROUTE;
+				uint8_t was = lid <= old_max ? old[lid] :
+				    LFT_NO_ROUTE;
 
-				if (old == NULL || now != was) {
+				if (now != was) {
 					changed++;
 					break;
 				}
 			}
-		}
 	}
 	return changed;
 }

@@ -64,9 +64,9 @@ struct routing_opts {
 	const uint64_t *leaves; /* node GUIDs of leaf switches (ftree) */
 	size_t nleaves;
 	/* The tables in use before this run and the fabric they were made for
-	 * (both NULL: none). Engines prefer the previous egress port among
-	 * equally good ones, so that after a small change few LFT blocks
-	 * differ and need writing. */
+	 * (both NULL: none). ftree and updn prefer the previous egress port
+	 * among equally good ones, so that after a small change few LFT blocks
+	 * differ and need writing; minhop balances afresh every run. */
 	const struct fabric *prev_fabric;
 	const struct lft_set *prev;
 };

@@ -181,9 +181,6 @@ cmd_partitions(struct ctl *c, struct show *s, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	if (c->d.partitions == NULL)
-		return show_error(s, "partitions: not available in this "
-		    "build");
 	text = c->d.partitions(c->d.arg);
 	if (s->json) {
 		json_object_begin(&s->j);
@@ -208,8 +205,6 @@ cmd_reload(struct ctl *c, struct show *s, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	if (c->d.reload == NULL)
-		return show_error(s, "reload: not available in this build");
 	log_info("ctl: reload requested");
 	if (c->d.reload(c->d.arg, &errors) < 0) {
 		/* the summary line, then the errors one per line */

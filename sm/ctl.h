@@ -32,8 +32,7 @@ struct ctl_deps {
 	/* Actions the daemon's main owns. reload: re-read configuration and
 	 * partitions; 0, or -1 with *errors (malloc'd, one error per line).
 	 * partitions: the normalized policy text (malloc'd), or NULL when
-	 * there is none. Either hook may be NULL: the command then answers
-	 * an error saying so. */
+	 * there is none. Both are required. */
 	int (*reload)(void *arg, char **errors);
 	char *(*partitions)(void *arg);
 	void *arg;

@@ -311,13 +311,6 @@ json_kv_uint(struct json *j, const char *key, uint64_t v)
 }
 
 void
-json_kv_int(struct json *j, const char *key, int64_t v)
-{
-	json_key(j, key);
-	json_int(j, v);
-}
-
-void
 json_kv_double(struct json *j, const char *key, double v)
 {
 	json_key(j, key);

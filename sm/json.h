@@ -46,7 +46,6 @@ void json_guid(struct json *j, uint64_t guid);
 /* key and value in one call */
 void json_kv_string(struct json *j, const char *key, const char *s);
 void json_kv_uint(struct json *j, const char *key, uint64_t v);
-void json_kv_int(struct json *j, const char *key, int64_t v);
 void json_kv_double(struct json *j, const char *key, double v);
 void json_kv_bool(struct json *j, const char *key, bool v);
 void json_kv_guid(struct json *j, const char *key, uint64_t guid);

@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,23 @@ print_errors(const struct config_errors *e)
 		fprintf(stderr, "%s\n", e->line[i]);
 }
 
+/* An error of our own among the loader's, in the same list. */
+static void __attribute__((format(printf, 2, 3)))
+add_error(struct config_errors *errs, const char *fmt, ...)
+{
+	char *line;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		fatal("out of memory");
+	va_end(ap);
+	errs->line = realloc(errs->line, (errs->n + 1) * sizeof(*errs->line));
+	if (errs->line == NULL)
+		fatal("out of memory");
+	errs->line[errs->n++] = line;
+}
+
 /* Defaults, then the files, then the command line, into out. guid names
  * the per-instance file (0: none). */
 static int
@@ -121,15 +139,7 @@ build_config(const struct daemon *d, uint64_t guid, struct ibsmd_config *out,
 	if (d->config_file != NULL) {
 		rc = config_load(out, d->config_file, CFG_CONFIG_FILE, errs);
 		if (rc == CONFIG_MISSING) {
-			char *line;
-
-			if (asprintf(&line, "%s: no such file", d->config_file) < 0)
-				fatal("out of memory");
-			errs->line = realloc(errs->line,
-			    (errs->n + 1) * sizeof(*errs->line));
-			if (errs->line == NULL)
-				fatal("out of memory");
-			errs->line[errs->n++] = line;
+			add_error(errs, "%s: no such file", d->config_file);
 			rc = CONFIG_INVALID;
 		}
 	} else {
@@ -429,7 +439,8 @@ reload(void *arg, char **errors)
 	pkey_errors_init(&pe);
 	if (build_config(d, d->guid, &next, &ce) == 0 &&
 	    (bad = sweep_engines(&next, &so)) != NULL) {
-		log_warnx("reload: unknown routing engine %s", bad);
+		add_error(&ce, "routing_engine: %s is not built into this ibsmd",
+		    bad);
 	} else if (ce.n == 0 && (pol = load_policy(&next, &pe, &missing)) != NULL) {
 		rc = 0;
 	}

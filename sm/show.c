@@ -343,13 +343,16 @@ number(const char *name, uint64_t *v)
 {
 	char *end;
 
+	bool hex = name[0] == '0' && (name[1] == 'x' || name[1] == 'X');
+
 	if (name[0] < '0' || name[0] > '9')
 		return 0;
 	errno = 0;
-	*v = strtoull(name, &end, 0);
-	if (errno != 0 || *end != '\0')
+	/* Decimal means decimal: "010" is LID 10, never octal 8. */
+	*v = strtoull(name, &end, hex ? 16 : 10);
+	if (errno != 0 || *end != '\0' || end == name + (hex ? 2 : 0))
 		return 0;
-	if (name[0] == '0' && (name[1] == 'x' || name[1] == 'X'))
+	if (hex)
 		return strlen(name + 2) <= 4 ? 1 : 2;
 	return *v <= 0xFFFF ? 1 : 2;
 }

@@ -14,20 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
 
-# See routing_engines.sh: -h is answered before -R is checked.
-has_engine() {
-	local rc
-	[ "$SM" = opensm ] && return 0
-	mkdir -p "$T/probe"
-	timeout 10 "$IBSMD" -R "$1" --guid 0x1 --log-file /dev/null \
-	    --state-dir "$T/probe" --runtime-dir "$T/probe" \
-	    </dev/null >"$T/probe.out" 2>&1 8>&-
-	rc=$?
-	! { [ $rc -eq 2 ] && grep -q 'unknown routing engine' "$T/probe.out"; }
-}
-for e in ftree updn; do
-	has_engine $e || skip "$IBSMD has no routing engine $e"
-done
+require_engine ftree updn
 
 sim_start "$FABRICS/ring6.net"
 extra=()
@@ -51,8 +38,6 @@ else
 	why=$(sed -n 's/.*routing: ftree failed after [0-9.]* s: //p' "$SM_LOG" | head -n 1)
 	[ -n "$why" ] || fail "ibsmd's log has no line 'routing: ftree failed after <t> s: <reason>'"
 	[ "$why" != "no reason given" ] || fail "ftree declined without giving a reason"
-	grep -q 'routing: updn routed' "$SM_LOG" || fail "ibsmd's log does not say that updn routed"
 	log "ftree declined: $why"
-	log "then: $(grep -o 'routing: updn routed.*' "$SM_LOG" | head -n 1)"
 fi
 sm_stop || [ "$SM" = opensm ] || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"

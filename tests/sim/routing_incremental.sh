@@ -42,19 +42,8 @@ DOWN='leaf3[10]'
 
 [ "$SM" = opensm ] && skip "counts LFT writes in ibsmd's stats file, which OpenSM has not"
 
-# See routing_engines.sh: -h is answered before -R is checked.
-has_engine() {
-	local rc
-	mkdir -p "$T/probe"
-	timeout 10 "$IBSMD" -R "$1" --guid 0x1 --log-file /dev/null \
-	    --state-dir "$T/probe" --runtime-dir "$T/probe" \
-	    </dev/null >"$T/probe.out" 2>&1 8>&-
-	rc=$?
-	! { [ $rc -eq 2 ] && grep -q 'unknown routing engine' "$T/probe.out"; }
-}
-for e in $(printf '%s' "$ROUTING" | tr ',' ' '); do
-	has_engine "$e" || skip "$IBSMD has no routing engine $e"
-done
+# shellcheck disable=SC2046
+require_engine $(printf '%s' "$ROUTING" | tr ',' ' ')
 
 checks=(--shortest)
 case ",$ROUTING," in

@@ -239,6 +239,25 @@ START_TEST(test_names)
 	ck_assert_int_eq(ports(g, true), 0);
 	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"nports\":4}"));
 
+	/* decimal stays decimal: "010" is LID 10 and "08" LID 8, never octal */
+	for (int lid = 1; lid <= 12; lid++) {
+		char dec[8], padded[8];
+		char *a, *b;
+		int ra, rb;
+
+		snprintf(dec, sizeof(dec), "%d", lid);
+		snprintf(padded, sizeof(padded), "0%d", lid);
+		ra = ports(dec, false);
+		a = strdup(ra == 0 ? s.text.p : s.err.p);
+		rb = ports(padded, false);
+		b = strdup(rb == 0 ? s.text.p : s.err.p);
+		ck_assert_int_eq(ra, rb);
+		if (ra == 0)
+			ck_assert_str_eq(a, b);
+		free(a);
+		free(b);
+	}
+
 	ck_assert_int_eq(ports("twin", false), -1);
 	ck_assert_ptr_nonnull(strstr(s.err.p, "2 nodes are named 'twin'"));
 	ck_assert_int_eq(ports("nosuch", false), -1);
