@@ -613,6 +613,8 @@ struct builder {
 	size_t outcap;
 	uint32_t *table_of;     /* [nports] index in out, or FABRIC_NONE */
 	int short_tables;
+	uint8_t seen[0x8000];   /* build_enforce_table(): by base P_Key; all
+				 * zero between calls */
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -927,19 +929,27 @@ build_enforce_table(struct builder *bd, uint32_t p, const struct pkey_table *pee
 	size_t n = 0;
 	char pn[160];
 
+	/* Two passes over a bitmap of the P_Keys seen (2 bits per base key:
+	 * full, limited) instead of comparing every entry with every other:
+	 * this runs for every CA-facing switch port of every heavy sweep. */
+	for (size_t i = 0; i < peer->cap; i++)
+		if (peer->keys[i] != 0)
+			bd->seen[PKEY_BASE(peer->keys[i])] |=
+			    peer->keys[i] & PKEY_FULL ? 1 : 2;
 	for (size_t i = 0; i < peer->cap; i++) {
 		uint16_t k = peer->keys[i];
-		bool dup = false;
+		uint8_t *seen = &bd->seen[PKEY_BASE(k)];
 
 		if (k == 0)
 			continue;
-		for (size_t j = 0; j < peer->cap && !dup; j++)
-			dup = (!(k & PKEY_FULL) &&
-			    peer->keys[j] == (k | PKEY_FULL)) ||
-			    (j < i && peer->keys[j] == k);
-		if (!dup)
-			keys[n++] = k;
+		/* first of its form, and a limited key only without the full */
+		if ((k & PKEY_FULL) ? (*seen & 4) : (*seen & (1 | 8)))
+			continue;
+		*seen |= k & PKEY_FULL ? 4 : 8;
+		keys[n++] = k;
 	}
+	for (size_t i = 0; i < peer->cap; i++)
+		bd->seen[PKEY_BASE(peer->keys[i])] = 0;
 	if (bd->prev != NULL)
 		prev = pkey_tables_find(bd->prev, f->ports[p].guid,
 		    f->ports[p].num);
