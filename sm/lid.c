@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -655,27 +656,36 @@ scan(struct lid_map *m, int idx, uint32_t *hint,
 }
 
 /*
- * Rule 1. A remembered aligned block can collide only with entries whose
- * base lies inside it, misaligned: ranges never overlap, so any other
- * range reaching into the block must start in it. Such a base, left from
- * a smaller LMC, is never honoured at this one: forget the entry.
+ * Give guid (entry idx, or -1) the block at base, forgetting whoever else
+ * holds LIDs in it. Two callers: rule 1, where a remembered aligned block
+ * can collide only with entries whose base lies inside it, misaligned
+ * (ranges never overlap, so any other range reaching into the block must
+ * start in it; such a base, left from a smaller LMC, is never honoured at
+ * this one); and the last resort (full), where the block was reserved for
+ * absent GUIDs. Returns the entry's index.
  */
 static int
-keep_remembered(struct lid_map *m, int idx)
+claim_block(struct lid_map *m, int idx, uint64_t guid, uint32_t base,
+    bool full)
 {
 	struct ent gone[1u << LMC_MAX];
-	uint64_t guid = m->ents[idx].guid;
-	uint32_t base = m->ents[idx].base, lid, i, n = 0;
+	uint32_t lid, i, n = 0;
 	uint16_t o;
 
 	for (lid = base; lid < base + m->step; lid++) {
 		if ((o = m->owner[lid]) == 0 || o == idx + 1)
 			continue;
 		gone[n] = m->ents[o - 1];
-		log_info("lid: LMC block %u-%u of port 0x%016" PRIx64 " replaces "
-		    "the misaligned range %u-%u of port 0x%016" PRIx64, base,
-		    base + m->step - 1, guid, gone[n].base, gone[n].top,
-		    gone[n].guid);
+		if (full)
+			log_warnx("lid: LID space full: port 0x%016" PRIx64
+			    " takes LID %u, reserved for absent port 0x%016"
+			    PRIx64 " (LIDs %u-%u, forgotten)", guid, lid,
+			    gone[n].guid, gone[n].base, gone[n].top);
+		else
+			log_info("lid: LMC block %u-%u of port 0x%016" PRIx64
+			    " replaces the misaligned range %u-%u of port "
+			    "0x%016" PRIx64, base, base + m->step - 1, guid,
+			    gone[n].base, gone[n].top, gone[n].guid);
 		drop(m, o - 1);
 		idx = lookup(m, guid);
 		n++;
@@ -684,34 +694,6 @@ keep_remembered(struct lid_map *m, int idx)
 	for (i = 0; i < n; i++)
 		freed(m, gone[i].base, gone[i].top);
 	return idx;
-}
-
-/* Last resort: the lowest block reserved for absent GUIDs. */
-static int
-take_over(struct lid_map *m, int idx, uint64_t guid)
-{
-	struct ent gone[1u << LMC_MAX];
-	uint32_t base, lid, i, n = 0;
-	uint16_t o;
-
-	if ((base = scan(m, idx, &m->tblk, takeable)) == 0)
-		return -1;
-	for (lid = base; lid < base + m->step; lid++) {
-		if ((o = m->owner[lid]) == 0 || o == idx + 1)
-			continue;
-		gone[n] = m->ents[o - 1];
-		log_warnx("lid: LID space full: port 0x%016" PRIx64 " takes "
-		    "LID %u, reserved for absent port 0x%016" PRIx64
-		    " (LIDs %u-%u, forgotten)", guid, lid, gone[n].guid,
-		    gone[n].base, gone[n].top);
-		drop(m, o - 1);
-		idx = lookup(m, guid);
-		n++;
-	}
-	settle(m, idx, guid, base);
-	for (i = 0; i < n; i++)
-		freed(m, gone[i].base, gone[i].top);
-	return 0;
 }
 
 static enum outcome
@@ -728,8 +710,9 @@ assign_one(struct lid_map *m, struct lid_req *r)
 	}
 	/* A remembered base misaligned for this LMC counts as none. */
 	if (idx >= 0 && valid_base(m->ents[idx].base, m->step)) {
-		idx = keep_remembered(m, idx);
-		r->lid = m->ents[idx].base;
+		base = m->ents[idx].base;
+		claim_block(m, idx, r->guid, base, false);
+		r->lid = (uint16_t)base;
 		return O_REMEMBERED;
 	}
 	if (valid_base(r->cur, m->step) && usable(m, r->cur, idx)) {
@@ -742,8 +725,10 @@ assign_one(struct lid_map *m, struct lid_req *r)
 		r->lid = (uint16_t)base;
 		return O_NEW;
 	}
-	if (take_over(m, idx, r->guid) == 0) {
-		r->lid = lid_map_get(m, r->guid);
+	/* Last resort: the lowest block reserved for absent GUIDs. */
+	if ((base = scan(m, idx, &m->tblk, takeable)) != 0) {
+		claim_block(m, idx, r->guid, base, true);
+		r->lid = (uint16_t)base;
 		return O_TAKEN;
 	}
 	r->lid = 0;
