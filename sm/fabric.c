@@ -178,6 +178,27 @@ fabric_port_is_endport(const struct fabric *f, uint32_t p)
 	return port->num != 0 && port->present;
 }
 
+void
+fabric_count(const struct fabric *f, struct fabric_counts *k)
+{
+	memset(k, 0, sizeof(*k));
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		switch (f->nodes[n].type) {
+		case NODE_SWITCH: k->switches++; break;
+		case NODE_CA: k->cas++; break;
+		case NODE_ROUTER: k->routers++; break;
+		}
+	for (uint32_t p = 0; p < f->nports; p++) {
+		if (fabric_port_is_endport(f, p)) {
+			k->endports++;
+			if (f->nodes[f->ports[p].node].type != NODE_SWITCH)
+				k->ca_ports++;
+		}
+		if (f->ports[p].peer != FABRIC_NONE && f->ports[p].peer > p)
+			k->links++;
+	}
+}
+
 uint16_t
 fabric_max_lid(const struct fabric *f)
 {

@@ -112,6 +112,14 @@ fabric_peer_node(const struct fabric *f, uint32_t p)
  * fabric and switch port 0. */
 bool fabric_port_is_endport(const struct fabric *f, uint32_t p);
 
+struct fabric_counts {
+	unsigned switches, cas, routers;        /* nodes by type */
+	unsigned endports;      /* ports that carry a LID */
+	unsigned ca_ports;      /* of those, CA and router ports */
+	unsigned links;
+};
+void fabric_count(const struct fabric *f, struct fabric_counts *k);
+
 /* Highest LID assigned in the model. */
 uint16_t fabric_max_lid(const struct fabric *f);
 

@@ -407,28 +407,6 @@ resolve(const struct fabric *f, const char *name, struct target *t,
 	    show_clean(name, buf, sizeof(buf)));
 }
 
-struct fabric_counts {
-	unsigned switches, cas, routers, endports, links;
-};
-
-static void
-count(const struct fabric *f, struct fabric_counts *k)
-{
-	memset(k, 0, sizeof(*k));
-	for (uint32_t n = 0; n < f->nnodes; n++)
-		switch (f->nodes[n].type) {
-		case NODE_SWITCH: k->switches++; break;
-		case NODE_CA: k->cas++; break;
-		case NODE_ROUTER: k->routers++; break;
-		}
-	for (uint32_t p = 0; p < f->nports; p++) {
-		if (fabric_port_is_endport(f, p))
-			k->endports++;
-		if (f->ports[p].peer != FABRIC_NONE && f->ports[p].peer > p)
-			k->links++;
-	}
-}
-
 /* ------------------------------------------------------------ status */
 
 static const char *
@@ -488,7 +466,7 @@ status_json(struct show *s, const struct show_status *st)
 	if (st->fabric == NULL)
 		json_null(j);
 	else {
-		count(st->fabric, &k);
+		fabric_count(st->fabric, &k);
 		json_object_begin(j);
 		json_kv_uint(j, "nodes", st->fabric->nnodes);
 		json_kv_uint(j, "switches", k.switches);
@@ -600,7 +578,7 @@ status_text(struct show *s, const struct show_status *st)
 	if (st->fabric == NULL)
 		table_cell(&t, "not discovered yet");
 	else {
-		count(st->fabric, &k);
+		fabric_count(st->fabric, &k);
 		table_cell(&t, "%u nodes: %u switches, %u CAs, %u routers; "
 		    "%u LIDs, %u links", st->fabric->nnodes, k.switches, k.cas,
 		    k.routers, k.endports, k.links);

@@ -149,28 +149,11 @@ stat_counter(void *arg, uint8_t method, uint16_t attr,
 }
 
 static void
-count_fabric(const struct fabric *f, unsigned *sws, unsigned *cas,
-    unsigned *ends)
-{
-	*sws = *cas = *ends = 0;
-	for (uint32_t n = 0; n < f->nnodes; n++)
-		if (f->nodes[n].type == NODE_SWITCH)
-			(*sws)++;
-	for (uint32_t p = 0; p < f->nports; p++) {
-		if (!fabric_port_is_endport(f, p))
-			continue;
-		(*ends)++;
-		if (f->nodes[f->ports[p].node].type != NODE_SWITCH)
-			(*cas)++;
-	}
-}
-
-static void
 write_stats(struct sweep *sw)
 {
 	char tmp[4200];
 	struct stats_ctx s;
-	unsigned sws = 0, cas = 0, ends = 0;
+	struct fabric_counts k = { 0 };
 
 	if (sw->o.state_dir == NULL)
 		return;
@@ -180,7 +163,7 @@ write_stats(struct sweep *sw)
 		return;
 	}
 	if (sw->have_cur)
-		count_fabric(&sw->cur, &sws, &cas, &ends);
+		fabric_count(&sw->cur, &k);
 	fprintf(s.fp, "sm_state %s\n", sminfo_state_name(sminfo_state(sw->sm)));
 	fprintf(s.fp, "subnet_up %d\n", sw->up_at > 0);
 	if (sw->up_at > 0)
@@ -191,7 +174,8 @@ write_stats(struct sweep *sw)
 	fprintf(s.fp, "last_sweep %s %s %.3f\n", sw->last_kind ? sw->last_kind :
 	    "none", sw->last_ok ? "ok" : "failed", sw->last_secs);
 	fprintf(s.fp, "nodes %u\nswitches %u\nca_ports %u\nlids %u\n",
-	    sw->have_cur ? sw->cur.nnodes : 0, sws, cas, ends);
+	    sw->have_cur ? sw->cur.nnodes : 0, k.switches, k.ca_ports,
+	    k.endports);
 	fprintf(s.fp, "routing_engine %s\nrouting_seconds %.6f\n"
 	    "routing_unreachable %" PRIu64 "\nrouting_deadlock_free %d\n"
 	    "routing_blocks_changed %" PRIu64 "\nrouting_max_port_load %u\n",
@@ -635,7 +619,7 @@ sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 void
 sweep_summary(const struct sweep *sw, char *buf, size_t len)
 {
-	unsigned sws, cas, ends;
+	struct fabric_counts k;
 	uint16_t lo = 0, hi = 0;
 	const struct fabric *f = &sw->cur;
 
@@ -643,7 +627,7 @@ sweep_summary(const struct sweep *sw, char *buf, size_t len)
 		snprintf(buf, len, "no fabric yet");
 		return;
 	}
-	count_fabric(f, &sws, &cas, &ends);
+	fabric_count(f, &k);
 	for (uint32_t p = 0; p < f->nports; p++) {
 		uint16_t l = f->ports[p].lid;
 
@@ -656,7 +640,8 @@ sweep_summary(const struct sweep *sw, char *buf, size_t len)
 	}
 	snprintf(buf, len, "%u nodes (%u switches, %u CA ports), %u LIDs "
 	    "(%u-%u), routed by %s, %" PRIu64 " SMPs sent, %.3f s since start",
-	    f->nnodes, sws, cas, ends, lo, hi, sw->report.engine,
+	    f->nnodes, k.switches, k.ca_ports, k.endports, lo, hi,
+	    sw->report.engine,
 	    mad_total_sent(sw->mad), now() - sw->started);
 }
 
