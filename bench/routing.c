@@ -40,10 +40,10 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include "cdg.h"
-#include "fabric.h"
-#include "log.h"
-#include "routing.h"
+#include "routing/cdg.h"
+#include "core/fabric.h"
+#include "core/log.h"
+#include "routing/routing.h"
 #include "testfab.h"
 
 struct result {

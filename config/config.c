@@ -9,7 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE		/* vasprintf, open_memstream, strcasecmp */
 #endif
-#include "config.h"
+#include "config/config.h"
 
 #include <errno.h>
 #include <fcntl.h>

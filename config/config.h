@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "log.h"		/* enum log_level */
+#include "core/log.h"		/* enum log_level */
 
 #ifndef IBSMD_SYSCONFDIR
 #define IBSMD_SYSCONFDIR "/etc/ibsmd"

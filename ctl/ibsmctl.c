@@ -7,7 +7,7 @@
  * usage (including several instances and no --guid), 3 no daemon could be
  * reached or it did not answer.
  */
-#include "config.h"
+#include "autoconfig.h"
 
 #include <dirent.h>
 #include <errno.h>

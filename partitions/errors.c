@@ -3,14 +3,14 @@
  * fatal), a growable text buffer, the diagnostics of a parse, and the names
  * of IBA MTU and rate codes.
  */
-#include "policy.h"
+#include "partitions/policy.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "core/log.h"
 
 /* ---- memory ---------------------------------------------------------- */
 

@@ -5,7 +5,7 @@
  * checks what needs the whole file. Every error is collected; the policy
  * exists only if there were none.
  */
-#include "policy.h"
+#include "partitions/policy.h"
 
 #include <arpa/inet.h>
 #include <stdarg.h>

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
+#include "core/fabric.h"
 
 #define PKEY_DEFAULT            0x7fff  /* the Default partition */
 #define PKEY_FULL               0x8000  /* membership bit of a table entry */

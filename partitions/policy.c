@@ -3,7 +3,7 @@
  * text of ibsmd -nv, and the P_Key tables of every end port and of the
  * switch ports that enforce partitions for their CA or router neighbour.
  */
-#include "policy.h"
+#include "partitions/policy.h"
 
 #include <arpa/inet.h>
 #include <inttypes.h>

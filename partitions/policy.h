@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "partitions.h"
+#include "partitions/partitions.h"
 
 enum member_kind {
 	MK_ALL, MK_ALL_CAS, MK_ALL_SWITCHES, MK_ALL_ROUTERS, MK_SELF,

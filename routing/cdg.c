@@ -15,12 +15,12 @@
  * write chains). Edges are then read from the marks and the graph peeled
  * by Kahn's algorithm: acyclic when every channel is peeled.
  */
-#include "cdg.h"
+#include "routing/cdg.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "core/log.h"
 
 #define CHAN_NONE       UINT32_MAX
 #define TILE_BYTES      (1u << 21)      /* compact tile: about L2 (measured) */

@@ -54,8 +54,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "routing.h"
+#include "core/log.h"
+#include "routing/routing.h"
 
 #define NONE            UINT32_MAX
 #define GNONE           0xFF    /* no group */

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
-#include "routing.h"
+#include "core/log.h"
+#include "routing/routing.h"
 
 /*
  * Distances are kept modulo 255 in a byte: a neighbour is at d - 1, d or

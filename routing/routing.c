@@ -2,8 +2,8 @@
  * Routing: forwarding table sets, the engine registry and chain, and the
  * report that walks finished tables.
  */
-#include "routing.h"
-#include "cdg.h"
+#include "routing/routing.h"
+#include "routing/cdg.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "log.h"
+#include "core/log.h"
 
 static uint64_t blocks_changed(const struct fabric *f, const struct lft_set *s,
     const struct routing_opts *o);

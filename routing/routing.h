@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
+#include "core/fabric.h"
 
 #define LFT_NO_ROUTE 0xFF
 

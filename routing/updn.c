@@ -39,8 +39,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "routing.h"
+#include "core/log.h"
+#include "routing/routing.h"
 
 /* label = 2 * legal distance + (1 if the route first goes up) */
 #define LABEL_NONE      0xFFFF          /* not reached */

@@ -7,9 +7,9 @@
  * them) and written as the client reads it, with CTL_WRITE_TIMEOUT seconds
  * of inactivity allowed. Nothing a client sends can stop the daemon.
  */
-#include "config.h"
+#include "autoconfig.h"
 
-#include "ctl.h"
+#include "sm/ctl.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -24,12 +24,12 @@
 
 #include <ev.h>
 
-#include "json.h"
-#include "log.h"
-#include "mad.h"
-#include "show.h"
-#include "sminfo.h"
-#include "sweep.h"
+#include "sm/json.h"
+#include "core/log.h"
+#include "mad/mad.h"
+#include "sm/show.h"
+#include "sm/sminfo.h"
+#include "sm/sweep.h"
 
 #define CTL_REQ_MAX        4096 /* bytes of one request line */
 #define CTL_MAX_ARGS       8    /* words of a request, mode included */

@@ -1,4 +1,4 @@
-#include "discover.h"
+#include "sm/discover.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -7,8 +7,8 @@
 
 #include <infiniband/mad.h>
 
-#include "log.h"
-#include "mad.h"
+#include "core/log.h"
+#include "mad/mad.h"
 
 struct discovery {
 	struct mad_engine *mad;

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "fabric.h"
+#include "core/fabric.h"
 
 struct mad_engine;
 struct discovery;

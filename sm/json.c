@@ -1,4 +1,4 @@
-#include "json.h"
+#include "sm/json.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "core/log.h"
 
 void
 json_init(struct json *j)

@@ -5,7 +5,7 @@
  * one LID, so there are never more than LID_MAX entries: 16-bit indices
  * and a fixed-size hash suffice.
  */
-#include "lid.h"
+#include "sm/lid.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "core/log.h"
 
 #define LID_MAX		0xbfffu		/* highest unicast LID */
 #define LID_END		(LID_MAX + 1)

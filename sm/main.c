@@ -9,7 +9,7 @@
  * all-or-nothing: at start a mistake stops us, at reload (SIGHUP, ibsmctl
  * reload) it changes nothing.
  */
-#include "config.h"
+#include "autoconfig.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,14 +31,14 @@
 #endif
 
 #include "config/config.h"
-#include "ctl.h"
-#include "log.h"
-#include "mad.h"
-#include "partitions.h"
-#include "routing.h"
-#include "sminfo.h"
-#include "sweep.h"
-#include "transport.h"
+#include "sm/ctl.h"
+#include "core/log.h"
+#include "mad/mad.h"
+#include "partitions/partitions.h"
+#include "routing/routing.h"
+#include "sm/sminfo.h"
+#include "sm/sweep.h"
+#include "mad/transport.h"
 
 /* Exit codes (documented in ibsmd(8)). */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_LOCKED = 3 };

@@ -1,4 +1,4 @@
-#include "program.h"
+#include "sm/program.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -7,8 +7,8 @@
 
 #include <infiniband/mad.h>
 
-#include "log.h"
-#include "mad.h"
+#include "core/log.h"
+#include "mad/mad.h"
 
 #define LFT_BLOCK 64
 #define PKEY_BLOCK 32                   /* keys per P_KeyTable block */

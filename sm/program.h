@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
-#include "fabric.h"
-#include "routing.h"
+#include "core/fabric.h"
+#include "routing/routing.h"
 
 struct mad_engine;
 struct programmer;

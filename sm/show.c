@@ -1,4 +1,4 @@
-#include "show.h"
+#include "sm/show.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 
 #include <infiniband/mad.h>
 
-#include "log.h"
+#include "core/log.h"
 
 #define SHOW_ROUTE_MAX 64       /* hops before a path is called a loop */
 

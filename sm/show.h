@@ -16,11 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
-#include "json.h"
-#include "mad.h"
-#include "routing.h"
-#include "sweep.h"
+#include "core/fabric.h"
+#include "sm/json.h"
+#include "mad/mad.h"
+#include "routing/routing.h"
+#include "sm/sweep.h"
 
 struct show_buf {
 	char *p;                /* NUL-terminated once anything was added */

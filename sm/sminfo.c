@@ -1,4 +1,4 @@
-#include "sminfo.h"
+#include "sm/sminfo.h"
 
 #include <inttypes.h>
 #include <stdbool.h>
@@ -7,8 +7,8 @@
 
 #include <infiniband/mad.h>
 
-#include "log.h"
-#include "mad.h"
+#include "core/log.h"
+#include "mad/mad.h"
 
 struct sminfo {
 	struct mad_engine *mad;

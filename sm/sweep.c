@@ -1,4 +1,4 @@
-#include "sweep.h"
+#include "sm/sweep.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,12 +12,12 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
-#include "discover.h"
-#include "fabric.h"
-#include "lid.h"
-#include "log.h"
-#include "mad.h"
-#include "sminfo.h"
+#include "sm/discover.h"
+#include "core/fabric.h"
+#include "sm/lid.h"
+#include "core/log.h"
+#include "mad/mad.h"
+#include "sm/sminfo.h"
 
 enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_COUNT };
 enum sweep_event { EV_HEAVY, EV_LIGHT, EV_DISCOVERED, EV_FAILED,

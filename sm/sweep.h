@@ -13,9 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "partitions.h"
-#include "program.h"
-#include "routing.h"
+#include "partitions/partitions.h"
+#include "sm/program.h"
+#include "routing/routing.h"
 
 struct ev_loop;
 struct mad_engine;

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
-#include "partitions.h"
+#include "core/fabric.h"
+#include "partitions/partitions.h"
 
 static struct fabric fab;
 

@@ -38,9 +38,9 @@ fi
 
 "$cc" -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=all -fno-omit-frame-pointer \
-    -I"$top/sm" -I"$top/partitions" \
+    -I"$top" \
     "$here/fuzz_partitions.c" "$top"/partitions/*.c \
-    "$top/sm/fabric.c" "$top/sm/log.c" -o "$work/fuzz_partitions"
+    "$top/core/fabric.c" "$top/core/log.c" -o "$work/fuzz_partitions"
 
 mkdir "$work/corpus"
 cp "$top"/tests/partitions/valid/*.conf "$top"/tests/partitions/invalid/*.conf \

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdg.h"
-#include "fabric.h"
-#include "routing.h"
-#include "testfab.h"
+#include "routing/cdg.h"
+#include "core/fabric.h"
+#include "routing/routing.h"
+#include "tests/unit/testfab.h"
 
 static void
 route_minhop(const struct fabric *f, struct lft_set *s)

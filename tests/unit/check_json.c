@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
+#include "sm/json.h"
 
 /* The document produced by writing one string of n bytes. */
 static char *

@@ -18,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lid.h"
-#include "log.h"
+#include "sm/lid.h"
+#include "core/log.h"
 
 #define LID_MAX		0xbfff
 #define G(n)		(0x0002c90300000000ULL + (n))	/* a port GUID */

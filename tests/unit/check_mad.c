@@ -9,9 +9,9 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
-#include "fake_transport.h"
-#include "log.h"
-#include "mad.h"
+#include "tests/unit/fake_transport.h"
+#include "core/log.h"
+#include "mad/mad.h"
 
 static struct ev_loop *loop;
 static struct mad_engine *eng;

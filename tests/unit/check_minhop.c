@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
-#include "routing.h"
-#include "testfab.h"
+#include "core/fabric.h"
+#include "routing/routing.h"
+#include "tests/unit/testfab.h"
 
 /* Route f with minhop into s (sized here). */
 static void

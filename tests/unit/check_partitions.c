@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
-#include "partitions.h"
+#include "core/fabric.h"
+#include "partitions/partitions.h"
 
 #define G(x)    (0x0002c90300000000ULL + (x))
 

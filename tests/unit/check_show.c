@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
-#include "routing.h"
-#include "show.h"
-#include "testfab.h"
+#include "core/fabric.h"
+#include "routing/routing.h"
+#include "sm/show.h"
+#include "tests/unit/testfab.h"
 
 /* ft2 with k = 4: leaves are nodes 0-3 (LIDs 1-4), spines 4-5 (LIDs 5-6),
  * HCA j of leaf i is node 6 + 2i + j with LID 7 + 2i + j on leaf port

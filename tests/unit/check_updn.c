@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cdg.h"
-#include "fabric.h"
-#include "routing.h"
-#include "testfab.h"
+#include "routing/cdg.h"
+#include "core/fabric.h"
+#include "routing/routing.h"
+#include "tests/unit/testfab.h"
 
 #define NONE UINT32_MAX
 

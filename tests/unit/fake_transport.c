@@ -6,7 +6,7 @@
 
 #include <infiniband/mad.h>
 
-#include "fake_transport.h"
+#include "tests/unit/fake_transport.h"
 
 struct transport {
 	struct ev_loop *loop;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "transport.h"
+#include "mad/transport.h"
 
 struct fake_mad {
 	uint8_t mad[TRANSPORT_MAD_SIZE];        /* as sent */

@@ -1,4 +1,4 @@
-#include "testfab.h"
+#include "tests/unit/testfab.h"
 
 #include <stdio.h>
 #include <stdlib.h>

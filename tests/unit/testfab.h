@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "fabric.h"
-#include "routing.h"
+#include "core/fabric.h"
+#include "routing/routing.h"
 
 /* A switch / a CA with nports ports (CA ports marked present). GUIDs are
  * made from the node count, so they are unique within one fabric. */

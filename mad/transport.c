@@ -1,4 +1,4 @@
-#include "transport.h"
+#include "mad/transport.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <ev.h>
 #include <infiniband/umad.h>
 
-#include "log.h"
+#include "core/log.h"
 
 /* Receiver thread's queue bound: past it MADs are dropped (and counted)
  * rather than growing without limit while the loop is busy. */

@@ -23,9 +23,9 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
-#include "log.h"
-#include "mad.h"
-#include "transport.h"
+#include "core/log.h"
+#include "mad/mad.h"
+#include "mad/transport.h"
 
 #define MAD_BASE_VERSION        1
 #define MAD_CLASS_VERSION       1

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "fabric.h"
+#include "core/fabric.h"
 
 struct ev_loop;
 struct mad_engine;

@@ -1,9 +1,9 @@
-#include "fabric.h"
+#include "core/fabric.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
+#include "core/log.h"
 
 static void *
 grow(void *arr, uint32_t *cap, uint32_t need, size_t elem)
