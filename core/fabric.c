@@ -23,48 +23,6 @@ grow(void *arr, uint32_t *cap, uint32_t need, size_t elem)
 	return p;
 }
 
-static uint32_t
-hash_slot(uint64_t guid, uint32_t cap)
-{
-	guid ^= guid >> 33;
-	guid *= 0xff51afd7ed558ccdULL;
-	guid ^= guid >> 33;
-	return (uint32_t)guid & (cap - 1);
-}
-
-static void
-hash_put(struct fabric *f, uint64_t guid, uint32_t node)
-{
-	uint32_t i;
-
-	if ((uint64_t)(f->nnodes + 1) * 2 > f->hash_cap) {
-		uint64_t *og = f->hash_guid;
-		uint32_t *on = f->hash_node, ocap = f->hash_cap;
-
-		f->hash_cap = ocap ? ocap * 2 : 256;
-		f->hash_guid = calloc(f->hash_cap, sizeof(*f->hash_guid));
-		f->hash_node = malloc(f->hash_cap * sizeof(*f->hash_node));
-		if (f->hash_guid == NULL || f->hash_node == NULL)
-			fatal("fabric: out of memory");
-		for (i = 0; i < ocap; i++)
-			if (og[i] != 0) {
-				uint32_t s = hash_slot(og[i], f->hash_cap);
-
-				while (f->hash_guid[s] != 0)
-					s = (s + 1) & (f->hash_cap - 1);
-				f->hash_guid[s] = og[i];
-				f->hash_node[s] = on[i];
-			}
-		free(og);
-		free(on);
-	}
-	i = hash_slot(guid, f->hash_cap);
-	while (f->hash_guid[i] != 0 && f->hash_guid[i] != guid)
-		i = (i + 1) & (f->hash_cap - 1);
-	f->hash_guid[i] = guid;
-	f->hash_node[i] = node;
-}
-
 void
 fabric_init(struct fabric *f)
 {
@@ -78,8 +36,7 @@ fabric_fini(struct fabric *f)
 	free(f->nodes);
 	free(f->ports);
 	free(f->paths);
-	free(f->hash_guid);
-	free(f->hash_node);
+	guid_hash_fini(&f->by_guid);
 	fabric_init(f);
 }
 
@@ -122,24 +79,14 @@ fabric_add_node(struct fabric *f, enum node_type type, uint8_t nports,
 	f->nports += nports + 1u;
 	f->nnodes++;
 	if (guid != 0)
-		hash_put(f, guid, idx);
+		guid_hash_put(&f->by_guid, guid, idx);
 	return idx;
 }
 
 uint32_t
 fabric_node_by_guid(const struct fabric *f, uint64_t guid)
 {
-	uint32_t i;
-
-	if (f->hash_cap == 0 || guid == 0)
-		return FABRIC_NONE;
-	i = hash_slot(guid, f->hash_cap);
-	while (f->hash_guid[i] != 0) {
-		if (f->hash_guid[i] == guid)
-			return f->hash_node[i];
-		i = (i + 1) & (f->hash_cap - 1);
-	}
-	return FABRIC_NONE;
+	return guid_hash_get(&f->by_guid, guid);
 }
 
 void

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/guidhash.h"
+
 #define FABRIC_NONE     UINT32_MAX
 #define FABRIC_MAX_LID  0xBFFF          /* highest unicast LID */
 #define FABRIC_DR_MAX   64              /* InitialPath bytes, index 0 unused */
@@ -69,10 +71,7 @@ struct fabric {
 	struct dr_path *paths;
 	uint32_t npaths, paths_cap;
 	uint32_t sm_port;       /* index of the SM's own port, FABRIC_NONE */
-	/* GUID -> node index, open addressing */
-	uint64_t *hash_guid;
-	uint32_t *hash_node;
-	uint32_t hash_cap;
+	struct guid_hash by_guid;       /* node GUID -> node index */
 };
 
 void fabric_init(struct fabric *f);

@@ -22,46 +22,6 @@ static const struct routing_engine *const engines[] = {
 	&re_minhop,
 };
 
-int
-lft_set_init(struct lft_set *s, const struct fabric *f)
-{
-	size_t entries;
-	uint32_t n, i;
-
-	memset(s, 0, sizeof(*s));
-	for (n = 0; n < f->nnodes; n++)
-		if (f->nodes[n].type == NODE_SWITCH)
-			s->nsw++;
-	s->max_lid = fabric_max_lid(f);
-	entries = (size_t)s->nsw * ((size_t)s->max_lid + 1);
-	/* at least one element each: malloc(0) may legitimately be NULL */
-	s->sw_node = calloc(s->nsw ? s->nsw : 1, sizeof(*s->sw_node));
-	s->node_sw = calloc(f->nnodes ? f->nnodes : 1, sizeof(*s->node_sw));
-	s->port = malloc(entries ? entries : 1);
-	if (s->sw_node == NULL || s->node_sw == NULL || s->port == NULL) {
-		lft_set_fini(s);
-		return -1;
-	}
-	for (n = 0, i = 0; n < f->nnodes; n++) {
-		if (f->nodes[n].type == NODE_SWITCH) {
-			s->sw_node[i] = n;
-			s->node_sw[n] = i++;
-		} else
-			s->node_sw[n] = FABRIC_NONE;
-	}
-	memset(s->port, LFT_NO_ROUTE, entries);
-	return 0;
-}
-
-void
-lft_set_fini(struct lft_set *s)
-{
-	free(s->sw_node);
-	free(s->node_sw);
-	free(s->port);
-	memset(s, 0, sizeof(*s));
-}
-
 const struct routing_engine *
 routing_engine_find(const char *name)
 {

@@ -12,29 +12,7 @@
 #include <stdint.h>
 
 #include "core/fabric.h"
-
-#define LFT_NO_ROUTE 0xFF
-
-/* Forwarding tables for every switch of a fabric: entry [sw][lid] is the
- * egress port (0 = the switch itself, LFT_NO_ROUTE = none). */
-struct lft_set {
-	uint32_t nsw;           /* number of switches */
-	uint32_t *sw_node;      /* [nsw] node index of switch i */
-	uint32_t *node_sw;      /* [nnodes] switch index of node, FABRIC_NONE */
-	uint16_t max_lid;       /* rows hold LIDs 0 .. max_lid */
-	uint8_t *port;          /* nsw * (max_lid + 1) entries */
-};
-
-/* Sizes the set for f (its switches, fabric_max_lid()) with every entry
- * LFT_NO_ROUTE. Returns 0, or -1 on allocation failure. */
-int lft_set_init(struct lft_set *s, const struct fabric *f);
-void lft_set_fini(struct lft_set *s);
-
-static inline uint8_t *
-lft_row(const struct lft_set *s, uint32_t sw)
-{
-	return s->port + (size_t)sw * ((size_t)s->max_lid + 1);
-}
+#include "core/lft.h"
 
 #define ROUTE_HOPS_MAX 16
 

@@ -40,7 +40,7 @@ fi
     -fno-sanitize-recover=all -fno-omit-frame-pointer \
     -I"$top" \
     "$here/fuzz_partitions.c" "$top"/partitions/*.c \
-    "$top/core/fabric.c" "$top/core/log.c" -o "$work/fuzz_partitions"
+    "$top"/core/*.c -o "$work/fuzz_partitions"
 
 mkdir "$work/corpus"
 cp "$top"/tests/partitions/valid/*.conf "$top"/tests/partitions/invalid/*.conf \
