@@ -29,7 +29,9 @@ _Static_assert(LOG_LVL_ERROR == 0 && LOG_LVL_WARN == 1 && LOG_LVL_INFO == 2 &&
 
 static const char *const log_levels[] = { "error", "warn", "info", "debug",
     NULL };
-static const char *const engines[] = { "ftree", "updn", "minhop", NULL };
+/* routing_engine's values: the engines routing/ has, which config/ may not
+ * include; the daemon tells them with config_set_engine_names(). */
+static const char *engines[CFG_ENGINES_MAX + 1];
 static const char *const enforcements[] = { "both", "in", "out", "off",
     NULL };
 
@@ -190,6 +192,24 @@ static const char *const source_names[CFG_NSOURCES] = {
 };
 
 /* ------------------------------------------------------------------ */
+/* Routing engine names */
+
+void
+config_set_engine_names(const char *(*name)(size_t i))
+{
+	const char *n;
+	size_t i;
+
+	for (i = 0; (n = name(i)) != NULL; i++) {
+		if (i == CFG_ENGINES_MAX)
+			fatalx("config: more than %d routing engines",
+			    CFG_ENGINES_MAX);
+		engines[i] = n;
+	}
+	engines[i] = NULL;
+}
+
+/* ------------------------------------------------------------------ */
 /* Whole configurations */
 
 static void
@@ -323,6 +343,9 @@ config_init(struct ibsmd_config *cfg)
 	size_t len = 0;
 	FILE *fp;
 
+	if (engines[0] == NULL)
+		fatalx("config: no routing engine names: "
+		    "config_set_engine_names() comes first");
 	/* The defaults go through the loader, so they are checked by the
 	 * same rules as a file. */
 	memset(cfg, 0, sizeof(*cfg));
