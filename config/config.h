@@ -174,6 +174,16 @@ struct config_errors {
 };
 void config_errors_fini(struct config_errors *errs);
 
+#define CFG_ENGINES_MAX 8
+
+/*
+ * The routing engines this ibsmd has, the values routing_engine allows:
+ * name(i) for i = 0, 1, ... until NULL (routing_engine_name() is such a
+ * function; config/ may not include routing/). Call it before the first
+ * config_init(); the names must outlive every configuration.
+ */
+void config_set_engine_names(const char *(*name)(size_t i));
+
 /* Every option set to its default (source CFG_DEFAULT). */
 void config_init(struct ibsmd_config *cfg);
 void config_fini(struct ibsmd_config *cfg);

@@ -23,29 +23,18 @@
 #include <sys/time.h>
 #include <sys/un.h>
 
+#include "ctl/commands.h"
+
 enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2, EXIT_UNREACHABLE = 3 };
 
 #define MAX_WORDS 6             /* command and its arguments */
 #define MAX_REQUEST 4096        /* what the daemon accepts, newline included */
 
-static const struct command {
-	const char *name;
-	int min, max;           /* arguments */
-	const char *args;
-} commands[] = {
-	{ "status", 0, 0, "" },
-	{ "nodes", 0, 0, "" },
-	{ "ports", 1, 1, " LID|GUID|NAME" },
-	{ "route", 2, 2, " SRC DST" },
-	{ "partitions", 0, 0, "" },
-	{ "sweep", 0, 1, " [--heavy]" },
-	{ "reload", 0, 0, "" },
-	{ "log-level", 1, 1, " LEVEL" },
-};
-
 static void
 usage(FILE *fp)
 {
+	char cmd[64];
+
 	fprintf(fp,
 "usage: ibsmctl [options] command [arguments]\n"
 "options (before or after the command):\n"
@@ -55,15 +44,12 @@ usage(FILE *fp)
 "  -t, --timeout SEC       wait at most SEC seconds for the answer (30)\n"
 "  -h, --help              this help\n"
 "  -V, --version           print the version\n"
-"commands:\n"
-"  status                  SM state, sweeps, fabric, MAD counters, routing\n"
-"  nodes                   every node: type, GUID, LIDs, ports, description\n"
-"  ports LID|GUID|NAME     the ports of a node, or the one port named\n"
-"  route SRC DST           the path between two ports, as programmed\n"
-"  partitions              the partition policy in force\n"
-"  sweep [--heavy]         start a light (or heavy) sweep\n"
-"  reload                  re-read the configuration and partitions\n"
-"  log-level LEVEL         error, warn, info or debug\n");
+"commands:\n");
+	for (size_t i = 0; i < CTL_NCMDS; i++) {
+		snprintf(cmd, sizeof(cmd), "%s%s", ctl_commands[i].name,
+		    ctl_commands[i].args);
+		fprintf(fp, "  %-22s  %s\n", cmd, ctl_commands[i].doc);
+	}
 }
 
 static int __attribute__((format(printf, 1, 2)))
@@ -286,7 +272,7 @@ int
 main(int argc, char *argv[])
 {
 	const char *dir = IBSMD_RUNDIR, *words[MAX_WORDS], *v;
-	const struct command *cmd = NULL;
+	const struct ctl_command *cmd;
 	char req[MAX_REQUEST + 1], path[4200], *ans = NULL, *body, *end;
 	bool json = false, heavy = false, opts_done = false;
 	double timeout = 30;
@@ -344,12 +330,9 @@ main(int argc, char *argv[])
 	}
 	if (nwords == 0)
 		return usage_error("no command");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(words[0], commands[i].name) == 0)
-			cmd = &commands[i];
-	if (cmd == NULL)
+	if ((cmd = ctl_command_find(words[0])) == NULL)
 		return usage_error("unknown command '%s'", words[0]);
-	if (heavy && (strcmp(cmd->name, "sweep") != 0 || nwords > 1))
+	if (heavy && (cmd != &ctl_commands[CTL_CMD_SWEEP] || nwords > 1))
 		return usage_error("--heavy goes with sweep alone");
 	if ((int)nwords - 1 < cmd->min || (int)nwords - 1 > cmd->max) {
 		fprintf(stderr, "usage: ibsmctl [options] %s%s\n", cmd->name,

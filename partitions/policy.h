@@ -1,7 +1,7 @@
 /*
  * Inside the partitions module: the policy's representation, shared by
- * parse.c (text -> policy) and policy.c (policy -> -nv text and P_Key
- * tables). Nothing outside partitions/ includes this file.
+ * parse.c and merge.c (text -> policy) and policy.c (policy -> -nv text and
+ * P_Key tables). Nothing outside partitions/ includes this file.
  */
 #ifndef IBSMD_PARTITIONS_POLICY_H
 #define IBSMD_PARTITIONS_POLICY_H

@@ -33,6 +33,13 @@ routing_engine_find(const char *name)
 	return NULL;
 }
 
+const char *
+routing_engine_name(size_t i)
+{
+	return i < sizeof(engines) / sizeof(engines[0]) ? engines[i]->name :
+	    NULL;
+}
+
 static double
 elapsed(const struct timespec *a, const struct timespec *b)
 {

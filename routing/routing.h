@@ -101,6 +101,9 @@ const uint8_t *routing_prev_row(const struct routing_opts *o, uint64_t guid,
     uint16_t *max_lid);
 
 const struct routing_engine *routing_engine_find(const char *name);
+/* The name of the i-th engine of the registry, NULL past the last: the
+ * one list of engine names (the configuration learns it from here). */
+const char *routing_engine_name(size_t i);
 
 /* Try the engines of chain in order; the first that succeeds fills out and
  * rep. out is sized here (lft_set_init) and reset between engines; on

@@ -24,6 +24,7 @@
 
 #include <ev.h>
 
+#include "ctl/commands.h"
 #include "sm/json.h"
 #include "core/log.h"
 #include "mad/mad.h"
@@ -280,20 +281,17 @@ cmd_log_level(struct ctl *c, struct show *s, int argc, char **argv)
 	return 0;
 }
 
-static const struct command {
-	const char *name;
-	int min, max;           /* arguments after the command */
-	const char *usage;
-	int (*run)(struct ctl *, struct show *, int, char **);
-} commands[] = {
-	{ "status", 0, 0, "status", cmd_status },
-	{ "nodes", 0, 0, "nodes", cmd_nodes },
-	{ "ports", 1, 1, "ports GUID|LID|DESCRIPTION", cmd_ports },
-	{ "route", 2, 2, "route SRC DST", cmd_route },
-	{ "partitions", 0, 0, "partitions", cmd_partitions },
-	{ "sweep", 0, 1, "sweep [heavy|light]", cmd_sweep },
-	{ "reload", 0, 0, "reload", cmd_reload },
-	{ "log-level", 1, 1, "log-level LEVEL", cmd_log_level },
+/* The handlers of ctl/commands.h's table. */
+static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
+    char **) = {
+	[CTL_CMD_STATUS] = cmd_status,
+	[CTL_CMD_NODES] = cmd_nodes,
+	[CTL_CMD_PORTS] = cmd_ports,
+	[CTL_CMD_ROUTE] = cmd_route,
+	[CTL_CMD_PARTITIONS] = cmd_partitions,
+	[CTL_CMD_SWEEP] = cmd_sweep,
+	[CTL_CMD_RELOAD] = cmd_reload,
+	[CTL_CMD_LOG_LEVEL] = cmd_log_level,
 };
 
 /* ------------------------------------------------------------ parsing */
@@ -351,7 +349,8 @@ split(char *line, char **argv, int max, const char **why)
 static int
 execute(struct ctl *c, char *line, size_t len, struct show *s)
 {
-	char *argv[CTL_MAX_ARGS];
+	char *argv[CTL_MAX_ARGS], names[160];
+	const struct ctl_command *cmd;
 	const char *why = NULL;
 	int argc;
 	size_t i;
@@ -374,17 +373,16 @@ execute(struct ctl *c, char *line, size_t len, struct show *s)
 	}
 	if (argc == 0)
 		return show_error(s, "empty request");
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		const struct command *cmd = &commands[i];
-
-		if (strcmp(argv[0], cmd->name) != 0)
-			continue;
-		if (argc - 1 < cmd->min || argc - 1 > cmd->max)
-			return show_error(s, "usage: %s", cmd->usage);
-		return cmd->run(c, s, argc, argv);
+	if ((cmd = ctl_command_find(argv[0])) == NULL ||
+	    handlers[cmd - ctl_commands] == NULL) {
+		ctl_command_names(names, sizeof(names));
+		return show_error(s, "unknown command '%s' (%s)", argv[0],
+		    names);
 	}
-	return show_error(s, "unknown command '%s' (status, nodes, ports, "
-	    "route, partitions, sweep, reload, log-level)", argv[0]);
+	if (argc - 1 < cmd->min || argc - 1 > cmd->max)
+		return show_error(s, "usage: %s%s", cmd->name,
+		    cmd->request_args);
+	return handlers[cmd - ctl_commands](c, s, argc, argv);
 }
 
 /* ------------------------------------------------------------ connections */

@@ -744,6 +744,7 @@ main(int argc, char *argv[])
 	if (parse_args(&d, argc, argv) < 0)
 		return EXIT_USAGE;
 	log_init("ibsmd", NULL, LOG_LVL_INFO);
+	config_set_engine_names(routing_engine_name);
 
 	/* The port GUID names the per-instance file: from the command line
 	 * or the common file, else the first InfiniBand port. */

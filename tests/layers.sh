@@ -3,6 +3,8 @@
 #   core/                          includes only core/
 #   mad/ routing/ partitions/ config/  include only core/ and their own folder
 #   core/ routing/ partitions/ config/ never include libev or libibumad
+#   ctl/ (ibsmctl, and the command table sm/ shares) includes only ctl/,
+#       and neither libev nor libibumad: ibsmctl links no floor
 #   every project include is spelled with its folder ("core/fabric.h")
 # Prints each violation as file:line: what is wrong, and fails if any.
 set -u
@@ -11,7 +13,7 @@ cd "$top" || exit 99
 
 bad=0
 for f in core/*.[ch] mad/*.[ch] routing/*.[ch] partitions/*.[ch] config/*.[ch] \
-    sm/*.[ch]; do
+    sm/*.[ch] ctl/*.[ch]; do
 	[ -e "$f" ] || continue
 	floor=${f%%/*}
 	# line number and the included name, quoted or angled
@@ -27,12 +29,14 @@ for f in core/*.[ch] mad/*.[ch] routing/*.[ch] partitions/*.[ch] config/*.[ch] \
 		dir = inc; sub(/\/.*/, "", dir)
 		if (floor == "core" && dir != "core")
 			printf "%s:%d: core/ includes \"%s\" from outside core/\n", f, NR, inc
+		else if (floor == "ctl" && dir != "ctl")
+			printf "%s:%d: ctl/ includes \"%s\": ibsmctl links nothing outside ctl/\n", f, NR, inc
 		else if (floor != "core" && floor != "sm" && dir != "core" && dir != floor)
 			printf "%s:%d: %s/ includes \"%s\": only core/ and %s/ are below it\n", f, NR, floor, inc, floor
 		next
 	}
 	/^[ \t]*#[ \t]*include[ \t]*<(ev\.h|infiniband\/umad)/ {
-		if (floor == "core" || floor == "routing" || floor == "partitions" || floor == "config") {
+		if (floor == "core" || floor == "routing" || floor == "partitions" || floor == "config" || floor == "ctl") {
 			match($0, /<[^>]*>/)
 			printf "%s:%d: %s/ does no I/O on the loop or the port, yet includes %s\n", f, NR, floor, substr($0, RSTART, RLENGTH)
 		}

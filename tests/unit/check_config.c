@@ -32,6 +32,20 @@ static char tmpdir[PATH_MAX / 2];	/* per test, inside topdir */
 static char *valid_cases[MAX_CASES], *invalid_cases[MAX_CASES];
 static int nvalid, ninvalid;
 
+/* The routing engines, as ibsmd's registry (routing/) lists them: the
+ * golden files, ibsmd.conf(5) and contrib/ibsmd.conf name these. This suite
+ * links no routing/, so it tells config/ the names itself, the way main.c
+ * passes routing_engine_name(). */
+static const char *const *engines;
+static const char *const ibsmd_engines[] = { "ftree", "updn", "minhop",
+    NULL };
+
+static const char *
+engine_name(size_t i)
+{
+	return engines[i];
+}
+
 /* ------------------------------------------------------------------ */
 /* Helpers */
 
@@ -516,6 +530,38 @@ START_TEST(test_typed_fields)
 	ck_assert(cfg.allow_both_pkeys);
 	ck_assert_str_eq(cfg.path[CFG_COMMON_FILE], "t");
 	config_fini(&cfg);
+}
+END_TEST
+
+/* routing_engine allows the names it was told, no others, and says so. */
+START_TEST(test_engine_names)
+{
+	static const char *const other[] = { "lash", "minhop", NULL };
+	const struct cfg_option *o = config_option("routing_engine");
+	struct config_errors errs = { 0 };
+	struct ibsmd_config cfg;
+	char buf[512];
+
+	engines = other;
+	config_set_engine_names(engine_name);
+	config_init(&cfg);
+	ck_assert_int_eq(config_set(&cfg, "routing_engine", "lash,minhop",
+	    CFG_CMDLINE, &errs), CONFIG_OK);
+	ck_assert_uint_eq(cfg.routing_engine.n, 2);
+	ck_assert_str_eq(cfg.routing_engine.name[0], "lash");
+	ck_assert_int_eq(config_set(&cfg, "routing_engine", "ftree",
+	    CFG_CMDLINE, &errs), CONFIG_INVALID);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_str_eq(errs.line[0], "command line: routing_engine: "
+	    "\"ftree\" is not one of lash, minhop");
+	ck_assert_str_eq(cfg.routing_engine.name[0], "lash");
+	config_option_summary(o, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "list of lash, minhop; default: [minhop]; "
+	    "reloadable");
+	config_fini(&cfg);
+	config_errors_fini(&errs);
+	engines = ibsmd_engines;
+	config_set_engine_names(engine_name);
 }
 END_TEST
 
@@ -1277,6 +1323,7 @@ config_suite(void)
 	tcase_add_test(tc, test_schema_sane);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_typed_fields);
+	tcase_add_test(tc, test_engine_names);
 	tcase_add_loop_test(tc, test_nearest, 0,
 	    sizeof(nearest_cases) / sizeof(nearest_cases[0]));
 	tcase_add_test(tc, test_paths);
@@ -1321,6 +1368,8 @@ main(void)
 		perror(dir);
 		return EXIT_FAILURE;
 	}
+	engines = ibsmd_engines;
+	config_set_engine_names(engine_name);
 	nvalid = list_cases("valid", valid_cases);
 	ninvalid = list_cases("invalid", invalid_cases);
 	sr = srunner_create(config_suite());

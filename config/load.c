@@ -1,0 +1,580 @@
+/*
+ * Loading: ibsmd.conf files (libyaml events) and command-line values into
+ * values (config_int.h) for the checker. A load parses the whole file into
+ * a scratch copy of the configuration and swaps it in only when no error
+ * was found, so a bad file (at start or on SIGHUP) changes nothing.
+ */
+#include "config/config_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <yaml.h>
+
+#include "core/alloc.h"
+#include "core/log.h"
+
+#define MAX_FILE_SIZE	(1024 * 1024)
+
+/* ------------------------------------------------------------------ */
+/* Values */
+
+static void
+value_free(struct cfg_value *v)
+{
+	free(v->head.text);
+	for (size_t i = 0; i < v->n; i++)
+		free(v->item[i].text);
+	free(v->item);
+	memset(v, 0, sizeof(*v));
+}
+
+static struct cfg_node *
+value_push(struct cfg_value *v)
+{
+	struct cfg_node *p = realloc(v->item, (v->n + 1) * sizeof(*p));
+
+	if (p == NULL)
+		fatal("config");
+	v->item = p;
+	memset(&v->item[v->n], 0, sizeof(*p));
+	return &v->item[v->n++];
+}
+
+/* ------------------------------------------------------------------ */
+/* The YAML loader */
+
+struct loader {
+	yaml_parser_t parser;
+	struct cfg_check ck;
+	const char *text;
+	size_t len;
+	struct ibsmd_config *cfg;	/* the scratch copy */
+	enum cfg_source source;
+	unsigned seen[CFG_NOPTIONS];	/* line where this file set it */
+};
+
+/* Line and column (1-based, in characters) of byte offset off. */
+static void
+offset_pos(const char *text, size_t len, size_t off, unsigned *line,
+    unsigned *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)text[i] & 0xc0) != 0x80)
+			(*col)++;
+	}
+}
+
+/* The byte at line:col (1-based, columns in characters), or -1. */
+static int
+char_at(const char *text, size_t len, unsigned line, unsigned col)
+{
+	size_t i = 0;
+
+	for (unsigned l = 1; l < line; l++) {
+		const char *nl = memchr(text + i, '\n', len - i);
+
+		if (nl == NULL)
+			return -1;
+		i = (size_t)(nl - text) + 1;
+	}
+	for (unsigned c = 1; i < len; i++) {
+		if (((unsigned char)text[i] & 0xc0) == 0x80)
+			continue;
+		if (c++ == col)
+			return (unsigned char)text[i];
+	}
+	return -1;
+}
+
+/* Offset of the first byte that is not valid UTF-8, or len. */
+static size_t
+utf8_check(const unsigned char *s, size_t len)
+{
+	size_t i = 0, n, k;
+	uint32_t cp;
+
+	while (i < len) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		if (s[i] >= 0xc2 && s[i] <= 0xdf) {
+			n = 1;
+			cp = s[i] & 0x1f;
+		} else if (s[i] >= 0xe0 && s[i] <= 0xef) {
+			n = 2;
+			cp = s[i] & 0x0f;
+		} else if (s[i] >= 0xf0 && s[i] <= 0xf4) {
+			n = 3;
+			cp = s[i] & 0x07;
+		} else
+			return i;
+		if (i + n >= len)
+			return i;
+		for (k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return i;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return i;
+		i += n + 1;
+	}
+	return len;
+}
+
+static void
+syntax_error(struct loader *ld)
+{
+	yaml_parser_t *p = &ld->parser;
+	unsigned line, col;
+	char ctx[160] = "";
+	int c;
+
+	if (p->error == YAML_MEMORY_ERROR)
+		fatalx("config: out of memory");
+	if (p->error == YAML_READER_ERROR) {
+		offset_pos(ld->text, ld->len, p->problem_offset, &line, &col);
+		if (p->problem_value != -1)
+			config_err_at(&ld->ck, line, col, "%s (0x%02x)",
+			    p->problem, (unsigned)p->problem_value);
+		else
+			config_err_at(&ld->ck, line, col, "%s", p->problem);
+		ld->ck.stop = true;
+		return;
+	}
+	line = (unsigned)p->problem_mark.line + 1;
+	col = (unsigned)p->problem_mark.column + 1;
+	if (p->context != NULL)
+		snprintf(ctx, sizeof(ctx), " (%s at %zu:%zu)", p->context,
+		    p->context_mark.line + 1, p->context_mark.column + 1);
+	c = char_at(ld->text, ld->len, line, col);
+	config_err_at(&ld->ck, line, col, "YAML syntax: %s%s%s", p->problem,
+	    ctx, c == '\t' && !strstr(p->problem, "tab") ?
+	    "; a tab: indent with spaces" : "");
+	ld->ck.stop = true;
+}
+
+/* The next event; -1 (error reported, loading stops) on a syntax error. */
+static int
+next_event(struct loader *ld, yaml_event_t *ev)
+{
+	if (ld->ck.stop)
+		return -1;
+	if (!yaml_parser_parse(&ld->parser, ev)) {
+		syntax_error(ld);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+set_mark(struct cfg_node *nd, const yaml_event_t *ev)
+{
+	nd->line = (unsigned)ev->start_mark.line + 1;
+	nd->col = (unsigned)ev->start_mark.column + 1;
+}
+
+/* Read the events of a collection whose start was just read. */
+static int
+skip_collection(struct loader *ld)
+{
+	yaml_event_t ev;
+	int depth = 1;
+
+	while (depth > 0) {
+		if (next_event(ld, &ev) < 0)
+			return -1;
+		if (ev.type == YAML_SEQUENCE_START_EVENT ||
+		    ev.type == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (ev.type == YAML_SEQUENCE_END_EVENT ||
+		    ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		yaml_event_delete(&ev);
+	}
+	return 0;
+}
+
+/* A node from its first event; collections are skipped to their end. */
+static int
+read_node(struct loader *ld, yaml_event_t *ev, struct cfg_node *nd)
+{
+	set_mark(nd, ev);
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		nd->kind = CFG_NODE_SCALAR;
+		nd->text = config_strndup((const char *)ev->data.scalar.value,
+		    ev->data.scalar.length);
+		nd->len = ev->data.scalar.length;
+		nd->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+		return 0;
+	case YAML_ALIAS_EVENT:
+		nd->kind = CFG_NODE_ALIAS;
+		nd->text = config_strdup((const char *)ev->data.alias.anchor);
+		nd->len = strlen(nd->text);
+		return 0;
+	case YAML_SEQUENCE_START_EVENT:
+		nd->kind = CFG_NODE_LIST;
+		return skip_collection(ld);
+	case YAML_MAPPING_START_EVENT:
+		nd->kind = CFG_NODE_MAP;
+		return skip_collection(ld);
+	default:
+		abort();	/* libyaml gives only nodes here */
+	}
+}
+
+/* The value of an option: a node, and the entries of a list. */
+static int
+read_value(struct loader *ld, struct cfg_value *v)
+{
+	yaml_event_t ev;
+	int r = 0;
+
+	if (next_event(ld, &ev) < 0)
+		return -1;
+	if (ev.type != YAML_SEQUENCE_START_EVENT) {
+		r = read_node(ld, &ev, &v->head);
+		yaml_event_delete(&ev);
+		return r;
+	}
+	v->head.kind = CFG_NODE_LIST;
+	set_mark(&v->head, &ev);
+	yaml_event_delete(&ev);
+	for (;;) {
+		if (next_event(ld, &ev) < 0)
+			return -1;
+		if (ev.type == YAML_SEQUENCE_END_EVENT)
+			break;
+		r = read_node(ld, &ev, value_push(v));
+		yaml_event_delete(&ev);
+		if (r < 0)
+			return -1;
+	}
+	yaml_event_delete(&ev);
+	return 0;
+}
+
+static void
+load_option(struct loader *ld, const struct cfg_node *key, struct cfg_value *v)
+{
+	const struct cfg_option *o = config_option(key->text);
+	const char *near;
+	char got[160];
+	size_t id;
+
+	if (o == NULL) {
+		config_show(key->text, key->len, got, sizeof(got));
+		near = config_nearest(key->text);
+		if (near != NULL)
+			CFG_ERR(&ld->ck, key, "unknown option %s (did you "
+			    "mean %s?)", got, near);
+		else
+			CFG_ERR(&ld->ck, key, "unknown option %s", got);
+		return;
+	}
+	id = config_option_id(o);
+	if (ld->source == CFG_INSTANCE_FILE &&
+	    (o->flags & CFG_F_NOT_INSTANCE)) {
+		CFG_ERR(&ld->ck, key, "%s: not allowed in a per-instance file "
+		    "(only in the common file)", o->name);
+		return;
+	}
+	if (ld->seen[id]) {
+		CFG_ERR(&ld->ck, key, "%s: set twice (first on line %u)",
+		    o->name, ld->seen[id]);
+		return;
+	}
+	ld->seen[id] = key->line;
+	if (config_check_value(&ld->ck, o, v, ld->cfg) == 0) {
+		ld->cfg->source[id] = ld->source;
+		ld->cfg->line[id] = ld->source == CFG_DEFAULT ? 0 : key->line;
+	}
+}
+
+static void
+load_mapping(struct loader *ld)
+{
+	yaml_event_t ev;
+	struct cfg_node key;
+	struct cfg_value v;
+
+	for (;;) {
+		if (next_event(ld, &ev) < 0)
+			return;
+		if (ev.type == YAML_MAPPING_END_EVENT) {
+			yaml_event_delete(&ev);
+			return;
+		}
+		memset(&key, 0, sizeof(key));
+		memset(&v, 0, sizeof(v));
+		if (read_node(ld, &ev, &key) < 0) {
+			yaml_event_delete(&ev);
+			return;
+		}
+		yaml_event_delete(&ev);
+		if (read_value(ld, &v) < 0) {
+			free(key.text);
+			value_free(&v);
+			return;
+		}
+		if (key.kind != CFG_NODE_SCALAR || config_node_null(&key))
+			CFG_ERR(&ld->ck, &key, "expected an option name, got "
+			    "%s", key.kind == CFG_NODE_SCALAR ? "nothing" :
+			    config_kind_name(key.kind));
+		else
+			load_option(ld, &key, &v);
+		free(key.text);
+		value_free(&v);
+	}
+}
+
+/* The document: one mapping of option: value (or nothing at all). */
+static void
+load_document(struct loader *ld)
+{
+	yaml_event_t ev;
+	struct cfg_node nd = { 0 };
+
+	if (next_event(ld, &ev) < 0)
+		return;
+	if (ev.type == YAML_MAPPING_START_EVENT) {
+		yaml_event_delete(&ev);
+		load_mapping(ld);
+		return;
+	}
+	if (read_node(ld, &ev, &nd) == 0 && !config_node_null(&nd)) {
+		char got[160];
+
+		if (nd.kind == CFG_NODE_SCALAR)
+			config_show(nd.text, nd.len, got, sizeof(got));
+		CFG_ERR(&ld->ck, &nd, "expected option: value lines, got %s",
+		    nd.kind == CFG_NODE_SCALAR ? got :
+		    config_kind_name(nd.kind));
+	}
+	free(nd.text);
+	yaml_event_delete(&ev);
+}
+
+static void
+load_stream(struct loader *ld)
+{
+	yaml_event_t ev;
+	int docs = 0;
+
+	if (next_event(ld, &ev) < 0)	/* stream start */
+		return;
+	yaml_event_delete(&ev);
+	for (;;) {
+		if (next_event(ld, &ev) < 0)
+			return;
+		if (ev.type == YAML_STREAM_END_EVENT) {
+			yaml_event_delete(&ev);
+			return;
+		}
+		if (docs++ > 0) {	/* a second document start */
+			config_err_at(&ld->ck, (unsigned)ev.start_mark.line + 1,
+			    (unsigned)ev.start_mark.column + 1,
+			    "a second YAML document: a file holds only one");
+			yaml_event_delete(&ev);
+			return;
+		}
+		yaml_event_delete(&ev);
+		load_document(ld);
+		if (next_event(ld, &ev) < 0)	/* document end */
+			return;
+		yaml_event_delete(&ev);
+	}
+}
+
+/* Parse text over a copy of cfg; on success the copy replaces cfg. */
+static int
+load(struct ibsmd_config *cfg, const char *name, const char *text,
+    size_t len, enum cfg_source source, struct config_errors *errs)
+{
+	struct loader ld = { .ck = { .errs = errs, .name = name },
+	    .text = text, .len = len, .source = source };
+	struct ibsmd_config scratch;
+	size_t bad = utf8_check((const unsigned char *)text, len);
+	unsigned line, col;
+
+	if (bad < len) {
+		offset_pos(text, len, bad, &line, &col);
+		config_err_at(&ld.ck, line, col, "invalid UTF-8 (byte 0x%02x): "
+		    "the file must be UTF-8", (unsigned char)text[bad]);
+		return CONFIG_INVALID;
+	}
+	config_copy(&scratch, cfg);
+	ld.cfg = &scratch;
+	if (!yaml_parser_initialize(&ld.parser))
+		fatalx("config: out of memory");
+	yaml_parser_set_input_string(&ld.parser, (const unsigned char *)text,
+	    len);
+	load_stream(&ld);
+	yaml_parser_delete(&ld.parser);
+	if (ld.ck.nerr > 0 || ld.ck.stop) {
+		config_fini(&scratch);
+		return CONFIG_INVALID;
+	}
+	if (source != CFG_DEFAULT) {
+		free(scratch.path[source]);
+		scratch.path[source] = config_strdup(name);
+	}
+	config_fini(cfg);
+	*cfg = scratch;
+	return CONFIG_OK;
+}
+
+int
+config_load_buffer(struct ibsmd_config *cfg, const char *name,
+    const char *text, size_t len, enum cfg_source source,
+    struct config_errors *errs)
+{
+	return load(cfg, name, text, len, source, errs);
+}
+
+int
+config_load(struct ibsmd_config *cfg, const char *path,
+    enum cfg_source source, struct config_errors *errs)
+{
+	struct stat st;
+	size_t got = 0, cap = 4096;
+	char *text;
+	ssize_t n;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return CONFIG_MISSING;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		config_errs_add(errs, "%s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return CONFIG_INVALID;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		config_errs_add(errs, "%s: %s", path, strerror(EISDIR));
+		close(fd);
+		return CONFIG_INVALID;
+	}
+	/* Not only regular files: -c /dev/null is an empty configuration. */
+	text = xcalloc(cap, 1);
+	for (;;) {
+		if (got == cap) {
+			if (cap >= MAX_FILE_SIZE) {
+				config_errs_add(errs, "%s: too large (1 MiB at "
+				    "most)", path);
+				free(text);
+				close(fd);
+				return CONFIG_INVALID;
+			}
+			cap *= 2;
+			if ((text = realloc(text, cap)) == NULL)
+				fatal("config");
+		}
+		n = read(fd, text + got, cap - got);
+		if (n == 0)
+			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			config_errs_add(errs, "%s: %s", path, strerror(errno));
+			free(text);
+			close(fd);
+			return CONFIG_INVALID;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	r = load(cfg, path, text, got, source, errs);
+	free(text);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* The command line */
+
+int
+config_set(struct ibsmd_config *cfg, const char *name, const char *value,
+    enum cfg_source source, struct config_errors *errs)
+{
+	const struct cfg_option *o = config_option(name);
+	struct cfg_check ck = { .errs = errs };
+	struct ibsmd_config scratch;
+	struct cfg_value v = { 0 };
+	const char *p, *near;
+	char got[160];
+	size_t id, len;
+	int r;
+
+	if (o == NULL) {
+		config_show(name, strlen(name), got, sizeof(got));
+		near = config_nearest(name);
+		if (near != NULL)
+			config_err_at(&ck, 0, 0, "unknown option %s (did you "
+			    "mean %s?)", got, near);
+		else
+			config_err_at(&ck, 0, 0, "unknown option %s", got);
+		return CONFIG_INVALID;
+	}
+	id = config_option_id(o);
+	/* No quotes on a command line: text is literal for strings, and
+	 * "null" is a name there, not YAML's null. */
+	v.head.kind = CFG_NODE_SCALAR;
+	v.head.plain = o->type != CFG_STRING && o->type != CFG_PATH;
+	if (o->type == CFG_ENUM_LIST || o->type == CFG_GUID_LIST ||
+	    (o->type == CFG_GUIDS_OR_ALL && strcmp(value, "all") != 0)) {
+		/* "a,b", "a b" or "[a, b]"; "" is the empty list. */
+		v.head.kind = CFG_NODE_LIST;
+		p = value + (*value == '[');
+		len = strlen(p);
+		if (*value == '[' && len > 0 && p[len - 1] == ']')
+			len--;
+		while (len > 0) {
+			size_t w = strcspn(p, ", \t");
+
+			if (w > len)
+				w = len;
+			if (w > 0) {
+				struct cfg_node *nd = value_push(&v);
+
+				nd->kind = CFG_NODE_SCALAR;
+				nd->plain = true;
+				nd->text = config_strndup(p, w);
+				nd->len = w;
+			}
+			if (w < len)
+				w++;
+			p += w;
+			len -= w;
+		}
+	} else {
+		v.head.text = config_strdup(value);
+		v.head.len = strlen(value);
+	}
+	config_copy(&scratch, cfg);
+	r = config_check_value(&ck, o, &v, &scratch);
+	value_free(&v);
+	if (r < 0) {
+		config_fini(&scratch);
+		return CONFIG_INVALID;
+	}
+	scratch.source[id] = source;
+	scratch.line[id] = 0;
+	config_fini(cfg);
+	*cfg = scratch;
+	return CONFIG_OK;
+}

@@ -1,0 +1,77 @@
+/*
+ * The control protocol's command table. See commands.h.
+ */
+#include "ctl/commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const struct ctl_command ctl_commands[CTL_NCMDS] = {
+	[CTL_CMD_STATUS] = {
+		.name = "status", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "SM state, sweeps, fabric, MAD counters, routing",
+	},
+	[CTL_CMD_NODES] = {
+		.name = "nodes", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "every node: type, GUID, LIDs, ports, description",
+	},
+	[CTL_CMD_PORTS] = {
+		.name = "ports", .min = 1, .max = 1,
+		.args = " LID|GUID|NAME", .request_args = " GUID|LID|DESCRIPTION",
+		.doc = "the ports of a node, or the one port named",
+	},
+	[CTL_CMD_ROUTE] = {
+		.name = "route", .min = 2, .max = 2,
+		.args = " SRC DST", .request_args = " SRC DST",
+		.doc = "the path between two ports, as programmed",
+	},
+	[CTL_CMD_PARTITIONS] = {
+		.name = "partitions", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "the partition policy in force",
+	},
+	[CTL_CMD_SWEEP] = {
+		.name = "sweep", .min = 0, .max = 1,
+		.args = " [--heavy]", .request_args = " [heavy|light]",
+		.doc = "start a light (or heavy) sweep",
+	},
+	[CTL_CMD_RELOAD] = {
+		.name = "reload", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "re-read the configuration and partitions",
+	},
+	[CTL_CMD_LOG_LEVEL] = {
+		.name = "log-level", .min = 1, .max = 1,
+		.args = " LEVEL", .request_args = " LEVEL",
+		.doc = "error, warn, info or debug",
+	},
+};
+
+const struct ctl_command *
+ctl_command_find(const char *name)
+{
+	for (size_t i = 0; i < CTL_NCMDS; i++)
+		if (strcmp(ctl_commands[i].name, name) == 0)
+			return &ctl_commands[i];
+	return NULL;
+}
+
+int
+ctl_command_names(char *buf, size_t len)
+{
+	size_t off = 0;
+	int n;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (size_t i = 0; i < CTL_NCMDS; i++) {
+		n = snprintf(off < len ? buf + off : NULL, off < len ?
+		    len - off : 0, "%s%s", i ? ", " : "", ctl_commands[i].name);
+		if (n < 0)
+			return n;
+		off += (size_t)n;
+	}
+	return (int)off;
+}
