@@ -210,9 +210,14 @@ fabric_max_lid(const struct fabric *f)
 {
 	uint16_t max = 0;
 
-	for (uint32_t p = 0; p < f->nports; p++)
-		if (fabric_port_is_endport(f, p) && f->ports[p].lid > max)
-			max = f->ports[p].lid;
+	uint32_t top;
+
+	for (uint32_t p = 0; p < f->nports; p++) {
+		top = f->ports[p].lid + (1u << f->ports[p].lmc) - 1;
+		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0 &&
+		    top > max)
+			max = (uint16_t)top;
+	}
 	return max;
 }
 

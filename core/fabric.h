@@ -154,7 +154,7 @@ fabric_port_has_lid(const struct fabric_port *port, uint16_t lid)
 	    (unsigned)(lid - port->lid) < (1u << port->lmc);
 }
 
-/* Highest LID assigned in the model. */
+/* Highest LID assigned in the model (the top of its port's LMC range). */
 uint16_t fabric_max_lid(const struct fabric *f);
 
 const char *fabric_node_type_name(uint8_t type);
