@@ -1,9 +1,9 @@
 /*
  * The fabric model: what one discovery sweep found. Dense arrays with stable
  * indices (node i, port j), a GUID -> node hash, a LID -> end port index,
- * and helpers to build and walk it. Routing and policy read this model, never the wire; it does no
- * I/O, so unit tests build fabrics in memory with the same calls discovery
- * uses.
+ * and helpers to build and walk it. Routing and policy read this model,
+ * never the wire; it does no I/O, so unit tests build fabrics in memory
+ * with the same calls discovery uses.
  */
 #ifndef IBSMD_FABRIC_H
 #define IBSMD_FABRIC_H

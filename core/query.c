@@ -174,6 +174,7 @@ enum query_walk_end
 query_walk(const struct fabric *f, const struct lft_set *lft, uint32_t src,
     uint16_t dlid, struct query_hop *hops, unsigned max, unsigned *n)
 {
+	const struct fabric_node *next;
 	uint32_t at = src, q;   /* at: the port we are at */
 	unsigned k = 0;
 	uint8_t e;
@@ -217,10 +218,10 @@ query_walk(const struct fabric *f, const struct lft_set *lft, uint32_t src,
 		k++;
 		hops[k] = (struct query_hop){ .node = f->ports[q].node,
 		    .in = f->ports[q].num };
-		if (f->nodes[hops[k].node].type == NODE_SWITCH &&
-		    passed(hops, k, hops[k].node)) {
+		next = &f->nodes[hops[k].node];
+		if (next->type == NODE_SWITCH && passed(hops, k, hops[k].node)) {
 			*n = k + 1;
-			hops[k].lid = f->ports[f->nodes[hops[k].node].port0].lid;
+			hops[k].lid = f->ports[next->port0].lid;
 			return QUERY_WALK_LOOP;
 		}
 	}

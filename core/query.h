@@ -62,7 +62,7 @@ struct query_hop {
 	uint32_t node;
 	uint8_t in;             /* port it was entered by; 0 at the start */
 	uint8_t out;            /* port it is left by; 0 at the end */
-	uint16_t lid;           /* its LID: the CA port's, a switch's port 0's */
+	uint16_t lid;           /* its LID: the CA port's, or switch port 0's */
 };
 
 enum query_walk_end {

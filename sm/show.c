@@ -9,7 +9,7 @@
 #include "core/log.h"
 #include "core/query.h"
 
-#define SHOW_ROUTE_MAX 64       /* hops before a path is called a loop */
+#define SHOW_ROUTE_MAX 64       /* nodes on a route, at most */
 
 /* ------------------------------------------------------------ buffers */
 
@@ -677,8 +677,10 @@ port_row(const struct fabric *f, struct table *t, uint32_t p)
 		table_cell(t, "0x%016" PRIx64, port->guid);
 	else
 		table_cell(t, "-");
-	table_cell(t, "%s", port->state ? query_port_state_name(port->state) : "-");
-	table_cell(t, "%s", port->phys ? query_phys_state_name(port->phys) : "-");
+	table_cell(t, "%s", port->state ?
+	    query_port_state_name(port->state) : "-");
+	table_cell(t, "%s", port->phys ?
+	    query_phys_state_name(port->phys) : "-");
 	if (fabric_port_is_endport(f, p) && port->lid) {
 		if (port->lmc)
 			table_cell(t, "%u-%u", port->lid,
@@ -800,14 +802,14 @@ walk(const struct fabric *f, const struct lft_set *lft, uint32_t src,
 		return show_error(s, "route: LID %u not reached after %u hops: "
 		    "back at switch %s (a loop)", dlid, n - 1, name);
 	default:
-		return show_error(s, "route: LID %u not reached after %u hops "
-		    "(a loop?)", dlid, max - 1);
+		return show_error(s, "route: LID %u not reached after %u hops, "
+		    "the most a route may take", dlid, max - 1);
 	}
 }
 
 static void
-route_json(struct json *j, const struct fabric *f, const struct query_hop *hops,
-    int n, uint16_t slid, uint16_t dlid)
+route_json(struct json *j, const struct fabric *f,
+    const struct query_hop *hops, int n, uint16_t slid, uint16_t dlid)
 {
 	json_object_begin(j);
 	json_kv_uint(j, "src_lid", slid);
@@ -841,8 +843,8 @@ route_json(struct json *j, const struct fabric *f, const struct query_hop *hops,
 }
 
 static void
-route_text(struct show_buf *o, const struct fabric *f, const struct query_hop *hops,
-    int n, uint16_t slid, uint16_t dlid)
+route_text(struct show_buf *o, const struct fabric *f,
+    const struct query_hop *hops, int n, uint16_t slid, uint16_t dlid)
 {
 	struct table t;
 	char desc[260];

@@ -384,8 +384,10 @@ START_TEST(test_forget_many)
 		ck_assert_uint_eq(lid_map_get(n, G(i)), (i % 7 ? i : 0));
 	}
 	for (i = 0; i < k; i++) {
-		ck_assert_uint_eq(lid_map_get(m, G(total + 1 + i)), 7 * (i + 1));
-		ck_assert_uint_eq(lid_map_get(n, G(total + 1 + i)), 7 * (i + 1));
+		ck_assert_uint_eq(lid_map_get(m, G(total + 1 + i)),
+		    7 * (i + 1));
+		ck_assert_uint_eq(lid_map_get(n, G(total + 1 + i)),
+		    7 * (i + 1));
 	}
 	free(r);
 	lid_map_free(m);

@@ -2,8 +2,11 @@
  * The fabric's LID index and the queries of core/query.h, on a fabric
  * built here with core/fabric.h calls alone:
  *
- *   CA c1 (LID 3) -- 1 [switch A, LID 1] 3 == 3 [switch B, LID 2] 1 -- 1 CA c2 (LID 4)
- *                                        4 == 4                        2 (LID 5, no link)
+ *   c1 (LID 3) -1- [A, LID 1] 3 === 3 [B, LID 2] -1- c2 (port 1 LID 4,
+ *                             4 === 4                 port 2 LID 5, no link)
+ *
+ * c1 and c2 are CAs (c1 on A's port 1, c2 on B's port 1); A and B are
+ * switches.
  *
  * A and B have 4 ports, cabled twice (3-3, 4-4); A's port 2 is free. The
  * forwarding tables are written by hand per test.
@@ -17,7 +20,7 @@
 #include "core/lft.h"
 #include "core/query.h"
 
-#define GUID(n)         (0x0002c90300001000ULL + (n))
+#define GUID(n)         (UINT64_C(0x0002c90300001000) + (n))
 
 static struct fabric f;
 static struct lft_set lft;
@@ -365,9 +368,9 @@ with_info(uint8_t state, uint8_t width, uint8_t speed, uint8_t ext,
 
 	memset(p->info, 0, sizeof(p->info));
 	p->info[31] = width;                    /* LinkWidthActive */
-	p->info[32] = 0x70 | state;             /* LinkSpeedSupported, PortState */
-	p->info[33] = 0x52;                     /* PhysState LinkUp, DownDefault */
-	p->info[35] = (uint8_t)(speed << 4 | 7);/* LinkSpeedActive, Enabled */
+	p->info[32] = 0x70 | state;     /* LinkSpeedSupported, PortState */
+	p->info[33] = 0x52;             /* PhysState LinkUp, LinkDownDefault */
+	p->info[35] = (uint8_t)(speed << 4 | 7); /* LinkSpeedActive, Enabled */
 	p->info[36] = (uint8_t)(neighbor_mtu << 4);
 	p->info[41] = mtu_cap;                  /* InitTypeReply 0, MTUCap */
 	p->info[62] = (uint8_t)(ext << 4 | 3);  /* LinkSpeedExtActive, Supp. */
