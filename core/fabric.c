@@ -163,9 +163,9 @@ void
 fabric_set_lid(struct fabric *f, uint32_t p, uint16_t lid, uint8_t lmc)
 {
 	struct fabric_port *port = &f->ports[p];
-	uint32_t l, n = 1u << (lmc & 7), old, oldn, cap;
+	uint32_t l, n = 1u << (lmc & FABRIC_LMC_MAX), old, oldn, cap;
 
-	if (lid != 0 && (lmc > 7 || (lid & (n - 1)) != 0 ||
+	if (lid != 0 && (lmc > FABRIC_LMC_MAX || (lid & (n - 1)) != 0 ||
 	    (uint32_t)lid + n - 1 > FABRIC_MAX_LID ||
 	    !fabric_port_is_endport(f, p)))
 		fatalx("fabric: port %u (node 0x%016" PRIx64 " port %u) "
@@ -209,7 +209,6 @@ uint16_t
 fabric_max_lid(const struct fabric *f)
 {
 	uint16_t max = 0;
-
 	uint32_t top;
 
 	for (uint32_t p = 0; p < f->nports; p++) {

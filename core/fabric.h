@@ -16,6 +16,7 @@
 
 #define FABRIC_NONE     UINT32_MAX
 #define FABRIC_MAX_LID  0xBFFF          /* highest unicast LID */
+#define FABRIC_LMC_MAX  7               /* PortInfo:LMC has 3 bits */
 #define FABRIC_DR_MAX   64              /* InitialPath bytes, index 0 unused */
 
 enum node_type { NODE_CA = 1, NODE_SWITCH = 2, NODE_ROUTER = 3 };
