@@ -1,8 +1,10 @@
 #include "core/fabric.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/log.h"
 
 static void *
@@ -36,6 +38,7 @@ fabric_fini(struct fabric *f)
 	free(f->nodes);
 	free(f->ports);
 	free(f->paths);
+	free(f->by_lid);
 	guid_hash_fini(&f->by_guid);
 	fabric_init(f);
 }
@@ -146,14 +149,74 @@ fabric_count(const struct fabric *f, struct fabric_counts *k)
 	}
 }
 
+/* The lowest port other than p that holds lid, FABRIC_NONE if none. */
+static uint32_t
+other_owner(const struct fabric *f, uint32_t p, uint16_t lid)
+{
+	for (uint32_t q = 0; q < f->nports; q++)
+		if (q != p && fabric_port_has_lid(&f->ports[q], lid))
+			return q;
+	return FABRIC_NONE;
+}
+
+void
+fabric_set_lid(struct fabric *f, uint32_t p, uint16_t lid, uint8_t lmc)
+{
+	struct fabric_port *port = &f->ports[p];
+	uint32_t l, n = 1u << (lmc & FABRIC_LMC_MAX), old, oldn, cap;
+
+	if (lid != 0 && (lmc > FABRIC_LMC_MAX || (lid & (n - 1)) != 0 ||
+	    (uint32_t)lid + n - 1 > FABRIC_MAX_LID ||
+	    !fabric_port_is_endport(f, p)))
+		fatalx("fabric: port %u (node 0x%016" PRIx64 " port %u) "
+		    "cannot take LID %u at LMC %u", p,
+		    f->nodes[port->node].guid, port->num, lid, lmc);
+	old = port->lid;
+	oldn = 1u << port->lmc;
+	/* Only fabric_set_lid writes these: see fabric.h. */
+	*(uint16_t *)&port->lid = lid;
+	*(uint8_t *)&port->lmc = lid != 0 ? lmc : 0;
+	for (l = old; old != 0 && l < old + oldn; l++)
+		if (f->by_lid[l] == p)
+			f->by_lid[l] = f->lid_clashes == 0 ? FABRIC_NONE :
+			    other_owner(f, p, (uint16_t)l);
+	if (lid == 0)
+		return;
+	if (lid + n > f->nlids) {
+		/* Doubling, so that numbering ports one by one stays linear. */
+		cap = f->nlids < 64 ? 64 : 2 * f->nlids;
+		if (cap < lid + n)
+			cap = lid + n;
+		if (cap > FABRIC_MAX_LID + 1)
+			cap = FABRIC_MAX_LID + 1;
+		f->by_lid = xreallocarray(f->by_lid, cap, sizeof(*f->by_lid));
+		for (l = f->nlids; l < cap; l++)
+			f->by_lid[l] = FABRIC_NONE;
+		f->nlids = cap;
+	}
+	for (l = lid; l < lid + n; l++) {
+		if (f->by_lid[l] == FABRIC_NONE || f->by_lid[l] == p)
+			f->by_lid[l] = p;
+		else {
+			f->lid_clashes++;
+			if (p < f->by_lid[l])
+				f->by_lid[l] = p;
+		}
+	}
+}
+
 uint16_t
 fabric_max_lid(const struct fabric *f)
 {
 	uint16_t max = 0;
+	uint32_t top;
 
-	for (uint32_t p = 0; p < f->nports; p++)
-		if (fabric_port_is_endport(f, p) && f->ports[p].lid > max)
-			max = f->ports[p].lid;
+	for (uint32_t p = 0; p < f->nports; p++) {
+		top = f->ports[p].lid + (1u << f->ports[p].lmc) - 1;
+		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0 &&
+		    top > max)
+			max = (uint16_t)top;
+	}
 	return max;
 }
 

@@ -1,9 +1,9 @@
 /*
  * The fabric model: what one discovery sweep found. Dense arrays with stable
- * indices (node i, port j), a GUID -> node hash, and helpers to build and
- * walk it. Routing and policy read this model, never the wire; it does no
- * I/O, so unit tests build fabrics in memory with the same calls discovery
- * uses.
+ * indices (node i, port j), a GUID -> node hash, a LID -> end port index,
+ * and helpers to build and walk it. Routing and policy read this model,
+ * never the wire; it does no I/O, so unit tests build fabrics in memory
+ * with the same calls discovery uses.
  */
 #ifndef IBSMD_FABRIC_H
 #define IBSMD_FABRIC_H
@@ -16,6 +16,7 @@
 
 #define FABRIC_NONE     UINT32_MAX
 #define FABRIC_MAX_LID  0xBFFF          /* highest unicast LID */
+#define FABRIC_LMC_MAX  7               /* PortInfo:LMC has 3 bits */
 #define FABRIC_DR_MAX   64              /* InitialPath bytes, index 0 unused */
 
 enum node_type { NODE_CA = 1, NODE_SWITCH = 2, NODE_ROUTER = 3 };
@@ -38,7 +39,11 @@ struct fabric_port {
 	uint8_t state;          /* PortState as read, 0 = not read */
 	uint8_t phys;           /* PhysState as read */
 	uint8_t present;        /* CA/router port: seen through the fabric */
-	uint16_t lid;           /* the LID the SM assigns (0 = none yet) */
+	/* The LIDs the SM assigns, lid .. lid + 2^lmc - 1 (lid 0: none yet).
+	 * Only fabric_set_lid() writes them, keeping the LID index in step:
+	 * they are const so that any other write fails to compile. */
+	const uint16_t lid;
+	const uint8_t lmc;
 	uint8_t info_valid;     /* info[] holds a PortInfo read this sweep */
 	uint8_t info[64];       /* raw PortInfo as read */
 	uint32_t path;          /* CA/router port: index into fabric->paths */
@@ -72,6 +77,9 @@ struct fabric {
 	uint32_t npaths, paths_cap;
 	uint32_t sm_port;       /* index of the SM's own port, FABRIC_NONE */
 	struct guid_hash by_guid;       /* node GUID -> node index */
+	uint32_t *by_lid;       /* LID -> end port index, FABRIC_NONE */
+	uint32_t nlids;         /* by_lid covers LIDs 0 .. nlids - 1 */
+	uint32_t lid_clashes;   /* LIDs ever given to a second port */
 };
 
 void fabric_init(struct fabric *f);
@@ -119,7 +127,35 @@ struct fabric_counts {
 };
 void fabric_count(const struct fabric *f, struct fabric_counts *k);
 
-/* Highest LID assigned in the model. */
+/*
+ * The LID index. A port's LIDs change only through fabric_set_lid(), which
+ * updates the index at once, so the index cannot lag behind the ports (a
+ * direct write to fabric_port.lid does not compile). Give end port p the
+ * LIDs lid .. lid + 2^lmc - 1, or none with lid 0; its earlier LIDs, if
+ * any, are dropped. lid must be aligned to 2^lmc and the range unicast;
+ * anything else, or a LID for a port that is not an end port, is a bug of
+ * the caller and fatal. Two ports may hold the same LID (the LID manager
+ * gives one LID to a port GUID that appears twice): the index then names
+ * the one with the lower index.
+ */
+void fabric_set_lid(struct fabric *f, uint32_t p, uint16_t lid, uint8_t lmc);
+
+/* The end port that answers to lid, FABRIC_NONE if none. O(1). */
+static inline uint32_t
+fabric_port_by_lid(const struct fabric *f, uint16_t lid)
+{
+	return lid < f->nlids ? f->by_lid[lid] : FABRIC_NONE;
+}
+
+/* Whether lid is one of the LIDs of port. */
+static inline bool
+fabric_port_has_lid(const struct fabric_port *port, uint16_t lid)
+{
+	return port->lid != 0 && lid >= port->lid &&
+	    (unsigned)(lid - port->lid) < (1u << port->lmc);
+}
+
+/* Highest LID assigned in the model (the top of its port's LMC range). */
 uint16_t fabric_max_lid(const struct fabric *f);
 
 const char *fabric_node_type_name(uint8_t type);

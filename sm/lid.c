@@ -1,9 +1,9 @@
 /*
- * LID manager. The map is a dense array of entries (GUID, base, top), a
- * GUID hash (open addressing, linear probing) and a LID-indexed ownership
- * array. Ranges in the map never overlap, and every entry owns at least
- * one LID, so there are never more than LID_MAX entries: 16-bit indices
- * and a fixed-size hash suffice.
+ * LID manager. The map is a dense array of entries (GUID, base, top), the
+ * GUID hash of core/guidhash.h (GUID -> entry index) and a LID-indexed
+ * ownership array. Ranges in the map never overlap, and every entry owns
+ * at least one LID, so there are never more than LID_MAX entries: 16-bit
+ * indices suffice. GUID 0 is no port's: it is never remembered.
  */
 #include "sm/lid.h"
 
@@ -16,12 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/guidhash.h"
 #include "core/log.h"
 
 #define LID_MAX		0xbfffu		/* highest unicast LID */
 #define LID_END		(LID_MAX + 1)
 #define LMC_MAX		7		/* PortInfo:LMC is 3 bits */
-#define HASH_SIZE	(1u << 17)	/* > 2 * LID_MAX: load stays < 3/8 */
 #define LOG_MOVES	16
 
 struct ent {
@@ -37,7 +37,7 @@ struct lid_map {
 	struct ent *ents;
 	uint32_t nents;
 	uint32_t cap;
-	uint16_t *hash;		/* entry index + 1, 0 = empty slot */
+	struct guid_hash by_guid;	/* GUID -> entry index */
 	uint16_t *owner;	/* per LID: entry index + 1, 0 = free */
 	uint32_t gen;		/* lid_assign call number */
 	uint32_t step;		/* this call's 2^lmc */
@@ -47,57 +47,20 @@ struct lid_map {
 };
 
 /* What happened to one request, for the logs. */
-enum outcome { O_REMEMBERED, O_KEPT, O_NEW, O_TAKEN, O_DUP, O_FAILED, O_MAX };
+enum outcome { O_REMEMBERED, O_KEPT, O_NEW, O_TAKEN, O_DUP, O_FAILED,
+	O_NO_GUID, O_MAX };
 
 static const char *const outcome_names[O_MAX] = {
-	"remembered", "kept", "new", "taken over", "duplicate", "failed"
+	"remembered", "kept", "new", "taken over", "duplicate", "failed",
+	"no GUID"
 };
-
-static uint32_t
-slot(uint64_t guid)
-{
-	guid ^= guid >> 33;
-	guid *= 0xff51afd7ed558ccdULL;
-	guid ^= guid >> 33;
-	return (uint32_t)guid & (HASH_SIZE - 1);
-}
-
-/* The slot holding guid, or the empty slot where it would go. */
-static uint32_t
-probe(const struct lid_map *m, uint64_t guid)
-{
-	uint32_t i = slot(guid);
-
-	while (m->hash[i] != 0 && m->ents[m->hash[i] - 1].guid != guid)
-		i = (i + 1) & (HASH_SIZE - 1);
-	return i;
-}
 
 static int
 lookup(const struct lid_map *m, uint64_t guid)
 {
-	return (int)m->hash[probe(m, guid)] - 1;
-}
+	uint32_t idx = guid_hash_get(&m->by_guid, guid);
 
-/* Backward-shift deletion keeps probe chains intact without tombstones. */
-static void
-unhash(struct lid_map *m, uint64_t guid)
-{
-	uint32_t i = probe(m, guid), j = i, k;
-
-	m->hash[i] = 0;
-	for (;;) {
-		j = (j + 1) & (HASH_SIZE - 1);
-		if (m->hash[j] == 0)
-			return;
-		k = slot(m->ents[m->hash[j] - 1].guid);
-		/* Stays if its home slot k lies cyclically in (i, j]. */
-		if (i < j ? (i < k && k <= j) : (i < k || k <= j))
-			continue;
-		m->hash[i] = m->hash[j];
-		m->hash[j] = 0;
-		i = j;
-	}
+	return idx == GUID_HASH_NONE ? -1 : (int)idx;
 }
 
 static int
@@ -145,7 +108,7 @@ add(struct lid_map *m, uint64_t guid, uint32_t base, uint32_t top)
 	e->base = (uint16_t)base;
 	e->top = (uint16_t)top;
 	m->nents++;
-	m->hash[probe(m, guid)] = (uint16_t)(idx + 1);
+	guid_hash_put(&m->by_guid, guid, idx);
 	for (lid = base; lid <= top; lid++)
 		m->owner[lid] = (uint16_t)(idx + 1);
 	m->dirty = 1;
@@ -162,12 +125,12 @@ drop(struct lid_map *m, int idx)
 
 	for (lid = e->base; lid <= e->top; lid++)
 		m->owner[lid] = 0;
-	unhash(m, e->guid);
+	guid_hash_del(&m->by_guid, e->guid);
 	if ((uint32_t)idx != last) {
 		*e = m->ents[last];
 		for (lid = e->base; lid <= e->top; lid++)
 			m->owner[lid] = (uint16_t)(idx + 1);
-		m->hash[probe(m, e->guid)] = (uint16_t)(idx + 1);
+		guid_hash_put(&m->by_guid, e->guid, (uint32_t)idx);
 	}
 	m->nents--;
 	m->dirty = 1;
@@ -177,7 +140,7 @@ static void
 clear(struct lid_map *m)
 {
 	m->nents = 0;
-	memset(m->hash, 0, HASH_SIZE * sizeof(*m->hash));
+	guid_hash_clear(&m->by_guid);
 	memset(m->owner, 0, LID_END * sizeof(*m->owner));
 	m->dirty = 0;
 }
@@ -188,9 +151,9 @@ lid_map_new(void)
 	struct lid_map *m;
 
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
-	    (m->hash = calloc(HASH_SIZE, sizeof(*m->hash))) == NULL ||
 	    (m->owner = calloc(LID_END, sizeof(*m->owner))) == NULL)
 		fatal("lid: out of memory");
+	guid_hash_init(&m->by_guid);
 	m->step = 1;
 	return m;
 }
@@ -201,7 +164,7 @@ lid_map_free(struct lid_map *m)
 	if (m == NULL)
 		return;
 	free(m->ents);
-	free(m->hash);
+	guid_hash_fini(&m->by_guid);
 	free(m->owner);
 	free(m);
 }
@@ -372,6 +335,10 @@ parse_line(struct lid_map *m, const char *path, unsigned line,
 		log_warnx("%s:%u: GUID '%s' %s", path, line,
 		    quote(q, sizeof(q), f[0].s, f[0].len),
 		    n == -1 ? "is not a number" : "is longer than 64 bits");
+		return -1;
+	}
+	if (guid == 0) {
+		log_warnx("%s:%u: GUID 0 is not a port GUID", path, line);
 		return -1;
 	}
 	if (parse_lid(path, line, "base LID", &f[1], &base) == -1 ||
@@ -702,6 +669,11 @@ assign_one(struct lid_map *m, struct lid_req *r)
 	int idx = lookup(m, r->guid);
 	uint32_t base;
 
+	if (r->guid == 0) {
+		r->lid = 0;
+		log_warnx("lid: a port without a GUID gets no LID");
+		return O_NO_GUID;
+	}
 	if (idx >= 0 && m->ents[idx].fixed == m->gen) {
 		r->lid = m->ents[idx].base;
 		log_warnx("lid: port GUID 0x%016" PRIx64 " requested twice, "
@@ -740,7 +712,8 @@ assign_one(struct lid_map *m, struct lid_req *r)
 static void
 report(const struct lid_req *r, enum outcome o, unsigned *moved)
 {
-	if (o != O_DUP && o != O_FAILED && r->cur != 0 && r->cur != r->lid &&
+	if (o != O_DUP && o != O_FAILED && o != O_NO_GUID && r->cur != 0 &&
+	    r->cur != r->lid &&
 	    (*moved)++ < LOG_MOVES)
 		log_info("lid: port 0x%016" PRIx64 ": LID %u -> %u (%s)",
 		    r->guid, r->cur, r->lid, outcome_names[o]);
@@ -798,9 +771,10 @@ lid_assign(struct lid_map *m, struct lid_req *reqs, size_t n, uint8_t lmc)
 		log_debug("lid: %zu ports, all LIDs remembered", n);
 	else
 		log_info("lid: %zu ports at LMC %u: %u remembered, %u kept, "
-		    "%u new, %u taken over, %u duplicate, %u failed; %u "
-		    "changed LID%s", n, lmc, count[O_REMEMBERED], count[O_KEPT],
-		    count[O_NEW], count[O_TAKEN], count[O_DUP], count[O_FAILED],
-		    moved, moved > LOG_MOVES ? " (the first ones logged)" : "");
+		    "%u new, %u taken over, %u duplicate, %u failed, %u without "
+		    "a GUID; %u changed LID%s", n, lmc, count[O_REMEMBERED],
+		    count[O_KEPT], count[O_NEW], count[O_TAKEN], count[O_DUP],
+		    count[O_FAILED], count[O_NO_GUID], moved,
+		    moved > LOG_MOVES ? " (the first ones logged)" : "");
 	return count[O_FAILED] > 0 ? -1 : 0;
 }

@@ -5,8 +5,8 @@
  *
  * File format (compatible with OpenSM's guid2lid): one line per port,
  *   0x<port guid> <base lid> <base lid + 2^lmc - 1>
- * '#' starts a comment. Unparsable lines are reported with file:line and
- * skipped; the rest is kept.
+ * '#' starts a comment. Unparsable lines (and GUID 0) are reported with
+ * file:line and skipped; the rest is kept.
  */
 #ifndef IBSMD_LID_H
 #define IBSMD_LID_H
@@ -43,8 +43,9 @@ int lid_map_save(struct lid_map *m, const char *path);
  *  3. the lowest free LID range.
  * LIDs remembered for GUIDs absent from reqs stay reserved, and are reused
  * only when the LID space is otherwise full. m is updated with every
- * assignment. Returns 0, or -1 when the LID space is exhausted (the
- * requests that could not be served get lid 0). */
+ * assignment. A request with GUID 0, which names no port, gets lid 0 and
+ * a warning, and is not remembered. Returns 0, or -1 when the LID space is
+ * exhausted (the requests that could not be served get lid 0). */
 int lid_assign(struct lid_map *m, struct lid_req *reqs, size_t n, uint8_t lmc);
 
 /* Number of entries, and the LID remembered for guid (0 if none). */

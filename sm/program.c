@@ -7,6 +7,8 @@
 
 #include <infiniband/mad.h>
 
+#include "core/alloc.h"
+#include "core/guidhash.h"
 #include "core/log.h"
 #include "mad/mad.h"
 
@@ -20,7 +22,7 @@
 struct tcache {
 	uint64_t guid;
 	uint16_t num;
-	uint8_t used;
+	uint32_t next;          /* next entry of the same GUID, UINT32_MAX */
 	int8_t enforce;         /* partition enforcement bits we wrote, -1 */
 	uint16_t top;           /* LFT: LinearFDBTop we last saw or wrote */
 	uint32_t nblocks;
@@ -28,9 +30,14 @@ struct tcache {
 	uint8_t *data;          /* [nblocks * BLOCK_BYTES] */
 };
 
+/* Entries in a dense array; the GUID hash names the first entry of each
+ * GUID, and the entries of one GUID (a switch's ports) are chained. */
 struct tcache_set {
-	struct tcache *v;       /* open addressing */
+	struct tcache *v;
 	uint32_t cap, len;
+	struct guid_hash by_guid;
+	uint32_t zero;          /* first entry of GUID 0, which the hash cannot
+	                         * hold (a port that reported none) */
 };
 
 enum phase { PH_IDLE, PH_PORTS, PH_TABLES, PH_ARM, PH_ACTIVATE };
@@ -67,54 +74,42 @@ static uint32_t get(const uint8_t *data, enum MAD_FIELDS f);
 static void send_lft(struct programmer *pr, uint32_t sw, uint32_t b,
     const uint8_t *want);
 
-static uint32_t
-slot(uint64_t guid, uint16_t num, uint32_t cap)
+static void
+tcache_init(struct tcache_set *cs)
 {
-	guid ^= (uint64_t)num << 48;
-	guid ^= guid >> 31;
-	guid *= 0x9e3779b97f4a7c15ULL;
-	return (uint32_t)(guid >> 32) & (cap - 1);
+	memset(cs, 0, sizeof(*cs));
+	guid_hash_init(&cs->by_guid);
+	cs->zero = UINT32_MAX;
 }
 
 static struct tcache *
 tcache_get(struct tcache_set *cs, uint64_t guid, uint16_t num, bool create)
 {
-	uint32_t i;
+	uint32_t first, i;
+	struct tcache *c;
 
-	if (cs->cap == 0 && !create)
-		return NULL;
-	if (create && (cs->len + 1) * 2 > cs->cap) {
-		struct tcache *old = cs->v;
-		uint32_t ocap = cs->cap;
-
-		cs->cap = ocap ? ocap * 2 : 64;
-		cs->v = calloc(cs->cap, sizeof(*cs->v));
-		if (cs->v == NULL)
-			fatal("program: out of memory");
-		for (i = 0; i < ocap; i++)
-			if (old[i].used) {
-				uint32_t j = slot(old[i].guid, old[i].num, cs->cap);
-
-				while (cs->v[j].used)
-					j = (j + 1) & (cs->cap - 1);
-				cs->v[j] = old[i];
-			}
-		free(old);
-	}
-	i = slot(guid, num, cs->cap);
-	while (cs->v[i].used) {
-		if (cs->v[i].guid == guid && cs->v[i].num == num)
+	first = guid == 0 ? cs->zero : guid_hash_get(&cs->by_guid, guid);
+	for (i = first; i != UINT32_MAX; i = cs->v[i].next)
+		if (cs->v[i].num == num)
 			return &cs->v[i];
-		i = (i + 1) & (cs->cap - 1);
-	}
 	if (!create)
 		return NULL;
-	cs->v[i].used = 1;
-	cs->v[i].guid = guid;
-	cs->v[i].num = num;
-	cs->v[i].enforce = -1;
-	cs->len++;
-	return &cs->v[i];
+	if (cs->len == cs->cap) {
+		cs->cap = cs->cap ? 2 * cs->cap : 64;
+		cs->v = xreallocarray(cs->v, cs->cap, sizeof(*cs->v));
+	}
+	i = cs->len++;
+	c = &cs->v[i];
+	memset(c, 0, sizeof(*c));
+	c->guid = guid;
+	c->num = num;
+	c->next = first;
+	c->enforce = -1;
+	if (guid == 0)
+		cs->zero = i;
+	else
+		guid_hash_put(&cs->by_guid, guid, i);
+	return c;
 }
 
 static void
@@ -133,11 +128,12 @@ tcache_size(struct tcache *c, uint32_t nblocks)
 static void
 tcache_free(struct tcache_set *cs)
 {
-	for (uint32_t i = 0; i < cs->cap; i++) {
+	for (uint32_t i = 0; i < cs->len; i++) {
 		free(cs->v[i].known);
 		free(cs->v[i].data);
 	}
 	free(cs->v);
+	guid_hash_fini(&cs->by_guid);
 	memset(cs, 0, sizeof(*cs));
 }
 
@@ -149,6 +145,8 @@ program_new(struct mad_engine *mad)
 	if (pr == NULL)
 		fatal("program: out of memory");
 	pr->mad = mad;
+	tcache_init(&pr->lfts);
+	tcache_init(&pr->pkeys);
 	return pr;
 }
 

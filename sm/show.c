@@ -1,17 +1,15 @@
 #include "sm/show.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <infiniband/mad.h>
-
 #include "core/log.h"
+#include "core/query.h"
 
-#define SHOW_ROUTE_MAX 64       /* hops before a path is called a loop */
+#define SHOW_ROUTE_MAX 64       /* nodes on a route, at most */
 
 /* ------------------------------------------------------------ buffers */
 
@@ -230,181 +228,60 @@ show_error(struct show *s, const char *fmt, ...)
 
 /* ------------------------------------------------------------ the fabric */
 
-static const char *
-port_state_name(uint8_t s)
-{
-	static const char *const n[] = { "unknown", "Down", "Init", "Armed",
-	    "Active" };
-	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "unknown";
-}
-
-static const char *
-phys_state_name(uint8_t s)
-{
-	static const char *const n[] = { "unknown", "Sleep", "Polling",
-	    "Disabled", "PortConfigurationTraining", "LinkUp",
-	    "LinkErrorRecovery", "PhyTest" };
-	return s < sizeof(n) / sizeof(n[0]) ? n[s] : "unknown";
-}
-
-static unsigned
-info_field(const struct fabric_port *p, enum MAD_FIELDS fld)
-{
-	return p->info_valid ? mad_get_field((void *)p->info, 0, fld) : 0;
-}
-
-static unsigned
-port_lmc(const struct fabric_port *p)
-{
-	return info_field(p, IB_PORT_LMC_F) & 7;
-}
-
 /* Link width and speed of a port whose link is up, else NULL. */
 static const char *
 port_width(const struct fabric_port *p)
 {
-	if (p->num == 0 || p->state < PORT_INIT || !p->info_valid)
-		return NULL;
-	switch (info_field(p, IB_PORT_LINK_WIDTH_ACTIVE_F)) {
-	case 1: return "1X";
-	case 2: return "4X";
-	case 4: return "8X";
-	case 8: return "12X";
-	case 16: return "2X";
-	}
-	return "?";
+	struct query_link l;
+
+	return query_port_link(p, &l) < 0 ? NULL : query_width_name(l.lanes);
 }
 
 static const char *
 port_speed(const struct fabric_port *p)
 {
-	if (p->num == 0 || p->state < PORT_INIT || !p->info_valid)
-		return NULL;
-	switch (info_field(p, IB_PORT_LINK_SPEED_EXT_ACTIVE_F)) {
-	case 1: return "FDR";
-	case 2: return "EDR";
-	case 4: return "HDR";
-	case 8: return "NDR";
-	}
-	switch (info_field(p, IB_PORT_LINK_SPEED_ACTIVE_F)) {
-	case 1: return "SDR";
-	case 2: return "DDR";
-	case 4: return "QDR";
-	}
-	return "?";
+	struct query_link l;
+
+	return query_port_link(p, &l) < 0 ? NULL : query_speed_name(l.speed);
 }
 
-static bool
-lid_in(const struct fabric_port *p, uint16_t lid)
-{
-	return p->lid != 0 && lid >= p->lid &&
-	    (unsigned)(lid - p->lid) < (1u << port_lmc(p));
-}
-
-/* The end port that answers to lid, FABRIC_NONE if none. */
-static uint32_t
-port_by_lid(const struct fabric *f, uint16_t lid)
-{
-	for (uint32_t p = 0; p < f->nports; p++)
-		if (fabric_port_is_endport(f, p) && lid_in(&f->ports[p], lid))
-			return p;
-	return FABRIC_NONE;
-}
-
-/* The end port of a node that stands for it in a route: a switch's port
- * 0, a CA's first present port with a LID. */
-static uint32_t
-node_endport(const struct fabric *f, uint32_t n)
+/* "0x<guid> "<description>"" of node n, for messages. */
+static const char *
+node_name(const struct fabric *f, uint32_t n, char *buf, size_t len)
 {
 	const struct fabric_node *node = &f->nodes[n];
+	char desc[260];
 
-	if (node->type == NODE_SWITCH)
-		return node->port0;
-	for (unsigned i = 1; i <= node->nports; i++) {
-		uint32_t p = node->port0 + i;
-
-		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0)
-			return p;
-	}
-	return FABRIC_NONE;
+	snprintf(buf, len, "0x%016" PRIx64 " \"%s\"", node->guid,
+	    node->desc_valid ? show_clean(node->desc, desc, sizeof(desc)) :
+	    "");
+	return buf;
 }
 
-/* What a command argument names: a node, or one port of it. */
-struct target {
-	uint32_t node;
-	uint32_t port;          /* a port index, or FABRIC_NONE: the node */
-	uint16_t lid;           /* the LID asked for, 0 if not a LID */
-};
-
-/* A number: 1 for a LID (decimal up to 65535, or hex of at most four
- * digits), 2 for a GUID (any other number), 0 for not a number. */
+/* t for the node or port that name stands for, or -1 with the reason. */
 static int
-number(const char *name, uint64_t *v)
-{
-	char *end;
-
-	bool hex = name[0] == '0' && (name[1] == 'x' || name[1] == 'X');
-
-	if (name[0] < '0' || name[0] > '9')
-		return 0;
-	errno = 0;
-	/* Decimal means decimal: "010" is LID 10, never octal 8. */
-	*v = strtoull(name, &end, hex ? 16 : 10);
-	if (errno != 0 || *end != '\0' || end == name + (hex ? 2 : 0))
-		return 0;
-	if (hex)
-		return strlen(name + 2) <= 4 ? 1 : 2;
-	return *v <= 0xFFFF ? 1 : 2;
-}
-
-/* t for the node or port with LID v, GUID v, or the description name. */
-static int
-resolve(const struct fabric *f, const char *name, struct target *t,
+resolve(const struct fabric *f, const char *name, struct query_target *t,
     struct show *s)
 {
 	char buf[80];
-	uint64_t v;
-	uint32_t p, n, matches = 0;
 
-	memset(t, 0, sizeof(*t));
-	t->port = FABRIC_NONE;
-	switch (number(name, &v)) {
-	case 1:
-		if (v == 0 || v > FABRIC_MAX_LID)
-			return show_error(s, "%s is not a unicast LID", name);
-		if ((p = port_by_lid(f, (uint16_t)v)) == FABRIC_NONE)
-			return show_error(s, "no port has LID %" PRIu64, v);
-		t->lid = (uint16_t)v;
-		t->node = f->ports[p].node;
-		if (f->nodes[t->node].type != NODE_SWITCH)
-			t->port = p;
+	switch (query_resolve(f, name, t)) {
+	case QUERY_NAME_OK:
 		return 0;
-	case 2:
-		if ((t->node = fabric_node_by_guid(f, v)) != FABRIC_NONE)
-			return 0;
-		for (p = 0; p < f->nports; p++)
-			if (f->ports[p].guid == v) {
-				t->node = f->ports[p].node;
-				if (f->nodes[t->node].type != NODE_SWITCH)
-					t->port = p;
-				return 0;
-			}
+	case QUERY_NAME_NOT_UNICAST:
+		return show_error(s, "%s is not a unicast LID", name);
+	case QUERY_NAME_NO_LID:
+		return show_error(s, "no port has LID %" PRIu64, t->number);
+	case QUERY_NAME_NO_GUID:
 		return show_error(s, "no node or port has GUID 0x%016" PRIx64,
-		    v);
-	}
-	for (n = 0; n < f->nnodes && name[0] != '\0'; n++)
-		if (f->nodes[n].desc_valid &&
-		    strcmp(f->nodes[n].desc, name) == 0) {
-			t->node = n;
-			matches++;
-		}
-	if (matches == 1)
-		return 0;
-	if (matches > 1)
+		    t->number);
+	case QUERY_NAME_AMBIGUOUS:
 		return show_error(s, "%u nodes are named '%s': use a GUID or "
-		    "a LID", matches, show_clean(name, buf, sizeof(buf)));
-	return show_error(s, "no LID, GUID or node description matches '%s'",
-	    show_clean(name, buf, sizeof(buf)));
+		    "a LID", t->matches, show_clean(name, buf, sizeof(buf)));
+	default:
+		return show_error(s, "no LID, GUID or node description "
+		    "matches '%s'", show_clean(name, buf, sizeof(buf)));
+	}
 }
 
 /* ------------------------------------------------------------ status */
@@ -684,7 +561,7 @@ node_json(const struct fabric *f, struct json *j, uint32_t n)
 		json_kv_uint(j, "port", i);
 		json_kv_guid(j, "guid", f->ports[p].guid);
 		json_kv_uint(j, "lid", f->ports[p].lid);
-		json_kv_uint(j, "lmc", port_lmc(&f->ports[p]));
+		json_kv_uint(j, "lmc", f->ports[p].lmc);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -757,13 +634,13 @@ port_json(const struct fabric *f, struct json *j, uint32_t p)
 	json_kv_guid(j, "guid", port->guid);
 	/* 0: never read (a CA port without a link, say) */
 	json_kv_string(j, "state", port->state ?
-	    port_state_name(port->state) : NULL);
+	    query_port_state_name(port->state) : NULL);
 	json_kv_string(j, "phys", port->phys ?
-	    phys_state_name(port->phys) : NULL);
+	    query_phys_state_name(port->phys) : NULL);
 	json_key(j, "lid");
 	if (fabric_port_is_endport(f, p)) {
 		json_uint(j, port->lid);
-		json_kv_uint(j, "lmc", port_lmc(port));
+		json_kv_uint(j, "lmc", port->lmc);
 	} else
 		json_null(j);
 	json_key(j, "width");
@@ -800,12 +677,14 @@ port_row(const struct fabric *f, struct table *t, uint32_t p)
 		table_cell(t, "0x%016" PRIx64, port->guid);
 	else
 		table_cell(t, "-");
-	table_cell(t, "%s", port->state ? port_state_name(port->state) : "-");
-	table_cell(t, "%s", port->phys ? phys_state_name(port->phys) : "-");
+	table_cell(t, "%s", port->state ?
+	    query_port_state_name(port->state) : "-");
+	table_cell(t, "%s", port->phys ?
+	    query_phys_state_name(port->phys) : "-");
 	if (fabric_port_is_endport(f, p) && port->lid) {
-		if (port_lmc(port))
+		if (port->lmc)
 			table_cell(t, "%u-%u", port->lid,
-			    port->lid + (1u << port_lmc(port)) - 1);
+			    port->lid + (1u << port->lmc) - 1);
 		else
 			table_cell(t, "%u", port->lid);
 	} else
@@ -829,7 +708,7 @@ int
 show_ports(struct show *s, const struct fabric *f, const char *what)
 {
 	const struct fabric_node *node;
-	struct target tg;
+	struct query_target tg;
 	struct table t;
 	uint32_t first, last, p;
 	char desc[260];
@@ -885,101 +764,52 @@ show_ports(struct show *s, const struct fabric *f, const char *what)
 
 /* ------------------------------------------------------------ route */
 
-struct hop {
-	uint32_t node;
-	uint8_t in, out;        /* ports; 0 at the start / the end */
-	uint16_t lid;           /* the node's LID on this path */
-};
-
-/* "0x<guid> "<description>"" of node n, for messages. */
-static const char *
-node_name(const struct fabric *f, uint32_t n, char *buf, size_t len)
-{
-	const struct fabric_node *node = &f->nodes[n];
-	char desc[260];
-
-	snprintf(buf, len, "0x%016" PRIx64 " \"%s\"", node->guid,
-	    node->desc_valid ? show_clean(node->desc, desc, sizeof(desc)) :
-	    "");
-	return buf;
-}
-
-/* Follow the forwarding tables from src (an end port) to dlid. hops[0] is
- * the start, the last entry the destination; returns the number of
- * entries, or -1 with the reason in s. */
+/* Follow the forwarding tables from src (an end port) to dlid into hops;
+ * returns the number of entries, or -1 with the reason in s. */
 static int
 walk(const struct fabric *f, const struct lft_set *lft, uint32_t src,
-    uint16_t dlid, struct hop *hops, int max, struct show *s)
+    uint16_t dlid, struct query_hop *hops, unsigned max, struct show *s)
 {
-	uint32_t at = src, q, sw;       /* at: the port we are at */
-	uint8_t e;
-	int k = 0;
+	const struct query_hop *h;
+	const struct fabric_node *node;
+	enum query_walk_end end;
+	unsigned n;
 	char name[300];
 
-	hops[0] = (struct hop){ .node = f->ports[src].node };
-	for (;;) {
-		const struct fabric_port *port = &f->ports[at];
-		const struct fabric_node *node = &f->nodes[port->node];
-
-		if (node->type != NODE_SWITCH) {
-			hops[k].lid = port->lid;
-			if (lid_in(port, dlid))
-				return k + 1;
-			if (k > 0)
-				return show_error(s, "route: LID %u arrives "
-				    "at %s port %u, which is LID %u", dlid,
-				    node_name(f, port->node, name,
-				    sizeof(name)), port->num, port->lid);
-			e = port->num;          /* leave the CA where we are */
-		} else {
-			hops[k].lid = f->ports[node->port0].lid;
-			sw = lft->node_sw[port->node];
-			e = sw == FABRIC_NONE || dlid > lft->max_lid ?
-			    LFT_NO_ROUTE : lft_row(lft, sw)[dlid];
-			node_name(f, port->node, name, sizeof(name));
-			if (e == 0 && lid_in(&f->ports[node->port0], dlid))
-				return k + 1;
-			if (e == 0)
-				return show_error(s, "route: switch %s takes "
-				    "LID %u for itself", name, dlid);
-			if (e == LFT_NO_ROUTE)
-				return show_error(s, "route: switch %s has no "
-				    "route to LID %u", name, dlid);
-			if (e > node->nports)
-				return show_error(s, "route: switch %s sends "
-				    "LID %u to port %u of %u", name, dlid, e,
-				    node->nports);
-		}
-		q = f->ports[node->port0 + e].peer;
-		if (q == FABRIC_NONE)
-			return show_error(s, "route: port %u of %s has no "
-			    "link", e, node_name(f, port->node, name,
-			    sizeof(name)));
-		if (k + 1 >= max)
-			return show_error(s, "route: LID %u not reached after "
-			    "%d hops (a loop?)", dlid, max - 1);
-		hops[k].out = e;
-		at = q;
-		hops[++k] = (struct hop){ .node = f->ports[q].node,
-		    .in = f->ports[q].num };
+	end = query_walk(f, lft, src, dlid, hops, max, &n);
+	if (end == QUERY_WALK_ARRIVED)
+		return (int)n;
+	h = &hops[n - 1];
+	node = &f->nodes[h->node];
+	node_name(f, h->node, name, sizeof(name));
+	switch (end) {
+	case QUERY_WALK_WRONG_PORT:
+		return show_error(s, "route: LID %u arrives at %s port %u, "
+		    "which is LID %u", dlid, name, h->in, h->lid);
+	case QUERY_WALK_SELF:
+		return show_error(s, "route: switch %s takes LID %u for "
+		    "itself", name, dlid);
+	case QUERY_WALK_NO_ROUTE:
+		return show_error(s, "route: switch %s has no route to LID %u",
+		    name, dlid);
+	case QUERY_WALK_BAD_PORT:
+		return show_error(s, "route: switch %s sends LID %u to port %u "
+		    "of %u", name, dlid, h->out, node->nports);
+	case QUERY_WALK_NO_LINK:
+		return show_error(s, "route: port %u of %s has no link",
+		    h->out, name);
+	case QUERY_WALK_LOOP:
+		return show_error(s, "route: LID %u not reached after %u hops: "
+		    "back at switch %s (a loop)", dlid, n - 1, name);
+	default:
+		return show_error(s, "route: LID %u not reached after %u hops, "
+		    "the most a route may take", dlid, max - 1);
 	}
 }
 
-/* The end port a target starts a route from or leads to. */
-static uint32_t
-target_endport(const struct fabric *f, const struct target *t)
-{
-	if (t->lid != 0)
-		return port_by_lid(f, t->lid);
-	if (t->port != FABRIC_NONE)
-		return fabric_port_is_endport(f, t->port) ? t->port :
-		    FABRIC_NONE;
-	return node_endport(f, t->node);
-}
-
 static void
-route_json(struct json *j, const struct fabric *f, const struct hop *hops,
-    int n, uint16_t slid, uint16_t dlid)
+route_json(struct json *j, const struct fabric *f,
+    const struct query_hop *hops, int n, uint16_t slid, uint16_t dlid)
 {
 	json_object_begin(j);
 	json_kv_uint(j, "src_lid", slid);
@@ -1013,8 +843,8 @@ route_json(struct json *j, const struct fabric *f, const struct hop *hops,
 }
 
 static void
-route_text(struct show_buf *o, const struct fabric *f, const struct hop *hops,
-    int n, uint16_t slid, uint16_t dlid)
+route_text(struct show_buf *o, const struct fabric *f,
+    const struct query_hop *hops, int n, uint16_t slid, uint16_t dlid)
 {
 	struct table t;
 	char desc[260];
@@ -1055,8 +885,8 @@ int
 show_route(struct show *s, const struct fabric *f, const struct lft_set *lft,
     const char *from, const char *to)
 {
-	struct target ts, td;
-	struct hop hops[SHOW_ROUTE_MAX];
+	struct query_target ts, td;
+	struct query_hop hops[SHOW_ROUTE_MAX];
 	uint32_t src, dst;
 	uint16_t dlid;
 	char buf[80];
@@ -1064,10 +894,10 @@ show_route(struct show *s, const struct fabric *f, const struct lft_set *lft,
 
 	if (resolve(f, from, &ts, s) < 0 || resolve(f, to, &td, s) < 0)
 		return -1;
-	if ((src = target_endport(f, &ts)) == FABRIC_NONE)
+	if ((src = query_target_endport(f, &ts)) == FABRIC_NONE)
 		return show_error(s, "route: %s has no port with a LID to "
 		    "start from", show_clean(from, buf, sizeof(buf)));
-	if ((dst = target_endport(f, &td)) == FABRIC_NONE)
+	if ((dst = query_target_endport(f, &td)) == FABRIC_NONE)
 		return show_error(s, "route: %s has no port with a LID",
 		    show_clean(to, buf, sizeof(buf)));
 	dlid = td.lid ? td.lid : f->ports[dst].lid;

@@ -319,7 +319,7 @@ assign_lids(struct sweep *sw)
 		}
 	rc = lid_assign(sw->lids, reqs, n, sw->o.lmc);
 	for (size_t i = 0; i < n; i++)
-		f->ports[idx[i]].lid = reqs[i].lid;
+		fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
 	if (rc < 0)
 		log_warnx("sweep: LID space exhausted: some ports get no LID");
 	if (lid_map_dirty(sw->lids) && sw->o.state_dir != NULL &&

@@ -36,11 +36,12 @@ if ! "$cc" -fsanitize=fuzzer,address,undefined "$work/probe.c" \
 	exit 77
 fi
 
+# core/ decodes MAD fields with libibmad.
 "$cc" -g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined \
     -fno-sanitize-recover=all -fno-omit-frame-pointer \
     -I"$top" \
     "$here/fuzz_partitions.c" "$top"/partitions/*.c \
-    "$top"/core/*.c -o "$work/fuzz_partitions"
+    "$top"/core/*.c -libmad -o "$work/fuzz_partitions"
 
 mkdir "$work/corpus"
 cp "$top"/tests/partitions/valid/*.conf "$top"/tests/partitions/invalid/*.conf \

@@ -330,6 +330,71 @@ START_TEST(test_duplicate_guid)
 }
 END_TEST
 
+/* GUID 0 names no port: no LID, nothing remembered, not a failure. */
+START_TEST(test_guid_zero)
+{
+	struct lid_map *m = lid_map_new();
+	struct lid_req r[3] = {
+		{ .guid = G(1) },
+		{ .guid = 0, .cur = 5 },
+		{ .guid = G(2) },
+	};
+
+	ck_assert_int_eq(lid_assign(m, r, 3, 0), 0);
+	ck_assert_uint_eq(r[0].lid, 1);
+	ck_assert_uint_eq(r[1].lid, 0);
+	ck_assert_uint_eq(r[2].lid, 2);
+	ck_assert_uint_eq(lid_map_count(m), 2);
+	ck_assert_uint_eq(lid_map_get(m, 0), 0);
+	lid_map_free(m);
+}
+END_TEST
+
+/*
+ * Forgetting many ports: every 7th port of a full LID space leaves and as
+ * many new ones take their LIDs over. Each takeover deletes an entry from
+ * the map (the last entry moves into its place, and the GUID hash follows);
+ * every port that stays must still be found, in the map and in its file.
+ */
+START_TEST(test_forget_many)
+{
+	struct lid_map *m = lid_map_new(), *n;
+	size_t total = LID_MAX, k = total / 7, i, j = 0;
+	struct lid_req *r = reqs_new(total, 1);
+
+	ck_assert_int_eq(lid_assign(m, r, total, 0), 0);
+	for (i = 1; i <= total; i++)
+		if (i % 7 != 0) {
+			r[j].guid = G(i);
+			r[j++].cur = (uint16_t)i;
+		}
+	ck_assert_uint_eq(j, total - k);
+	for (i = 0; i < k; i++) {
+		r[j + i].guid = G(total + 1 + i);
+		r[j + i].cur = 0;
+	}
+	ck_assert_int_eq(lid_assign(m, r, total, 0), 0);
+	assert_unique(r, total);
+	for (i = 0; i < k; i++)
+		ck_assert_uint_eq(r[j + i].lid, 7 * (i + 1));
+	ck_assert_uint_eq(lid_map_count(m), total);
+	n = reload(m);
+	for (i = 1; i <= total; i++) {
+		ck_assert_uint_eq(lid_map_get(m, G(i)), (i % 7 ? i : 0));
+		ck_assert_uint_eq(lid_map_get(n, G(i)), (i % 7 ? i : 0));
+	}
+	for (i = 0; i < k; i++) {
+		ck_assert_uint_eq(lid_map_get(m, G(total + 1 + i)),
+		    7 * (i + 1));
+		ck_assert_uint_eq(lid_map_get(n, G(total + 1 + i)),
+		    7 * (i + 1));
+	}
+	free(r);
+	lid_map_free(m);
+	lid_map_free(n);
+}
+END_TEST
+
 START_TEST(test_exhaustion)
 {
 	struct lid_map *m = lid_map_new();
@@ -520,6 +585,7 @@ struct file_case {
 	{ what, text, sizeof(text) - 1, 0, reason, 0, 0 }
 
 static const struct file_case file_cases[] = {
+	BAD("GUID 0", "0x0000000000000000 2 2", "GUID 0 is not a port GUID"),
 	BAD("bad hex", "0x00000000000000zz 2 2", "GUID '0x00000000000000zz' "
 	    "is not a number"),
 	BAD("empty hex", "0x 2 2", "GUID '0x' is not a number"),
@@ -787,6 +853,8 @@ lid_suite(void)
 	tcase_add_test(tc, test_same_cur);
 	tcase_add_test(tc, test_absent_reserved);
 	tcase_add_test(tc, test_duplicate_guid);
+	tcase_add_test(tc, test_guid_zero);
+	tcase_add_test(tc, test_forget_many);
 	tcase_add_test(tc, test_exhaustion);
 	tcase_add_test(tc, test_large_fabric);
 	tcase_add_test(tc, test_lmc2);

@@ -65,7 +65,8 @@ testfab_lids(struct fabric *f)
 	uint16_t lid = 1;
 
 	for (p = 0; p < f->nports; p++)
-		f->ports[p].lid = fabric_port_is_endport(f, p) ? lid++ : 0;
+		fabric_set_lid(f, p, fabric_port_is_endport(f, p) ? lid++ : 0,
+		    0);
 }
 
 void
