@@ -268,7 +268,8 @@ on_done(void *arg, int status, const uint8_t *resp)
 	if (status != 0 || resp == NULL) {
 		pr->res.failures++;
 		log_warnx("program: %s %s (%u/%u) failed: %s",
-		    mad_method_name(q->method), mad_attr_name(MGMT_CLASS_SMP_LID, q->attr), q->idx,
+		    mad_method_name(q->method),
+		    mad_attr_name(MGMT_CLASS_SMP_LID, q->attr), q->idx,
 		    q->block, status == MAD_ETIMEDOUT ? "timed out" :
 		    "error status");
 		goto out;

@@ -86,7 +86,8 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	s->cb(s->arg, trap, issuer);
 }
 
-/* What the listeners below bring, for both SM classes. */
+/* The unsolicited SMPs handled here, on both SM classes: Get and Set of
+ * attributes other than SMInfo are answered "unsupported". */
 static const struct {
 	uint8_t method;
 	uint32_t attr;
@@ -102,8 +103,10 @@ listen_all(struct sminfo *s, mad_listen_cb cb)
 	static const uint8_t classes[] = { MGMT_CLASS_SMP_LID,
 	    MGMT_CLASS_SMP_DR };
 
-	for (size_t c = 0; c < sizeof(classes); c++)
-		for (size_t i = 0; i < sizeof(listens) / sizeof(listens[0]); i++)
+	size_t c, i;
+
+	for (c = 0; c < sizeof(classes); c++)
+		for (i = 0; i < sizeof(listens) / sizeof(listens[0]); i++)
 			mad_listen(s->mad, classes[c], listens[i].method,
 			    listens[i].attr, cb, s);
 }
