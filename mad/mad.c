@@ -1,18 +1,21 @@
 /*
- * MAD engine: SMP requests over the transport, with windows, FIFO queues per
- * destination, per-attempt timers, retries and counters.
+ * MAD engine: requests of any class over the transport, with windows, FIFO
+ * queues per destination, per-attempt timers, retries, counters and the
+ * listeners of unsolicited MADs.
  *
- * Each destination (r->dest) has a FIFO of requests waiting for a window
+ * Each destination (q->dest) has a FIFO of requests waiting for a window
  * slot. Destinations that have waiting requests and room in their own window
  * sit on one "ready" list served round-robin, so a destination whose window
- * is full never holds up the others, and every step is O(1). Requests on the
- * wire are found by the low 32 bits of their TID (the only bits that survive
- * the kernel and libumad2sim); every attempt gets a fresh TID so that a late
- * answer to an earlier attempt matches nothing and is dropped.
+ * is full never holds up the others, and every step is O(1). Destinations
+ * are found through the GUID hash (their key is most often a node GUID).
+ * Requests on the wire are found by the low 32 bits of their TID (the only
+ * bits that survive the kernel and libumad2sim); every attempt gets a fresh
+ * TID so that a late answer to an earlier attempt matches nothing and is
+ * dropped.
  *
  * Completions are called from the rx callback, from timers, or, for what
  * fails while a request is being queued (a send error), from an ev_idle
- * watcher: never from inside mad_smp().
+ * watcher: never from inside mad_request().
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,18 +26,15 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
+#include "core/alloc.h"
+#include "core/guidhash.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/transport.h"
 
-#define MAD_BASE_VERSION        1
-#define MAD_CLASS_VERSION       1
-#define MAD_DR_PERMISSIVE       0xFFFF
-#define MAD_HDR_MIN             24      /* enough to read TID and attr */
-#define MAD_HASH_MIN            64      /* initial buckets, power of two */
-#define MAD_NMETHODS            5       /* methods with dense counters */
-#define MAD_NATTRS              0x100   /* attributes with dense counters */
-#define MAD_EXTRA_MAX           64      /* other (method, attr) pairs */
+#define MAD_HASH_MIN            64      /* initial TID buckets, power of 2 */
+#define MAD_COUNTERS_MAX        4096    /* (class, method, attr) keys */
+#define MAD_AGENTS_MAX          16
 
 struct mad_dest;
 
@@ -46,38 +46,47 @@ struct mad_req {
 	struct mad_dest *d;             /* holding a window slot of d */
 	mad_done_cb cb;
 	void *arg;
+	mad_check_cb check;
+	void (*drop)(void *);
 	int status;                     /* for a deferred completion */
 	unsigned tries;                 /* attempts sent */
 	uint32_t tid;                   /* TID of the current attempt */
-	uint32_t mod;
 	uint16_t attr;
-	uint16_t dlid;
 	uint8_t method;
-	uint8_t dr;
-	uint8_t hops;
-	uint8_t path[FABRIC_DR_MAX];    /* InitialPath, [0] unused */
-	uint8_t data[MAD_DATA_SIZE];
+	uint8_t mgmt_class;
+	struct transport_addr to;
+	size_t len;
+	uint8_t mad[];
 };
 
 TAILQ_HEAD(req_queue, mad_req);
 LIST_HEAD(req_list, mad_req);
 
 struct mad_dest {
-	LIST_ENTRY(mad_dest) hash_entry;
 	TAILQ_ENTRY(mad_dest) ready_entry;
 	struct req_queue queue;         /* waiting for a slot, FIFO */
+	struct mad_dest *next_free;
 	uint64_t key;
+	uint32_t idx;                   /* in the engine's dests[] */
 	unsigned wire;                  /* requests on the wire */
 	int ready;                      /* on the engine's ready list */
+	int used;
 };
 
 TAILQ_HEAD(dest_queue, mad_dest);
-LIST_HEAD(dest_list, mad_dest);
 
-struct mad_extra {
-	uint8_t method;
-	uint16_t attr;
+struct counter_slot {
+	uint32_t key;                   /* class << 24 | method << 16 | attr */
+	int used;
 	struct mad_counter c;
+};
+
+struct listener {
+	uint8_t mgmt_class;
+	uint8_t method;
+	uint32_t attr;                  /* or MAD_ATTR_ANY */
+	mad_listen_cb cb;
+	void *arg;
 };
 
 struct mad_engine {
@@ -88,19 +97,25 @@ struct mad_engine {
 	ev_idle idle;                   /* runs deferred completions */
 	struct req_queue done;          /* completed, callback not yet called */
 	struct dest_queue ready;        /* destinations that can send now */
-	struct dest_list *dests;        /* hash on dest key */
-	unsigned ndest_buckets, ndests;
+	/* Destinations: key -> index into dests[]. The GUID hash cannot hold
+	 * key 0, whose destination has its own slot. */
+	struct guid_hash dest_idx;
+	uint32_t dest_zero;             /* GUID_HASH_NONE: none */
+	struct mad_dest **dests;        /* used and free, for reuse */
+	uint32_t ndests, dests_cap;
+	struct mad_dest *free_dests;
 	struct req_list *tids;          /* hash on TID, requests on the wire */
 	unsigned ntid_buckets, ntids;
 	uint32_t next_tid;
 	unsigned wire, queued;
-	mad_unsol_cb unsol;
-	void *unsol_arg;
-	struct mad_counter ctr[MAD_NMETHODS][MAD_NATTRS];
-	struct mad_extra *extra;
-	unsigned nextra;
-	int extra_full_logged;
-	uint64_t unmatched, malformed;
+	struct counter_slot *ctr;       /* open addressing on the key */
+	uint32_t nctr, ctr_cap;
+	int ctr_full_logged;
+	struct listener *listeners;
+	unsigned nlisteners;
+	struct { uint8_t mgmt_class, version; } agents[MAD_AGENTS_MAX];
+	unsigned nagents;
+	uint64_t unmatched, malformed, unhandled;
 };
 
 static const struct mad_opts mad_defaults = {
@@ -110,16 +125,6 @@ static const struct mad_opts mad_defaults = {
 static void receive(void *, const struct transport_rx *);
 static void expire(struct ev_loop *, ev_timer *, int);
 static void run_done(struct ev_loop *, ev_idle *, int);
-
-static void *
-xcalloc(size_t n, size_t size)
-{
-	void *p;
-
-	if ((p = calloc(n, size)) == NULL)
-		fatal("mad: calloc");
-	return p;
-}
 
 static unsigned
 hash(uint64_t key, unsigned nbuckets)
@@ -145,113 +150,139 @@ mad_set_method(uint8_t *mad, uint8_t method)
 	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, method >> 7);
 }
 
-static int
-method_index(uint8_t method)
+static uint16_t
+attr_of(const uint8_t *mad)
 {
-	switch (method) {
-	case MAD_GET:
-		return 0;
-	case MAD_SET:
-		return 1;
-	case MAD_GETRESP:
-		return 2;
-	case MAD_TRAP:
-		return 3;
-	case MAD_TRAPREPRESS:
-		return 4;
-	}
-	return -1;
+	return (uint16_t)mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F);
 }
 
-static struct mad_counter *
-find_counter(const struct mad_engine *e, uint8_t method, uint16_t attr)
-{
-	int mi = method_index(method);
-	unsigned i;
+/* ---- counters ---- */
 
-	if (mi >= 0 && attr < MAD_NATTRS)
-		return (struct mad_counter *)&e->ctr[mi][attr];
-	for (i = 0; i < e->nextra; i++)
-		if (e->extra[i].method == method && e->extra[i].attr == attr)
-			return &e->extra[i].c;
-	return NULL;
+/* The SM class has two wire values (LID-routed, directed route): one
+ * set of counters. */
+static uint8_t
+counted_class(uint8_t mgmt_class)
+{
+	return mgmt_class == MGMT_CLASS_SMP_DR ? MGMT_CLASS_SMP_LID : mgmt_class;
+}
+
+static uint32_t
+counter_key(uint8_t mgmt_class, uint8_t method, uint16_t attr)
+{
+	return (uint32_t)counted_class(mgmt_class) << 24 |
+	    (uint32_t)method << 16 | attr;
+}
+
+static struct counter_slot *
+counter_slot(const struct mad_engine *e, uint32_t key)
+{
+	uint32_t i;
+
+	if (e->ctr_cap == 0)
+		return NULL;
+	for (i = hash(key, e->ctr_cap);; i = (i + 1) & (e->ctr_cap - 1)) {
+		struct counter_slot *s = &e->ctr[i];
+
+		if (!s->used || s->key == key)
+			return s;
+	}
+}
+
+static void
+counter_grow(struct mad_engine *e)
+{
+	struct counter_slot *old = e->ctr, *s;
+	uint32_t i, n = e->ctr_cap;
+
+	e->ctr_cap = n ? 2 * n : 256;
+	e->ctr = xcalloc(e->ctr_cap, sizeof(*e->ctr));
+	for (i = 0; i < n; i++)
+		if (old[i].used) {
+			s = counter_slot(e, old[i].key);
+			*s = old[i];
+		}
+	free(old);
 }
 
 /*
- * Pairs outside the dense table (vendor attributes, odd methods) can come
- * from the wire in any number: keep a bounded few and stop counting new ones.
+ * The counters of a key, created on first use. Keys come from the wire in
+ * any number (vendor attributes, odd methods): past MAD_COUNTERS_MAX new
+ * ones are not counted.
  */
 static struct mad_counter *
-counter(struct mad_engine *e, uint8_t method, uint16_t attr)
+counter(struct mad_engine *e, uint8_t mgmt_class, uint8_t method,
+    uint16_t attr)
 {
 	static struct mad_counter sink;
-	struct mad_counter *c;
-	struct mad_extra *x;
+	uint32_t key = counter_key(mgmt_class, method, attr);
+	struct counter_slot *s = counter_slot(e, key);
 
-	if ((c = find_counter(e, method, attr)) != NULL)
-		return c;
-	if (e->nextra == MAD_EXTRA_MAX) {
-		if (!e->extra_full_logged)
+	if (s != NULL && s->used)
+		return &s->c;
+	if (e->nctr == MAD_COUNTERS_MAX) {
+		if (!e->ctr_full_logged)
 			log_warnx("mad: counter table full, not counting "
-			    "method 0x%02x attribute 0x%04x", method, attr);
-		e->extra_full_logged = 1;
+			    "class 0x%02x method 0x%02x attribute 0x%04x",
+			    mgmt_class, method, attr);
+		e->ctr_full_logged = 1;
 		memset(&sink, 0, sizeof(sink));
 		return &sink;
 	}
-	x = realloc(e->extra, (e->nextra + 1) * sizeof(*x));
-	if (x == NULL)
-		fatal("mad: realloc");
-	e->extra = x;
-	x = &e->extra[e->nextra++];
-	memset(x, 0, sizeof(*x));
-	x->method = method;
-	x->attr = attr;
-	return &x->c;
+	if (2 * (e->nctr + 1) > e->ctr_cap) {
+		counter_grow(e);
+		s = counter_slot(e, key);
+	}
+	s->used = 1;
+	s->key = key;
+	e->nctr++;
+	return &s->c;
 }
 
-/* Destinations: a chained hash that doubles when it fills. */
+/* ---- destinations ---- */
 
-static void
-dest_rehash(struct mad_engine *e)
+static struct mad_dest *
+dest_find(const struct mad_engine *e, uint64_t key)
 {
-	struct dest_list *nb;
-	struct mad_dest *d;
-	unsigned i, n = e->ndest_buckets * 2;
+	uint32_t i = key == 0 ? e->dest_zero : guid_hash_get(&e->dest_idx, key);
 
-	nb = xcalloc(n, sizeof(*nb));
-	for (i = 0; i < n; i++)
-		LIST_INIT(&nb[i]);
-	for (i = 0; i < e->ndest_buckets; i++)
-		while ((d = LIST_FIRST(&e->dests[i])) != NULL) {
-			LIST_REMOVE(d, hash_entry);
-			LIST_INSERT_HEAD(&nb[hash(d->key, n)], d, hash_entry);
-		}
-	free(e->dests);
-	e->dests = nb;
-	e->ndest_buckets = n;
+	return i == GUID_HASH_NONE ? NULL : e->dests[i];
 }
 
 static struct mad_dest *
 dest_get(struct mad_engine *e, uint64_t key)
 {
-	struct dest_list *b = &e->dests[hash(key, e->ndest_buckets)];
 	struct mad_dest *d;
 
-	LIST_FOREACH(d, b, hash_entry)
-		if (d->key == key)
-			return d;
-	d = xcalloc(1, sizeof(*d));
+	if ((d = dest_find(e, key)) != NULL)
+		return d;
+	if ((d = e->free_dests) != NULL) {
+		e->free_dests = d->next_free;
+	} else {
+		if (e->ndests == e->dests_cap) {
+			e->dests_cap = e->dests_cap ? 2 * e->dests_cap : 64;
+			e->dests = xreallocarray(e->dests, e->dests_cap,
+			    sizeof(*e->dests));
+		}
+		d = xcalloc(1, sizeof(*d));
+		d->idx = e->ndests;
+		e->dests[e->ndests++] = d;
+	}
 	d->key = key;
+	d->used = 1;
+	d->wire = 0;
+	d->ready = 0;
+	d->next_free = NULL;
 	TAILQ_INIT(&d->queue);
-	LIST_INSERT_HEAD(b, d, hash_entry);
-	if (++e->ndests > e->ndest_buckets)
-		dest_rehash(e);
+	if (key == 0)
+		e->dest_zero = d->idx;
+	else
+		guid_hash_put(&e->dest_idx, key, d->idx);
 	return d;
 }
 
 /*
- * After any change to d: free it when it has nothing left, or put it on the
- * ready list when it has waiting requests and room in its window.
+ * After any change to d: forget it when it has nothing left, or put it on
+ * the ready list when it has waiting requests and room in its window.
  */
 static void
 settle(struct mad_engine *e, struct mad_dest *d)
@@ -259,9 +290,14 @@ settle(struct mad_engine *e, struct mad_dest *d)
 	if (d->wire == 0 && TAILQ_EMPTY(&d->queue)) {
 		if (d->ready)
 			TAILQ_REMOVE(&e->ready, d, ready_entry);
-		LIST_REMOVE(d, hash_entry);
-		e->ndests--;
-		free(d);
+		if (d->key == 0)
+			e->dest_zero = GUID_HASH_NONE;
+		else
+			guid_hash_del(&e->dest_idx, d->key);
+		d->used = 0;
+		d->ready = 0;
+		d->next_free = e->free_dests;
+		e->free_dests = d;
 		return;
 	}
 	if (!d->ready && !TAILQ_EMPTY(&d->queue) &&
@@ -271,7 +307,7 @@ settle(struct mad_engine *e, struct mad_dest *d)
 	}
 }
 
-/* TIDs of the requests on the wire. */
+/* ---- TIDs of the requests on the wire ---- */
 
 static void
 tid_rehash(struct mad_engine *e)
@@ -324,30 +360,7 @@ tid_remove(struct mad_engine *e, struct mad_req *r)
 	e->ntids--;
 }
 
-static void
-build(const struct mad_req *r, uint8_t *mad)
-{
-	memset(mad, 0, TRANSPORT_MAD_SIZE);
-	mad_set_field(mad, 0, IB_MAD_BASEVER_F, MAD_BASE_VERSION);
-	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F,
-	    r->dr ? MGMT_CLASS_SMP_DR : MGMT_CLASS_SMP_LID);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, MAD_CLASS_VERSION);
-	mad_set_method(mad, r->method);
-	mad_set_field64(mad, 0, IB_MAD_TRID_F, r->tid);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, r->attr);
-	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, r->mod);
-	mad_set_field64(mad, 0, IB_MAD_MKEY_F, 0);
-	if (r->dr) {
-		/* A request: D = 0, walking the initial path from hop 0. */
-		mad_set_field(mad, 0, IB_DRSMP_DIRECTION_F, 0);
-		mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 0);
-		mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, r->hops);
-		mad_set_field(mad, 0, IB_DRSMP_DRSLID_F, MAD_DR_PERMISSIVE);
-		mad_set_field(mad, 0, IB_DRSMP_DRDLID_F, MAD_DR_PERMISSIVE);
-		mad_set_array(mad, 0, IB_DRSMP_PATH_F, (void *)r->path);
-	}
-	memcpy(mad + MAD_DATA_OFFSET, r->data, MAD_DATA_SIZE);
-}
+/* ---- requests ---- */
 
 static void
 defer(struct mad_engine *e, struct mad_req *r, int status)
@@ -369,6 +382,14 @@ release(struct mad_engine *e, struct mad_req *r)
 	settle(e, d);
 }
 
+static void
+log_req(const struct mad_req *r, const char *what, unsigned n)
+{
+	log_debug("mad: %s %s %s to dest 0x%016" PRIx64 ": %s %u",
+	    mad_class_name(r->mgmt_class), mad_method_name(r->method),
+	    mad_attr_name(r->mgmt_class, r->attr), r->d->key, what, n);
+}
+
 /*
  * Put one attempt of r, which holds a window slot, on the wire. A send
  * error gives the slot back and completes r later from the loop.
@@ -376,22 +397,18 @@ release(struct mad_engine *e, struct mad_req *r)
 static void
 launch(struct mad_engine *e, struct mad_req *r)
 {
-	uint8_t mad[TRANSPORT_MAD_SIZE];
-	uint16_t dlid = r->dr ? MAD_DR_PERMISSIVE : r->dlid;
-
 	tid_assign(e, r);
-	build(r, mad);
-	if (transport_send(e->t, mad, dlid, (int)e->o.timeout_ms) == -1) {
-		log_debug("mad: %s %s to dest 0x%016" PRIx64 ": send failed",
-		    mad_method_name(r->method), mad_attr_name(r->attr),
-		    r->d->key);
+	mad_set_field64(r->mad, 0, IB_MAD_TRID_F, r->tid);
+	if (transport_send(e->t, r->mad, r->len, &r->to,
+	    (int)e->o.timeout_ms) == -1) {
+		log_req(r, "send failed, attempt", r->tries + 1);
 		tid_remove(e, r);
 		release(e, r);
 		defer(e, r, MAD_ESEND);
 		return;
 	}
 	r->tries++;
-	counter(e, r->method, r->attr)->sent++;
+	counter(e, r->mgmt_class, r->method, r->attr)->sent++;
 	e->sent_total++;
 	ev_timer_set(&r->timer, e->o.timeout_ms / 1000.0, 0.);
 	ev_timer_start(e->loop, &r->timer);
@@ -425,7 +442,7 @@ pump(struct mad_engine *e)
 /* Complete r, which is off the wire and holds a slot, from a loop event. */
 static void
 complete(struct mad_engine *e, struct mad_req *r, int status,
-    const uint8_t *resp)
+    const struct transport_rx *resp)
 {
 	mad_done_cb cb = r->cb;
 	void *arg = r->arg;
@@ -442,18 +459,14 @@ attempt_failed(struct mad_engine *e, struct mad_req *r)
 {
 	ev_timer_stop(e->loop, &r->timer);
 	tid_remove(e, r);
-	counter(e, r->method, r->attr)->timeout++;
+	counter(e, r->mgmt_class, r->method, r->attr)->timeout++;
 	if (r->tries <= e->o.retries) {
-		log_debug("mad: %s %s to dest 0x%016" PRIx64 ": timeout, "
-		    "retry %u", mad_method_name(r->method),
-		    mad_attr_name(r->attr), r->d->key, r->tries);
+		log_req(r, "timeout, retry", r->tries);
 		launch(e, r);
 		pump(e);
 		return;
 	}
-	log_debug("mad: %s %s to dest 0x%016" PRIx64 ": timed out after %u "
-	    "attempts", mad_method_name(r->method), mad_attr_name(r->attr),
-	    r->d->key, r->tries);
+	log_req(r, "timed out, attempts", r->tries);
 	complete(e, r, MAD_ETIMEDOUT, NULL);
 }
 
@@ -492,51 +505,100 @@ run_done(struct ev_loop *loop, ev_idle *w, int revents)
 	}
 }
 
+/* The method that answers a request of method m. */
+static uint8_t
+response_method(uint8_t m)
+{
+	switch (m) {
+	case MAD_GET:
+	case MAD_SET:
+		return MAD_GETRESP;
+	case MAD_GETTRACETABLE:
+		return MAD_GETTABLERESP;
+	}
+	return m | 0x80;
+}
+
 /* A response: match it to the request on the wire, or drop it. */
 static void
-response(struct mad_engine *e, const uint8_t *mad, uint8_t method)
+response(struct mad_engine *e, const struct transport_rx *rx, uint8_t method)
 {
-	void *m = (void *)mad;
+	void *m = (void *)rx->mad;
 	uint32_t tid = mad_get_field64(m, 0, IB_MAD_TRID_F) & 0xFFFFFFFF;
-	uint16_t attr = mad_get_field(m, 0, IB_MAD_ATTRID_F);
-	uint8_t class = mad_get_field(m, 0, IB_MAD_MGMTCLASS_F);
+	uint16_t attr = attr_of(rx->mad);
 	struct mad_req *r;
-	int status;
+	int status = -1;
 
 	r = tid_find(e, tid);
-	if (r == NULL || method != MAD_GETRESP || r->attr != attr ||
-	    class != (r->dr ? MGMT_CLASS_SMP_DR : MGMT_CLASS_SMP_LID) ||
-	    (r->dr && !mad_get_field(m, 0, IB_DRSMP_DIRECTION_F))) {
-		log_debug("mad: dropped unmatched %s %s tid 0x%08" PRIx32,
-		    mad_method_name(method), mad_attr_name(attr), tid);
+	if (r != NULL && rx->mad[1] == r->mgmt_class &&
+	    rx->mad[2] == r->mad[2] && attr == r->attr) {
+		if (r->check != NULL)
+			status = r->check(r->mad, rx->mad, rx->len);
+		else if (method == response_method(r->method))
+			status = (int)mad_get_field(m, 0, IB_MAD_STATUS_F);
+	}
+	if (status < 0) {
+		log_debug("mad: dropped unmatched %s %s %s tid 0x%08" PRIx32,
+		    mad_class_name(rx->mad[1]), mad_method_name(method),
+		    mad_attr_name(rx->mad[1], attr), tid);
 		e->unmatched++;
 		return;
 	}
-	if (r->dr)
-		status = mad_get_field(m, 0, IB_DRSMP_STATUS_F);
-	else
-		status = mad_get_field(m, 0, IB_MAD_STATUS_F);
 	ev_timer_stop(e->loop, &r->timer);
 	tid_remove(e, r);
-	counter(e, r->method, r->attr)->recv++;
+	counter(e, r->mgmt_class, r->method, r->attr)->recv++;
 	if (status != 0)
-		counter(e, r->method, r->attr)->error++;
-	complete(e, r, status, mad);
+		counter(e, r->mgmt_class, r->method, r->attr)->error++;
+	complete(e, r, status, rx);
 }
 
+static const struct listener *
+listener_find(const struct mad_engine *e, uint8_t mgmt_class, uint8_t method,
+    uint32_t attr)
+{
+	for (unsigned i = 0; i < e->nlisteners; i++) {
+		const struct listener *l = &e->listeners[i];
+
+		if (l->mgmt_class == mgmt_class && l->method == method &&
+		    l->attr == attr)
+			return l;
+	}
+	return NULL;
+}
+
+static int
+registered(const struct mad_engine *e, uint8_t mgmt_class, uint8_t version)
+{
+	for (unsigned i = 0; i < e->nagents; i++)
+		if (e->agents[i].mgmt_class == mgmt_class &&
+		    e->agents[i].version == version)
+			return 1;
+	return 0;
+}
+
+/* A request to us or a trap: to its listener, or dropped. */
 static void
 unsolicited(struct mad_engine *e, const struct transport_rx *rx,
     uint8_t method)
 {
-	uint16_t attr = mad_get_field((void *)rx->mad, 0, IB_MAD_ATTRID_F);
+	uint8_t mgmt_class = rx->mad[1];
+	uint16_t attr = attr_of(rx->mad);
+	const struct listener *l;
 
-	counter(e, method, attr)->recv++;
-	if (e->unsol == NULL) {
-		log_debug("mad: no handler for %s %s from lid %u, dropped",
-		    mad_method_name(method), mad_attr_name(attr), rx->slid);
+	if (!registered(e, mgmt_class, rx->mad[2])) {
+		e->malformed++;
 		return;
 	}
-	e->unsol(e->unsol_arg, rx->mad, rx->slid);
+	counter(e, mgmt_class, method, attr)->recv++;
+	if ((l = listener_find(e, mgmt_class, method, attr)) == NULL &&
+	    (l = listener_find(e, mgmt_class, method, MAD_ATTR_ANY)) == NULL) {
+		log_debug("mad: no listener for %s %s %s from lid %u, dropped",
+		    mad_class_name(mgmt_class), mad_method_name(method),
+		    mad_attr_name(mgmt_class, attr), rx->from.lid);
+		e->unhandled++;
+		return;
+	}
+	l->cb(l->arg, rx);
 }
 
 /* The transport gave up on a send of ours: that attempt has failed. */
@@ -546,7 +608,7 @@ send_failed(struct mad_engine *e, const struct transport_rx *rx)
 	struct mad_req *r;
 	uint32_t tid;
 
-	if (rx->mad == NULL || rx->len < MAD_HDR_MIN) {
+	if (rx->mad == NULL || rx->len < MAD_HDR_SIZE) {
 		e->malformed++;
 		return;
 	}
@@ -564,27 +626,20 @@ static void
 receive(void *arg, const struct transport_rx *rx)
 {
 	struct mad_engine *e = arg;
-	void *m = (void *)rx->mad;
-	uint8_t class, method;
+	uint8_t method;
 
 	if (rx->status != 0) {
 		send_failed(e, rx);
 		return;
 	}
-	if (m == NULL || rx->len < TRANSPORT_MAD_SIZE ||
-	    mad_get_field(m, 0, IB_MAD_BASEVER_F) != MAD_BASE_VERSION ||
-	    mad_get_field(m, 0, IB_MAD_CLASSVER_F) != MAD_CLASS_VERSION) {
-		e->malformed++;
-		return;
-	}
-	class = mad_get_field(m, 0, IB_MAD_MGMTCLASS_F);
-	if (class != MGMT_CLASS_SMP_LID && class != MGMT_CLASS_SMP_DR) {
+	if (rx->mad == NULL || rx->len < TRANSPORT_MAD_SIZE ||
+	    rx->mad[0] != MAD_BASE_VERSION) {
 		e->malformed++;
 		return;
 	}
 	method = mad_method_of(rx->mad);
 	if (method & 0x80)
-		response(e, rx->mad, method);
+		response(e, rx, method);
 	else
 		unsolicited(e, rx, method);
 }
@@ -613,10 +668,9 @@ mad_engine_new(struct ev_loop *loop, uint64_t guid, const struct mad_opts *o)
 	set_opts(e, o);
 	TAILQ_INIT(&e->done);
 	TAILQ_INIT(&e->ready);
-	e->ndest_buckets = e->ntid_buckets = MAD_HASH_MIN;
-	e->dests = xcalloc(e->ndest_buckets, sizeof(*e->dests));
-	for (i = 0; i < e->ndest_buckets; i++)
-		LIST_INIT(&e->dests[i]);
+	guid_hash_init(&e->dest_idx);
+	e->dest_zero = GUID_HASH_NONE;
+	e->ntid_buckets = MAD_HASH_MIN;
 	e->tids = xcalloc(e->ntid_buckets, sizeof(*e->tids));
 	for (i = 0; i < e->ntid_buckets; i++)
 		LIST_INIT(&e->tids[i]);
@@ -626,18 +680,26 @@ mad_engine_new(struct ev_loop *loop, uint64_t guid, const struct mad_opts *o)
 	ev_set_priority(&e->idle, EV_MAXPRI);
 	e->t = transport_open(loop, guid, receive, e);
 	if (e->t == NULL) {
+		guid_hash_fini(&e->dest_idx);
 		free(e->tids);
-		free(e->dests);
 		free(e);
 		return NULL;
 	}
 	return e;
 }
 
+/* A request that will never complete. */
+static void
+drop(struct mad_req *r)
+{
+	if (r->drop != NULL)
+		r->drop(r->arg);
+	free(r);
+}
+
 void
 mad_engine_free(struct mad_engine *e)
 {
-	struct mad_dest *d;
 	struct mad_req *r;
 	unsigned i;
 
@@ -647,26 +709,28 @@ mad_engine_free(struct mad_engine *e)
 	ev_idle_stop(e->loop, &e->idle);
 	while ((r = TAILQ_FIRST(&e->done)) != NULL) {
 		TAILQ_REMOVE(&e->done, r, entry);
-		free(r);
+		drop(r);
 	}
 	for (i = 0; i < e->ntid_buckets; i++)
 		while ((r = LIST_FIRST(&e->tids[i])) != NULL) {
 			LIST_REMOVE(r, tid_entry);
 			ev_timer_stop(e->loop, &r->timer);
-			free(r);
+			drop(r);
 		}
-	for (i = 0; i < e->ndest_buckets; i++)
-		while ((d = LIST_FIRST(&e->dests[i])) != NULL) {
-			LIST_REMOVE(d, hash_entry);
-			while ((r = TAILQ_FIRST(&d->queue)) != NULL) {
-				TAILQ_REMOVE(&d->queue, r, entry);
-				free(r);
-			}
-			free(d);
+	for (i = 0; i < e->ndests; i++) {
+		struct mad_dest *d = e->dests[i];
+
+		while ((r = TAILQ_FIRST(&d->queue)) != NULL) {
+			TAILQ_REMOVE(&d->queue, r, entry);
+			drop(r);
 		}
-	free(e->tids);
+		free(d);
+	}
+	guid_hash_fini(&e->dest_idx);
 	free(e->dests);
-	free(e->extra);
+	free(e->tids);
+	free(e->ctr);
+	free(e->listeners);
 	free(e);
 }
 
@@ -685,48 +749,53 @@ mad_engine_transport(struct mad_engine *e)
 void
 mad_engine_set_opts(struct mad_engine *e, const struct mad_opts *o)
 {
-	struct mad_dest *d, *next;
-	unsigned i;
-
 	set_opts(e, o);
 	/* A wider per-node window may make waiting destinations ready. */
-	for (i = 0; i < e->ndest_buckets; i++)
-		for (d = LIST_FIRST(&e->dests[i]); d != NULL; d = next) {
-			next = LIST_NEXT(d, hash_entry);
-			settle(e, d);
-		}
+	for (uint32_t i = 0; i < e->ndests; i++)
+		if (e->dests[i]->used)
+			settle(e, e->dests[i]);
 	pump(e);
 }
 
 int
-mad_smp(struct mad_engine *e, const struct smp_req *q, mad_done_cb cb,
+mad_register(struct mad_engine *e, const struct transport_agent *a)
+{
+	if (e == NULL || a == NULL || e->nagents == MAD_AGENTS_MAX ||
+	    transport_register(e->t, a) < 0)
+		return -1;
+	e->agents[e->nagents].mgmt_class = a->mgmt_class;
+	e->agents[e->nagents].version = a->class_version;
+	e->nagents++;
+	return 0;
+}
+
+int
+mad_request(struct mad_engine *e, const struct mad_request *q, mad_done_cb cb,
     void *arg)
 {
 	struct mad_req *r;
 	struct mad_dest *d;
+	uint8_t method;
 
-	if (e == NULL || q == NULL || cb == NULL ||
-	    (q->method != MAD_GET && q->method != MAD_SET))
+	if (e == NULL || q == NULL || cb == NULL || q->mad == NULL ||
+	    q->len < TRANSPORT_MAD_SIZE || q->mad[0] != MAD_BASE_VERSION)
 		return -1;
-	if (q->path != NULL && q->path->hops >= FABRIC_DR_MAX)
+	/* Only what is answered by a response (R bit) can be waited for. */
+	method = mad_method_of(q->mad);
+	if ((method & 0x80) || method == MAD_TRAP || method == MAD_TRAPREPRESS)
 		return -1;
-	if (q->path == NULL && (q->dlid == 0 || q->dlid > FABRIC_MAX_LID))
-		return -1;
-	r = xcalloc(1, sizeof(*r));
+	r = xcalloc(1, sizeof(*r) + q->len);
 	r->e = e;
 	r->cb = cb;
 	r->arg = arg;
-	r->method = q->method;
-	r->attr = q->attr;
-	r->mod = q->mod;
-	r->dlid = q->dlid;
-	if (q->path != NULL) {
-		r->dr = 1;
-		r->hops = q->path->hops;
-		memcpy(r->path + 1, q->path->port + 1, r->hops);
-	}
-	if (q->data != NULL)
-		memcpy(r->data, q->data, MAD_DATA_SIZE);
+	r->check = q->check;
+	r->drop = q->drop;
+	r->method = method;
+	r->mgmt_class = q->mad[1];
+	r->attr = attr_of(q->mad);
+	r->to = q->to;
+	r->len = q->len;
+	memcpy(r->mad, q->mad, q->len);
 	ev_init(&r->timer, expire);
 	r->timer.data = r;
 
@@ -738,26 +807,43 @@ mad_smp(struct mad_engine *e, const struct smp_req *q, mad_done_cb cb,
 	return 0;
 }
 
-void
-mad_set_unsolicited(struct mad_engine *e, mad_unsol_cb cb, void *arg)
+int
+mad_listen(struct mad_engine *e, uint8_t mgmt_class, uint8_t method,
+    uint32_t attr, mad_listen_cb cb, void *arg)
 {
-	e->unsol = cb;
-	e->unsol_arg = arg;
+	struct listener *l;
+
+	if (e == NULL || (method & 0x80) ||
+	    (attr > 0xFFFF && attr != MAD_ATTR_ANY))
+		return -1;
+	l = (struct listener *)listener_find(e, mgmt_class, method, attr);
+	if (cb == NULL) {
+		if (l != NULL)
+			*l = e->listeners[--e->nlisteners];
+		return 0;
+	}
+	if (l == NULL) {
+		e->listeners = xreallocarray(e->listeners, e->nlisteners + 1,
+		    sizeof(*e->listeners));
+		l = &e->listeners[e->nlisteners++];
+		l->mgmt_class = mgmt_class;
+		l->method = method;
+		l->attr = attr;
+	}
+	l->cb = cb;
+	l->arg = arg;
+	return 0;
 }
 
 int
-mad_send_reply(struct mad_engine *e, const uint8_t *mad, uint16_t dlid)
+mad_send_reply(struct mad_engine *e, const uint8_t *mad, size_t len,
+    const struct transport_addr *to)
 {
-	uint8_t method;
-	uint16_t attr;
-
-	if (e == NULL || mad == NULL)
+	if (e == NULL || mad == NULL || to == NULL || len < TRANSPORT_MAD_SIZE)
 		return -1;
-	if (transport_send(e->t, mad, dlid, 0) == -1)
+	if (transport_send(e->t, mad, len, to, 0) == -1)
 		return -1;
-	method = mad_method_of(mad);
-	attr = mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F);
-	counter(e, method, attr)->sent++;
+	counter(e, mad[1], mad_method_of(mad), attr_of(mad))->sent++;
 	e->sent_total++;
 	return 0;
 }
@@ -775,14 +861,16 @@ mad_queued(const struct mad_engine *e)
 }
 
 struct mad_counter
-mad_counter_get(const struct mad_engine *e, uint8_t method, uint16_t attr)
+mad_counter_get(const struct mad_engine *e, uint8_t mgmt_class,
+    uint8_t method, uint16_t attr)
 {
 	static const struct mad_counter zero;
-	const struct mad_counter *c;
+	const struct counter_slot *s;
 
-	if (e == NULL || (c = find_counter(e, method, attr)) == NULL)
+	if (e == NULL || (s = counter_slot(e, counter_key(mgmt_class, method,
+	    attr))) == NULL || !s->used)
 		return zero;
-	return *c;
+	return s->c;
 }
 
 static int
@@ -791,23 +879,54 @@ counter_used(const struct mad_counter *c)
 	return c->sent || c->recv || c->timeout || c->error;
 }
 
+/* The order counters are shown in: the SM's everyday methods first. */
+static unsigned
+method_rank(uint8_t method)
+{
+	static const uint8_t first[] = { MAD_GET, MAD_SET, MAD_GETRESP,
+	    MAD_TRAP, MAD_TRAPREPRESS };
+
+	for (unsigned i = 0; i < sizeof(first); i++)
+		if (first[i] == method)
+			return i;
+	return sizeof(first) + method;
+}
+
+static uint64_t
+sort_key(uint32_t key)
+{
+	return (uint64_t)(key >> 24) << 32 |
+	    (uint64_t)method_rank(key >> 16 & 0xFF) << 16 | (key & 0xFFFF);
+}
+
+static int
+slot_cmp(const void *a, const void *b)
+{
+	uint64_t x = sort_key((*(const struct counter_slot *const *)a)->key);
+	uint64_t y = sort_key((*(const struct counter_slot *const *)b)->key);
+
+	return x < y ? -1 : x > y;
+}
+
 void
 mad_counters_foreach(const struct mad_engine *e,
-    void (*cb)(void *arg, uint8_t method, uint16_t attr,
+    void (*cb)(void *arg, uint8_t mgmt_class, uint8_t method, uint16_t attr,
 	const struct mad_counter *c), void *arg)
 {
-	static const uint8_t methods[MAD_NMETHODS] = { MAD_GET, MAD_SET,
-	    MAD_GETRESP, MAD_TRAP, MAD_TRAPREPRESS };
-	unsigned mi, a;
+	const struct counter_slot **v;
+	uint32_t i, n = 0;
 
-	for (mi = 0; mi < MAD_NMETHODS; mi++)
-		for (a = 0; a < MAD_NATTRS; a++)
-			if (counter_used(&e->ctr[mi][a]))
-				cb(arg, methods[mi], a, &e->ctr[mi][a]);
-	for (a = 0; a < e->nextra; a++)
-		if (counter_used(&e->extra[a].c))
-			cb(arg, e->extra[a].method, e->extra[a].attr,
-			    &e->extra[a].c);
+	if (e->nctr == 0)
+		return;
+	v = xcalloc(e->nctr, sizeof(*v));
+	for (i = 0; i < e->ctr_cap; i++)
+		if (e->ctr[i].used && counter_used(&e->ctr[i].c))
+			v[n++] = &e->ctr[i];
+	qsort(v, n, sizeof(*v), slot_cmp);
+	for (i = 0; i < n; i++)
+		cb(arg, v[i]->key >> 24, v[i]->key >> 16 & 0xFF,
+		    v[i]->key & 0xFFFF, &v[i]->c);
+	free(v);
 }
 
 uint64_t
@@ -828,55 +947,125 @@ mad_dropped_malformed(const struct mad_engine *e)
 	return e->malformed;
 }
 
-/* Unknown values are formatted into a static buffer, one per function:
- * valid until the next call of the same function. */
+uint64_t
+mad_dropped_unhandled(const struct mad_engine *e)
+{
+	return e->unhandled;
+}
+
+/* ---- names ---- */
+
+struct name {
+	uint16_t value;
+	const char *name;
+};
+
+static const char *
+lookup(const struct name *v, size_t n, uint16_t value)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].value == value)
+			return v[i].name;
+	return NULL;
+}
+
+#define LOOKUP(v, x) lookup((v), sizeof(v) / sizeof((v)[0]), (x))
+
+const char *
+mad_class_name(uint8_t mgmt_class)
+{
+	static const struct name names[] = {
+		{ MGMT_CLASS_SMP_LID, "smp" }, { MGMT_CLASS_SMP_DR, "smp" },
+		{ MGMT_CLASS_SA, "sa" }, { MGMT_CLASS_PERF, "perf" },
+		{ MGMT_CLASS_BM, "bm" }, { MGMT_CLASS_DEV, "dev" },
+		{ MGMT_CLASS_CM, "cm" }, { MGMT_CLASS_SNMP, "snmp" },
+	};
+	static char buf[8];
+	const char *s;
+
+	if ((s = LOOKUP(names, mgmt_class)) != NULL)
+		return s;
+	snprintf(buf, sizeof(buf), "0x%02x", mgmt_class);
+	return buf;
+}
+
 const char *
 mad_method_name(uint8_t method)
 {
+	static const struct name names[] = {
+		{ MAD_GET, "Get" }, { MAD_SET, "Set" }, { MAD_SEND, "Send" },
+		{ MAD_GETRESP, "GetResp" }, { MAD_TRAP, "Trap" },
+		{ MAD_TRAPREPRESS, "TrapRepress" }, { MAD_REPORT, "Report" },
+		{ MAD_REPORTRESP, "ReportResp" }, { MAD_GETTABLE, "GetTable" },
+		{ MAD_GETTABLERESP, "GetTableResp" },
+		{ MAD_GETTRACETABLE, "GetTraceTable" },
+		{ MAD_GETMULTI, "GetMulti" }, { MAD_GETMULTIRESP, "GetMultiResp" },
+		{ MAD_DELETE, "Delete" }, { MAD_DELETERESP, "DeleteResp" },
+	};
 	static char buf[8];
+	const char *s;
 
-	switch (method) {
-	case MAD_GET:
-		return "Get";
-	case MAD_SET:
-		return "Set";
-	case MAD_GETRESP:
-		return "GetResp";
-	case MAD_TRAP:
-		return "Trap";
-	case MAD_TRAPREPRESS:
-		return "TrapRepress";
-	}
+	if ((s = LOOKUP(names, method)) != NULL)
+		return s;
 	snprintf(buf, sizeof(buf), "0x%02x", method);
 	return buf;
 }
 
 const char *
-mad_attr_name(uint16_t attr)
+mad_attr_name(uint8_t mgmt_class, uint16_t attr)
 {
-	static const struct {
-		uint16_t attr;
-		const char *name;
-	} names[] = {
-		{ ATTR_NOTICE, "Notice" },
-		{ ATTR_NODE_DESC, "NodeDescription" },
-		{ ATTR_NODE_INFO, "NodeInfo" },
-		{ ATTR_SWITCH_INFO, "SwitchInfo" },
-		{ ATTR_GUID_INFO, "GUIDInfo" },
-		{ ATTR_PORT_INFO, "PortInfo" },
-		{ ATTR_PKEY_TABLE, "P_KeyTable" },
-		{ ATTR_SL2VL, "SLtoVLMappingTable" },
-		{ ATTR_VL_ARB, "VLArbitrationTable" },
-		{ ATTR_LFT, "LinearForwardingTable" },
-		{ ATTR_MFT, "MulticastForwardingTable" },
-		{ ATTR_SM_INFO, "SMInfo" },
+	/* IBA 14.2.5 */
+	static const struct name smp[] = {
+		{ 0x0002, "Notice" }, { 0x0010, "NodeDescription" },
+		{ 0x0011, "NodeInfo" }, { 0x0012, "SwitchInfo" },
+		{ 0x0014, "GUIDInfo" }, { 0x0015, "PortInfo" },
+		{ 0x0016, "P_KeyTable" }, { 0x0017, "SLtoVLMappingTable" },
+		{ 0x0018, "VLArbitrationTable" },
+		{ 0x0019, "LinearForwardingTable" },
+		{ 0x001A, "RandomForwardingTable" },
+		{ 0x001B, "MulticastForwardingTable" }, { 0x0020, "SMInfo" },
+	};
+	/* IBA 15.2.5 */
+	static const struct name sa[] = {
+		{ 0x0001, "ClassPortInfo" }, { 0x0002, "Notice" },
+		{ 0x0003, "InformInfo" }, { 0x0011, "NodeRecord" },
+		{ 0x0012, "PortInfoRecord" },
+		{ 0x0013, "SLtoVLMappingTableRecord" },
+		{ 0x0014, "SwitchInfoRecord" },
+		{ 0x0015, "LinearForwardingTableRecord" },
+		{ 0x0016, "RandomForwardingTableRecord" },
+		{ 0x0017, "MulticastForwardingTableRecord" },
+		{ 0x0018, "SMInfoRecord" }, { 0x0020, "LinkRecord" },
+		{ 0x0030, "GUIDInfoRecord" }, { 0x0031, "ServiceRecord" },
+		{ 0x0033, "P_KeyTableRecord" }, { 0x0035, "PathRecord" },
+		{ 0x0036, "VLArbitrationTableRecord" },
+		{ 0x0038, "MCMemberRecord" }, { 0x0039, "TraceRecord" },
+		{ 0x003A, "MultiPathRecord" },
+		{ 0x003B, "ServiceAssociationRecord" },
+		{ 0x00F3, "InformInfoRecord" },
+	};
+	/* IBA 13.4.8: every general services class has these. */
+	static const struct name gs[] = {
+		{ 0x0001, "ClassPortInfo" }, { 0x0002, "Notice" },
+		{ 0x0003, "InformInfo" },
 	};
 	static char buf[8];
-	size_t i;
+	const char *s;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].attr == attr)
-			return names[i].name;
+	switch (mgmt_class) {
+	case MGMT_CLASS_SMP_LID:
+	case MGMT_CLASS_SMP_DR:
+		s = LOOKUP(smp, attr);
+		break;
+	case MGMT_CLASS_SA:
+		s = LOOKUP(sa, attr);
+		break;
+	default:
+		s = LOOKUP(gs, attr);
+		break;
+	}
+	if (s != NULL)
+		return s;
 	snprintf(buf, sizeof(buf), "0x%04x", attr);
 	return buf;
 }

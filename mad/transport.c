@@ -15,18 +15,31 @@
 #include <ev.h>
 #include <infiniband/umad.h>
 
+#include "core/alloc.h"
 #include "core/log.h"
 
 /* Receiver thread's queue bound: past it MADs are dropped (and counted)
  * rather than growing without limit while the loop is busy. */
 #define RXQ_MAX 65536
+#define AGENTS_MAX 16
 
 struct rx_item {
 	STAILQ_ENTRY(rx_item) entry;
 	int status;
-	uint16_t slid;
+	struct transport_addr from;
 	size_t len;
-	uint8_t mad[TRANSPORT_MAD_SIZE];
+	uint8_t mad[];
+};
+
+/* A umad buffer: the umad header, then room for cap bytes of MAD. */
+struct umad_buf {
+	uint8_t *p;
+	size_t cap;
+};
+
+struct agent {
+	struct transport_agent a;
+	int id;
 };
 
 struct transport {
@@ -37,8 +50,8 @@ struct transport {
 	int portnum;
 	uint64_t guid;
 	int portid;             /* libibumad port id (its fd) */
-	int agent_lid;          /* class 0x01 */
-	int agent_dr;           /* class 0x81 */
+	struct agent agents[AGENTS_MAX];
+	unsigned nagents;
 	int issm_fd;
 	bool threaded;          /* fake fd (libumad2sim): receiver thread */
 	ev_io io;               /* kernel fd */
@@ -50,30 +63,86 @@ struct transport {
 	unsigned rxq_len;
 	uint64_t rxq_dropped;
 	ev_async wake;
-	uint8_t *buf;           /* umad buffer of the loop thread */
-	uint8_t *tbuf;          /* umad buffer of the receiver thread */
+	struct umad_buf rbuf;   /* receive buffer of the loop thread */
+	struct umad_buf tbuf;   /* receive buffer of the receiver thread */
+	struct umad_buf sbuf;   /* send buffer (loop thread) */
 };
 
 /* libumad2sim's read() copies more than the length it is given (its
- * whole internal message): receive buffers get ample room past the MAD. */
-static size_t
-umad_buf_size(void)
+ * whole internal message): buffers get ample room past the MAD. */
+#define UMAD_SLACK 4096
+
+/* Make room for len bytes of MAD. Returns 0, or -1 when memory is short:
+ * the wire asked for it, so that is not fatal. */
+static int
+buf_reserve(struct umad_buf *b, size_t len)
 {
-	return umad_size() + 4096;
+	uint8_t *p;
+
+	if (b->p != NULL && len <= b->cap)
+		return 0;
+	if ((p = realloc(b->p, umad_size() + len + UMAD_SLACK)) == NULL) {
+		log_warnx("transport: no memory for a %zu-byte MAD", len);
+		return -1;
+	}
+	b->p = p;
+	b->cap = len;
+	return 0;
 }
 
 /* Fill it from one received umad buffer. */
 static void
-decode(const uint8_t *umad, int len, struct transport_rx *rx)
+decode(const uint8_t *umad, size_t len, struct transport_rx *rx)
 {
-	ib_mad_addr_t *addr = umad_get_mad_addr((void *)umad);
+	const ib_mad_addr_t *a = umad_get_mad_addr((void *)umad);
+	struct transport_addr *f = &rx->from;
 
 	rx->mad = umad_get_mad((void *)umad);
-	rx->len = len < 0 ? 0 : (size_t)len;
-	if (rx->len > TRANSPORT_MAD_SIZE)
-		rx->len = TRANSPORT_MAD_SIZE;
+	rx->len = len;
 	rx->status = umad_status((void *)umad);
-	rx->slid = be16toh(addr->lid);
+	memset(f, 0, sizeof(*f));
+	f->lid = be16toh(a->lid);
+	f->sl = a->sl;
+	f->qpn = be32toh(a->qpn);
+	f->qkey = be32toh(a->qkey);
+	f->pkey_index = (uint16_t)umad_get_pkey((void *)umad);
+	if (a->grh_present) {
+		f->grh = true;
+		f->gid_index = a->gid_index;
+		f->hop_limit = a->hop_limit;
+		f->traffic_class = a->traffic_class;
+		f->flow_label = be32toh(a->flow_label);
+		memcpy(f->gid, a->gid, sizeof(f->gid));
+	}
+}
+
+/*
+ * Receive one MAD into b, growing it when the kernel holds a longer one
+ * (RMPP reassembled): the kernel then keeps the MAD queued and says how
+ * long it is. Returns the MAD's length, or a negative errno.
+ */
+static int
+recv_one(struct transport *t, struct umad_buf *b, int timeout_ms)
+{
+	int len, r;
+
+	for (;;) {
+		len = (int)b->cap;
+		r = umad_recv(t->portid, b->p, &len, timeout_ms);
+		if (r == -ENOSPC && len > (int)b->cap) {
+			if (buf_reserve(b, (size_t)len) < 0)
+				return -ENOMEM;
+			timeout_ms = 0;         /* it is there already */
+			continue;
+		}
+		if (r < 0)
+			return r;
+		if (len < 0)
+			len = 0;
+		if ((size_t)len > b->cap)
+			len = (int)b->cap;
+		return len;
+	}
 }
 
 static void
@@ -86,10 +155,9 @@ io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	(void)loop;
 	(void)revents;
 	for (n = 0; n < 256; n++) {
-		len = TRANSPORT_MAD_SIZE;
-		if (umad_recv(t->portid, t->buf, &len, 0) < 0)
+		if ((len = recv_one(t, &t->rbuf, 0)) < 0)
 			break;
-		decode(t->buf, len, &rx);
+		decode(t->rbuf.p, (size_t)len, &rx);
 		t->cb(t->cb_arg, &rx);
 	}
 }
@@ -100,26 +168,25 @@ receiver(void *arg)
 	struct transport *t = arg;
 	struct rx_item *it;
 	struct transport_rx rx;
-	int len, r;
+	int len;
 
 	while (!atomic_load(&t->stop)) {
-		len = TRANSPORT_MAD_SIZE;
 		/* Short waits: transport_close joins within one. */
-		r = umad_recv(t->portid, t->tbuf, &len, 50);
-		if (r < 0) {
-			if (r != -ETIMEDOUT && r != -EWOULDBLOCK && r != -EINTR)
+		len = recv_one(t, &t->tbuf, 50);
+		if (len < 0) {
+			if (len != -ETIMEDOUT && len != -EWOULDBLOCK &&
+			    len != -EINTR)
 				usleep(10000);
 			continue;
 		}
-		decode(t->tbuf, len, &rx);
-		it = malloc(sizeof(*it));
+		decode(t->tbuf.p, (size_t)len, &rx);
+		it = malloc(sizeof(*it) + rx.len);
 		if (it == NULL)
 			continue;
 		it->status = rx.status;
-		it->slid = rx.slid;
+		it->from = rx.from;
 		it->len = rx.len;
 		memcpy(it->mad, rx.mad, rx.len);
-		memset(it->mad + rx.len, 0, sizeof(it->mad) - rx.len);
 		pthread_mutex_lock(&t->lock);
 		if (t->rxq_len >= RXQ_MAX) {
 			t->rxq_dropped++;
@@ -153,7 +220,7 @@ wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 		rx.mad = it->mad;
 		rx.len = it->len;
 		rx.status = it->status;
-		rx.slid = it->slid;
+		rx.from = it->from;
 		t->cb(t->cb_arg, &rx);
 		free(it);
 	}
@@ -269,24 +336,65 @@ transport_list(uint64_t *guids, size_t max)
 	return n;
 }
 
-static int
-register_agents(struct transport *t)
+static struct agent *
+find_agent(struct transport *t, uint8_t mgmt_class, uint8_t version)
+{
+	for (unsigned i = 0; i < t->nagents; i++)
+		if (t->agents[i].a.mgmt_class == mgmt_class &&
+		    t->agents[i].a.class_version == version)
+			return &t->agents[i];
+	return NULL;
+}
+
+int
+transport_register(struct transport *t, const struct transport_agent *a)
 {
 	long mask[16 / sizeof(long)];
-	uint8_t *m = (uint8_t *)mask;
+	const unsigned lbits = 8 * sizeof(long);
+	bool vendor2 = a->mgmt_class >= 0x30 && a->mgmt_class <= 0x4F;
+	int id;
 
-	/* Unsolicited methods we accept: Get and Set (SMInfo), Trap,
-	 * TrapRepress. Bit n of the mask is method n. */
-	memset(mask, 0, sizeof(mask));
-	m[0] = (1u << 1) | (1u << 2) | (1u << 5) | (1u << 7);
-	t->agent_lid = umad_register(t->portid, 0x01, 1, 0, mask);
-	t->agent_dr = umad_register(t->portid, 0x81, 1, 0, mask);
-	if (t->agent_lid < 0 || t->agent_dr < 0) {
-		log_warnx("transport: %s port %d: cannot register SM agents "
-		    "(is another SM running on this port?)", t->ca_name,
-		    t->portnum);
+	/* libibumad registers OUI classes as version 1. */
+	if (a->mgmt_class == 0 || (a->oui != 0) != vendor2 ||
+	    a->oui > 0xFFFFFF || (vendor2 && a->class_version != 1)) {
+		log_warnx("transport: class 0x%02x: %s", a->mgmt_class,
+		    vendor2 ? "vendor classes 0x30-0x4F need an OUI and "
+		    "version 1" : "only vendor classes 0x30-0x4F take an OUI");
 		return -1;
 	}
+	if (find_agent(t, a->mgmt_class, a->class_version) != NULL ||
+	    t->nagents == AGENTS_MAX) {
+		log_warnx("transport: class 0x%02x version %u: %s",
+		    a->mgmt_class, a->class_version, t->nagents == AGENTS_MAX ?
+		    "too many agents" : "already registered");
+		return -1;
+	}
+	memset(mask, 0, sizeof(mask));
+	for (unsigned m = 0; m < 128; m++)
+		if (a->methods[m / 32] & UINT32_C(1) << (m % 32))
+			mask[m / lbits] |= 1UL << (m % lbits);
+	if (vendor2) {
+		uint8_t oui[3] = { a->oui >> 16, a->oui >> 8, a->oui };
+
+		id = umad_register_oui(t->portid, a->mgmt_class,
+		    a->rmpp ? 1 : 0, oui, mask);
+	} else {
+		id = umad_register(t->portid, a->mgmt_class, a->class_version,
+		    a->rmpp ? 1 : 0, mask);
+	}
+	if (id < 0) {
+		log_warnx("transport: %s port %d: cannot register an agent for "
+		    "class 0x%02x version %u%s", t->ca_name, t->portnum,
+		    a->mgmt_class, a->class_version,
+		    a->mgmt_class == 0x01 || a->mgmt_class == 0x81 ?
+		    " (is another SM running on this port?)" : "");
+		return -1;
+	}
+	t->agents[t->nagents].a = *a;
+	t->agents[t->nagents].id = id;
+	t->nagents++;
+	log_debug("transport: agent %d: class 0x%02x version %u%s", id,
+	    a->mgmt_class, a->class_version, a->rmpp ? " (RMPP)" : "");
 	return 0;
 }
 
@@ -301,9 +409,7 @@ transport_open(struct ev_loop *loop, uint64_t guid, transport_rx_cb cb,
 		log_warnx("transport: cannot initialise libibumad");
 		return NULL;
 	}
-	t = calloc(1, sizeof(*t));
-	if (t == NULL)
-		fatal("transport: out of memory");
+	t = xcalloc(1, sizeof(*t));
 	t->loop = loop;
 	t->cb = cb;
 	t->cb_arg = arg;
@@ -311,10 +417,10 @@ transport_open(struct ev_loop *loop, uint64_t guid, transport_rx_cb cb,
 	t->portid = -1;
 	STAILQ_INIT(&t->rxq);
 	pthread_mutex_init(&t->lock, NULL);
-	t->buf = malloc(umad_buf_size());
-	t->tbuf = malloc(umad_buf_size());
-	if (t->buf == NULL || t->tbuf == NULL)
-		fatal("transport: out of memory");
+	if (buf_reserve(&t->rbuf, TRANSPORT_MAD_SIZE) < 0 ||
+	    buf_reserve(&t->tbuf, TRANSPORT_MAD_SIZE) < 0 ||
+	    buf_reserve(&t->sbuf, TRANSPORT_MAD_SIZE) < 0)
+		fatalx("transport: out of memory");
 	if (find_port(guid, t->ca_name, &t->portnum, &t->guid) < 0)
 		goto fail;
 	t->portid = umad_open_port(t->ca_name, t->portnum);
@@ -323,8 +429,6 @@ transport_open(struct ev_loop *loop, uint64_t guid, transport_rx_cb cb,
 		    t->portnum, strerror(-t->portid));
 		goto fail;
 	}
-	if (register_agents(t) < 0)
-		goto fail;
 	fd = umad_get_fd(t->portid);
 	/* libumad2sim's fds are fake numbers the kernel does not know:
 	 * epoll cannot watch them, so a thread blocks in umad_recv. */
@@ -377,8 +481,9 @@ transport_close(struct transport *t)
 	if (t->portid >= 0)
 		umad_close_port(t->portid);
 	pthread_mutex_destroy(&t->lock);
-	free(t->buf);
-	free(t->tbuf);
+	free(t->rbuf.p);
+	free(t->tbuf.p);
+	free(t->sbuf.p);
 	free(t);
 }
 
@@ -389,17 +494,36 @@ transport_port_guid(const struct transport *t)
 }
 
 int
-transport_send(struct transport *t, const uint8_t *mad, uint16_t dlid,
-    int timeout_ms)
+transport_send(struct transport *t, const uint8_t *mad, size_t len,
+    const struct transport_addr *to, int timeout_ms)
 {
-	int agent = mad[1] == 0x81 ? t->agent_dr : t->agent_lid;
+	struct agent *ag;
+	ib_mad_addr_t *a;
 	int r;
 
-	memset(t->buf, 0, umad_size());
-	memcpy(umad_get_mad(t->buf), mad, TRANSPORT_MAD_SIZE);
-	umad_set_addr(t->buf, dlid, 0, 0, 0);
-	r = umad_send(t->portid, agent, t->buf, TRANSPORT_MAD_SIZE, timeout_ms,
-	    0);
+	if (len < TRANSPORT_MAD_SIZE || len > INT32_MAX ||
+	    (ag = find_agent(t, mad[1], mad[2])) == NULL ||
+	    (len > TRANSPORT_MAD_SIZE && !ag->a.rmpp)) {
+		log_debug("transport: no agent sends a %zu-byte MAD of class "
+		    "0x%02x version %u", len, mad[1], mad[2]);
+		return -1;
+	}
+	if (buf_reserve(&t->sbuf, len) < 0)
+		return -1;
+	memset(t->sbuf.p, 0, umad_size());
+	memcpy(umad_get_mad(t->sbuf.p), mad, len);
+	umad_set_addr(t->sbuf.p, to->lid, (int)to->qpn, to->sl, (int)to->qkey);
+	umad_set_pkey(t->sbuf.p, to->pkey_index);
+	if (to->grh) {
+		a = umad_get_mad_addr(t->sbuf.p);
+		a->grh_present = 1;
+		a->gid_index = to->gid_index;
+		a->hop_limit = to->hop_limit;
+		a->traffic_class = to->traffic_class;
+		a->flow_label = htobe32(to->flow_label);
+		memcpy(a->gid, to->gid, sizeof(a->gid));
+	}
+	r = umad_send(t->portid, ag->id, t->sbuf.p, (int)len, timeout_ms, 0);
 	if (r < 0) {
 		log_debug("transport: umad_send: %s", strerror(-r));
 		return -1;

@@ -1,41 +1,90 @@
 /*
- * Transport: one local IB port through libibumad. QP0 agents for the LID-
- * routed (0x01) and directed-route (0x81) SM classes, issm, send and
- * receive. On a kernel umad fd the fd is watched by an ev_io; under ibsim's
- * libumad2sim (fake fds) a receiver thread blocks in umad_recv and hands
- * each MAD to the loop through a queue and an ev_async. Sends always happen
- * on the loop thread. Callers cannot tell the two modes apart.
+ * Transport: one local IB port through libibumad. Agents registered per
+ * management class and version (vendor classes by OUI, RMPP or not), issm,
+ * send and receive with the full address of the remote end. On a kernel
+ * umad fd the fd is watched by an ev_io; under ibsim's libumad2sim (fake
+ * fds) a receiver thread blocks in umad_recv and hands each MAD to the loop
+ * through a queue and an ev_async. Sends always happen on the loop thread.
+ * Callers cannot tell the two modes apart.
  *
  * Unit tests link a fake implementation of this header instead.
  */
 #ifndef IBSMD_TRANSPORT_H
 #define IBSMD_TRANSPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct ev_loop;
 struct transport;
 
+/* One MAD on the wire. An agent registered for RMPP sends and receives
+ * longer ones: the kernel segments and reassembles them (libumad2sim has
+ * no RMPP: there every MAD is one of these). */
 #define TRANSPORT_MAD_SIZE 256
+
+#define TRANSPORT_LID_PERMISSIVE 0xFFFF         /* directed route */
+#define TRANSPORT_QKEY_GSI 0x80010000u          /* QP1's well-known Q_Key */
+
+/* Where a MAD comes from or goes to, in host byte order. */
+struct transport_addr {
+	uint16_t lid;           /* TRANSPORT_LID_PERMISSIVE: directed route */
+	uint8_t sl;
+	uint32_t qpn;           /* 0 for SMPs, 1 for GS requests, any for a
+				 * reply to a host's QP */
+	uint32_t qkey;          /* 0 on QP0; TRANSPORT_QKEY_GSI on QP1 */
+	uint16_t pkey_index;
+	bool grh;               /* the fields below are valid */
+	uint8_t gid_index;
+	uint8_t hop_limit;
+	uint8_t traffic_class;
+	uint32_t flow_label;
+	uint8_t gid[16];        /* remote GID, network byte order */
+};
 
 struct transport_rx {
 	const uint8_t *mad;     /* the MAD (for a failed send: the request) */
 	size_t len;             /* bytes in mad */
 	int status;             /* 0, or the errno of a send that failed
 				 * (ETIMEDOUT: no response) */
-	uint16_t slid;          /* source LID of a LID-routed MAD */
+	struct transport_addr from;
 };
+
+/* An agent: which MADs of a class this port sends and receives. Responses
+ * to what we send always come back; requests (methods without the R bit)
+ * only for the methods set in methods. */
+struct transport_agent {
+	uint8_t mgmt_class;
+	uint8_t class_version;
+	bool rmpp;              /* the kernel does RMPP (version 1) */
+	uint32_t oui;           /* vendor classes 0x30-0x4F: their OUI */
+	uint32_t methods[4];    /* bit n of methods[n / 32]: method n */
+};
+
+/* Accept requests of method m (< 0x80: requests only). */
+static inline void
+transport_agent_method(struct transport_agent *a, uint8_t m)
+{
+	if (m < 0x80)
+		a->methods[m / 32] |= UINT32_C(1) << (m % 32);
+}
 
 /* Called from the loop, never from inside transport_send(). */
 typedef void (*transport_rx_cb)(void *arg, const struct transport_rx *rx);
 
 /* Open the port whose GUID is guid (0: the first InfiniBand port, skipping
- * other link layers), register the SM agents and deliver every received MAD
- * to cb on the loop thread. Returns NULL with a logged reason. */
+ * other link layers) and deliver every MAD its agents receive to cb on the
+ * loop thread. No agent is registered yet. Returns NULL with a logged
+ * reason. */
 struct transport *transport_open(struct ev_loop *loop, uint64_t guid,
     transport_rx_cb cb, void *arg);
 void transport_close(struct transport *t);
+
+/* Register an agent. One per (class, version); up to 16. Returns 0, or -1
+ * with a logged reason (another process holds the class: another SM on the
+ * port, for the SM classes). */
+int transport_register(struct transport *t, const struct transport_agent *a);
 
 /* Which port transport_open(guid) would open: its GUID in *out. Returns 0,
  * or -1 with a logged reason. */
@@ -47,12 +96,13 @@ int transport_list(uint64_t *guids, size_t max);
 
 uint64_t transport_port_guid(const struct transport *t);
 
-/* Send one MAD of TRANSPORT_MAD_SIZE bytes. dlid 0xFFFF: directed route;
- * otherwise LID-routed to QP0 of dlid. timeout_ms > 0 lets the kernel match
- * the response to this send (it reports ETIMEDOUT through the rx callback if
- * none comes); 0 for responses and traps. Returns 0 or -1. */
-int transport_send(struct transport *t, const uint8_t *mad, uint16_t dlid,
-    int timeout_ms);
+/* Send one MAD of len bytes (TRANSPORT_MAD_SIZE, or more through an RMPP
+ * agent) to to, through the agent registered for the MAD's class and
+ * version. timeout_ms > 0 lets the kernel match the response to this send
+ * (it reports ETIMEDOUT through the rx callback if none comes); 0 for
+ * responses and traps. Returns 0 or -1. */
+int transport_send(struct transport *t, const uint8_t *mad, size_t len,
+    const struct transport_addr *to, int timeout_ms);
 
 /* Take the SM role on the port: open its issm device, which sets IsSM in
  * the port's CapabilityMask (and, under ibsim, routes SMInfo and traps to

@@ -83,7 +83,7 @@ struct counters {
 };
 
 static void
-add_counter(void *arg, uint8_t method, uint16_t attr,
+add_counter(void *arg, uint8_t mgmt_class, uint8_t method, uint16_t attr,
     const struct mad_counter *m)
 {
 	struct counters *k = arg;
@@ -95,9 +95,15 @@ add_counter(void *arg, uint8_t method, uint16_t attr,
 			fatal("ctl: counters");
 	}
 	sc = &k->v[k->n++];
-	snprintf(sc->method, sizeof(sc->method), "%s",
-	    mad_method_name(method));
-	snprintf(sc->attr, sizeof(sc->attr), "%s", mad_attr_name(attr));
+	/* SMP counters keep their plain names; other classes say theirs. */
+	if (mgmt_class == MGMT_CLASS_SMP_LID)
+		snprintf(sc->method, sizeof(sc->method), "%s",
+		    mad_method_name(method));
+	else
+		snprintf(sc->method, sizeof(sc->method), "%s.%s",
+		    mad_class_name(mgmt_class), mad_method_name(method));
+	snprintf(sc->attr, sizeof(sc->attr), "%s",
+	    mad_attr_name(mgmt_class, attr));
 	sc->c = *m;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/smp.h"
 
 struct discovery {
 	struct mad_engine *mad;
@@ -149,7 +150,7 @@ on_switch_info(struct dreq *q, const uint8_t *data)
 {
 	struct discovery *d = q->d;
 	struct fabric_node *n = &d->f->nodes[q->node];
-	uint8_t set[MAD_DATA_SIZE];
+	uint8_t set[SMP_DATA_SIZE];
 	unsigned i;
 
 	memcpy(n->sw_info, data, 64);
@@ -229,7 +230,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 		goto out;
 	}
 	attr = (uint16_t)mad_get_field((void *)resp, 0, IB_MAD_ATTRID_F);
-	resp += MAD_DATA_OFFSET;
+	resp += SMP_DATA_OFFSET;
 	switch (attr) {
 	case ATTR_NODE_INFO:
 		on_node_info(q, resp);
@@ -279,7 +280,7 @@ ask(struct discovery *d, uint16_t attr, uint32_t mod,
 	else
 		r.dest = UINT64_C(1) << 63 | from;
 	d->pending++;
-	if (mad_smp(d->mad, &r, on_done, q) < 0) {
+	if (smp_request(d->mad, &r, on_done, q) < 0) {
 		d->pending--;
 		d->res.errors++;
 		free(q);
@@ -309,7 +310,7 @@ discover_start(struct mad_engine *mad, struct fabric *f,
 	q->from = FABRIC_NONE;
 	q->method = MAD_GET;
 	d->pending = 1;
-	if (mad_smp(mad, &r, on_done, q) < 0)
+	if (smp_request(mad, &r, on_done, q) < 0)
 		fatalx("discover: cannot query the local node");
 	return d;
 }

@@ -34,6 +34,7 @@
 #include "sm/ctl.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/smp.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
 #include "sm/sminfo.h"
@@ -829,9 +830,10 @@ main(int argc, char *argv[])
 	d.loop = ev_default_loop(EVFLAG_AUTO);
 	mad_opts_from(&d.cfg, &mo);
 	d.mad = mad_engine_new(d.loop, d.guid, &mo);
-	if (d.mad == NULL) {
+	if (d.mad == NULL || smp_register(d.mad) < 0) {
 		fprintf(stderr, "ibsmd: cannot open port 0x%016" PRIx64 "\n",
 		    d.guid);
+		mad_engine_free(d.mad);
 		return EXIT_FAIL;
 	}
 	if (transport_claim_sm(mad_engine_transport(d.mad)) < 0)

@@ -11,6 +11,7 @@
 #include "core/guidhash.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/smp.h"
 
 #define LFT_BLOCK 64
 #define PKEY_BLOCK 32                   /* keys per P_KeyTable block */
@@ -265,12 +266,13 @@ on_done(void *arg, int status, const uint8_t *resp)
 	if (status != 0 || resp == NULL) {
 		pr->res.failures++;
 		log_warnx("program: %s %s (%u/%u) failed: %s",
-		    mad_method_name(q->method), mad_attr_name(q->attr), q->idx,
+		    mad_method_name(q->method),
+		    mad_attr_name(MGMT_CLASS_SMP_LID, q->attr), q->idx,
 		    q->block, status == MAD_ETIMEDOUT ? "timed out" :
 		    "error status");
 		goto out;
 	}
-	data = resp + MAD_DATA_OFFSET;
+	data = resp + SMP_DATA_OFFSET;
 	if (q->attr == ATTR_PORT_INFO) {
 		struct fabric_port *p = &pr->f->ports[q->idx];
 
@@ -334,7 +336,7 @@ smp(struct programmer *pr, uint8_t method, uint16_t attr, uint32_t mod,
 	q->method = method;
 	q->attr = attr;
 	pr->pending++;
-	if (mad_smp(pr->mad, &r, on_done, q) < 0) {
+	if (smp_request(pr->mad, &r, on_done, q) < 0) {
 		pr->pending--;
 		pr->res.failures++;
 		free(q);
@@ -385,7 +387,7 @@ static void
 phase_ports(struct programmer *pr)
 {
 	struct fabric *f = pr->f;
-	uint8_t d[MAD_DATA_SIZE];
+	uint8_t d[SMP_DATA_SIZE];
 
 	for (uint32_t p = 0; p < f->nports; p++) {
 		struct fabric_port *port = &f->ports[p];
@@ -485,7 +487,7 @@ phase_tables(struct programmer *pr)
 {
 	struct fabric *f = pr->f;
 	const struct lft_set *s = pr->lft;
-	uint8_t d[MAD_DATA_SIZE], want[LFT_BLOCK];
+	uint8_t d[SMP_DATA_SIZE], want[LFT_BLOCK];
 
 	for (uint32_t sw = 0; sw < s->nsw; sw++) {
 		struct fabric_node *n = &f->nodes[s->sw_node[sw]];
@@ -544,7 +546,7 @@ static void
 phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
 {
 	struct fabric *f = pr->f;
-	uint8_t d[MAD_DATA_SIZE];
+	uint8_t d[SMP_DATA_SIZE];
 
 	for (uint32_t p = 0; p < f->nports; p++) {
 		struct fabric_port *port = &f->ports[p];

@@ -50,7 +50,7 @@ const char *show_clean(const char *str, char *buf, size_t len);
 
 /* One MAD counter, names resolved. */
 struct show_counter {
-	char method[16];
+	char method[32];        /* "<class>.<method>" but for SMPs */
 	char attr[32];
 	struct mad_counter c;
 };

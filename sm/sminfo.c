@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/smp.h"
 
 struct sminfo {
 	struct mad_engine *mad;
@@ -49,16 +50,16 @@ reply(struct sminfo *s, uint8_t *m, uint16_t slid)
 {
 	bool dr = hdr(m, IB_MAD_MGMTCLASS_F) == MGMT_CLASS_SMP_DR;
 
-	if (mad_send_reply(s->mad, m, dr ? 0xFFFF : slid) < 0)
+	if (smp_reply(s->mad, m, dr ? 0xFFFF : slid) < 0)
 		log_debug("sminfo: reply to LID %u not sent", slid);
 }
 
 static void
 answer_sminfo(struct sminfo *s, uint8_t *m, uint16_t slid)
 {
-	uint8_t *d = m + MAD_DATA_OFFSET;
+	uint8_t *d = m + SMP_DATA_OFFSET;
 
-	memset(d, 0, MAD_DATA_SIZE);
+	memset(d, 0, SMP_DATA_SIZE);
 	mad_set_field64(d, 0, IB_SMINFO_GUID_F, mad_engine_port_guid(s->mad));
 	mad_set_field64(d, 0, IB_SMINFO_KEY_F, 0);
 	/* ActCount must keep growing while we work: SMPs sent does. */
@@ -72,7 +73,7 @@ answer_sminfo(struct sminfo *s, uint8_t *m, uint16_t slid)
 static void
 handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 {
-	const uint8_t *d = m + MAD_DATA_OFFSET;
+	const uint8_t *d = m + SMP_DATA_OFFSET;
 	unsigned trap = hdr(d, IB_NOTICE_TRAP_NUMBER_F);
 	uint16_t issuer = (uint16_t)hdr(d, IB_NOTICE_ISSUER_LID_F);
 
@@ -85,10 +86,37 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	s->cb(s->arg, trap, issuer);
 }
 
+/* The unsolicited SMPs handled here, on both SM classes: Get and Set of
+ * attributes other than SMInfo are answered "unsupported". */
+static const struct {
+	uint8_t method;
+	uint32_t attr;
+} listens[] = {
+	{ MAD_GET, ATTR_SM_INFO }, { MAD_SET, ATTR_SM_INFO },
+	{ MAD_TRAP, ATTR_NOTICE },
+	{ MAD_GET, MAD_ATTR_ANY }, { MAD_SET, MAD_ATTR_ANY },
+};
+
 static void
-unsolicited(void *arg, const uint8_t *mad, uint16_t slid)
+listen_all(struct sminfo *s, mad_listen_cb cb)
+{
+	static const uint8_t classes[] = { MGMT_CLASS_SMP_LID,
+	    MGMT_CLASS_SMP_DR };
+
+	size_t c, i;
+
+	for (c = 0; c < sizeof(classes); c++)
+		for (i = 0; i < sizeof(listens) / sizeof(listens[0]); i++)
+			mad_listen(s->mad, classes[c], listens[i].method,
+			    listens[i].attr, cb, s);
+}
+
+static void
+unsolicited(void *arg, const struct transport_rx *rx)
 {
 	struct sminfo *s = arg;
+	const uint8_t *mad = rx->mad;
+	uint16_t slid = rx->from.lid;
 	uint8_t m[256];
 	unsigned method = mad_method_of(mad);
 	unsigned attr = hdr(mad, IB_MAD_ATTRID_F);
@@ -139,7 +167,7 @@ sminfo_new(struct mad_engine *mad, uint8_t priority, sminfo_trap_cb cb,
 	s->state = SM_DISCOVERING;
 	s->cb = cb;
 	s->arg = arg;
-	mad_set_unsolicited(mad, unsolicited, s);
+	listen_all(s, unsolicited);
 	return s;
 }
 
@@ -148,7 +176,7 @@ sminfo_free(struct sminfo *s)
 {
 	if (s == NULL)
 		return;
-	mad_set_unsolicited(s->mad, NULL, NULL);
+	listen_all(s, NULL);
 	free(s);
 }
 

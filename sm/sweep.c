@@ -17,6 +17,7 @@
 #include "sm/lid.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/smp.h"
 #include "sm/sminfo.h"
 
 enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_COUNT };
@@ -136,16 +137,17 @@ struct stats_ctx {
 };
 
 static void
-stat_counter(void *arg, uint8_t method, uint16_t attr,
+stat_counter(void *arg, uint8_t mgmt_class, uint8_t method, uint16_t attr,
     const struct mad_counter *c)
 {
 	struct stats_ctx *s = arg;
-	const char *m = mad_method_name(method), *a = mad_attr_name(attr);
+	const char *k = mad_class_name(mgmt_class), *m = mad_method_name(method),
+	    *a = mad_attr_name(mgmt_class, attr);
 
-	fprintf(s->fp, "smp.%s.%s.sent %" PRIu64 "\n", m, a, c->sent);
-	fprintf(s->fp, "smp.%s.%s.recv %" PRIu64 "\n", m, a, c->recv);
-	fprintf(s->fp, "smp.%s.%s.timeout %" PRIu64 "\n", m, a, c->timeout);
-	fprintf(s->fp, "smp.%s.%s.error %" PRIu64 "\n", m, a, c->error);
+	fprintf(s->fp, "%s.%s.%s.sent %" PRIu64 "\n", k, m, a, c->sent);
+	fprintf(s->fp, "%s.%s.%s.recv %" PRIu64 "\n", k, m, a, c->recv);
+	fprintf(s->fp, "%s.%s.%s.timeout %" PRIu64 "\n", k, m, a, c->timeout);
+	fprintf(s->fp, "%s.%s.%s.error %" PRIu64 "\n", k, m, a, c->error);
 }
 
 static void
@@ -191,8 +193,9 @@ write_stats(struct sweep *sw)
 	    sw->last_prog.pkey_reads, sw->last_prog.pkey_writes);
 	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
 	fprintf(s.fp, "mad.sent %" PRIu64 "\nmad.unmatched %" PRIu64 "\n"
-	    "mad.malformed %" PRIu64 "\n", mad_total_sent(sw->mad),
-	    mad_dropped_unmatched(sw->mad), mad_dropped_malformed(sw->mad));
+	    "mad.malformed %" PRIu64 "\nmad.unhandled %" PRIu64 "\n",
+	    mad_total_sent(sw->mad), mad_dropped_unmatched(sw->mad),
+	    mad_dropped_malformed(sw->mad), mad_dropped_unhandled(sw->mad));
 	mad_counters_foreach(sw->mad, stat_counter, &s);
 	if (fflush(s.fp) != 0 || fclose(s.fp) != 0 ||
 	    rename(tmp, sw->stats) != 0)
@@ -509,7 +512,7 @@ on_light(void *arg, int status, const uint8_t *resp)
 	if (q->gen == sw->light_gen && sw->state == ST_LIGHT) {
 		if (status != 0 || resp == NULL)
 			sw->light_changed = true;
-		else if (mad_get_field((void *)(resp + MAD_DATA_OFFSET), 0,
+		else if (mad_get_field((void *)(resp + SMP_DATA_OFFSET), 0,
 		    IB_SW_STATE_CHANGE_F))
 			sw->light_changed = true;
 		if (--sw->light_pending == 0)
@@ -544,7 +547,7 @@ start_light(struct sweep *sw)
 		q->sw = sw;
 		q->gen = sw->light_gen;
 		sw->light_pending++;
-		if (mad_smp(sw->mad, &r, on_light, q) < 0) {
+		if (smp_request(sw->mad, &r, on_light, q) < 0) {
 			sw->light_pending--;
 			free(q);
 		}

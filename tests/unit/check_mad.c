@@ -1,5 +1,6 @@
 /*
- * MAD engine tests: a real libev loop and the in-memory transport.
+ * MAD engine and SMP client tests: a real libev loop and the in-memory
+ * transport.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,10 +13,11 @@
 #include "tests/unit/fake_transport.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/smp.h"
 
 static struct ev_loop *loop;
 static struct mad_engine *eng;
-static int in_smp;              /* set while mad_smp() runs */
+static int in_smp;              /* set while a request is being queued */
 static int seq;                 /* completion order */
 
 struct rec {
@@ -31,7 +33,7 @@ rec_cb(void *arg, int status, const uint8_t *resp)
 {
 	struct rec *r = arg;
 
-	ck_assert_msg(!in_smp, "callback called from inside mad_smp()");
+	ck_assert_msg(!in_smp, "callback called from inside the request");
 	r->called++;
 	r->status = status;
 	r->had_resp = resp != NULL;
@@ -67,12 +69,12 @@ stop(void)
 }
 
 static int
-smp(const struct smp_req *q, mad_done_cb cb, void *arg)
+smp(const struct smp_req *q, smp_done_cb cb, void *arg)
 {
 	int save = in_smp, rc;
 
 	in_smp = 1;
-	rc = mad_smp(eng, q, cb, arg);
+	rc = smp_request(eng, q, cb, arg);
 	in_smp = save;
 	return rc;
 }
@@ -85,6 +87,13 @@ get_lid(uint16_t dlid, uint16_t attr, uint32_t mod, struct rec *r)
 	    .dlid = dlid, .dest = dlid };
 
 	return smp(&q, rec_cb, r);
+}
+
+/* The SM class's counters of (method, attr). */
+static struct mad_counter
+smpc(uint8_t method, uint16_t attr)
+{
+	return mad_counter_get(eng, MGMT_CLASS_SMP_LID, method, attr);
 }
 
 static void
@@ -142,7 +151,7 @@ field(size_t i, enum MAD_FIELDS f)
 START_TEST(test_dr_encoding)
 {
 	struct dr_path p = { .hops = 3, .port = { 0, 1, 5, 7 } };
-	uint8_t data[MAD_DATA_SIZE], path[64];
+	uint8_t data[SMP_DATA_SIZE], path[64];
 	struct smp_req q = { .method = MAD_GET, .attr = ATTR_PORT_INFO,
 	    .mod = 0x12345678, .path = &p, .dest = 42, .data = data };
 	struct rec r = { 0 };
@@ -150,7 +159,7 @@ START_TEST(test_dr_encoding)
 	int i;
 
 	start(8, 2, 20, 1);
-	for (i = 0; i < MAD_DATA_SIZE; i++)
+	for (i = 0; i < SMP_DATA_SIZE; i++)
 		data[i] = (uint8_t)(i * 3 + 1);
 	ck_assert_int_eq(smp(&q, rec_cb, &r), 0);
 	ck_assert_uint_eq(fake_nsent(), 1);
@@ -181,8 +190,8 @@ START_TEST(test_dr_encoding)
 	for (i = 4; i < 64; i++)
 		ck_assert_uint_eq(path[i], 0);
 	ck_assert_uint_eq(m->mad[128 + 2], 5);
-	ck_assert_mem_eq(m->mad + MAD_DATA_OFFSET, data, MAD_DATA_SIZE);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, ATTR_PORT_INFO).sent,
+	ck_assert_mem_eq(m->mad + SMP_DATA_OFFSET, data, SMP_DATA_SIZE);
+	ck_assert_uint_eq(smpc(MAD_GET, ATTR_PORT_INFO).sent,
 	    1);
 	ck_assert_uint_eq(mad_total_sent(eng), 1);
 	ck_assert_uint_eq(mad_outstanding(eng), 1);
@@ -206,7 +215,7 @@ START_TEST(test_dr_zero_hops)
 	ck_assert_uint_eq(field(0, IB_DRSMP_HOPCNT_F), 0);
 	for (i = 128; i < 256; i++)
 		ck_assert_uint_eq(fake_sent(0)->mad[i], 0);
-	for (i = MAD_DATA_OFFSET; i < MAD_DATA_OFFSET + MAD_DATA_SIZE; i++)
+	for (i = SMP_DATA_OFFSET; i < SMP_DATA_OFFSET + SMP_DATA_SIZE; i++)
 		ck_assert_uint_eq(fake_sent(0)->mad[i], 0);
 	stop();
 }
@@ -214,7 +223,7 @@ END_TEST
 
 START_TEST(test_lid_encoding)
 {
-	uint8_t data[MAD_DATA_SIZE];
+	uint8_t data[SMP_DATA_SIZE];
 	struct smp_req q = { .method = MAD_SET, .attr = ATTR_LFT,
 	    .mod = 7, .dlid = 0x42, .dest = 99, .data = data };
 	struct rec r = { 0 };
@@ -233,11 +242,11 @@ START_TEST(test_lid_encoding)
 	ck_assert_uint_eq(field(0, IB_MAD_RESPONSE_F), 0);
 	ck_assert_uint_eq(field(0, IB_MAD_ATTRID_F), ATTR_LFT);
 	ck_assert_uint_eq(field(0, IB_MAD_ATTRMOD_F), 7);
-	ck_assert_mem_eq(fake_sent(0)->mad + MAD_DATA_OFFSET, data,
-	    MAD_DATA_SIZE);
+	ck_assert_mem_eq(fake_sent(0)->mad + SMP_DATA_OFFSET, data,
+	    SMP_DATA_SIZE);
 	for (i = 128; i < 256; i++)
 		ck_assert_uint_eq(fake_sent(0)->mad[i], 0);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_SET, ATTR_LFT).sent, 1);
+	ck_assert_uint_eq(smpc(MAD_SET, ATTR_LFT).sent, 1);
 	stop();
 }
 END_TEST
@@ -245,7 +254,7 @@ END_TEST
 START_TEST(test_response)
 {
 	struct rec r = { 0 };
-	uint8_t data[MAD_DATA_SIZE];
+	uint8_t data[SMP_DATA_SIZE];
 	struct mad_counter c;
 
 	start(8, 2, 1000, 1);
@@ -258,13 +267,13 @@ START_TEST(test_response)
 	ck_assert_int_eq(r.status, 0);
 	ck_assert(r.had_resp);
 	ck_assert_uint_eq(mad_get_field(r.resp, 0, IB_MAD_RESPONSE_F), 1);
-	ck_assert_mem_eq(r.resp + MAD_DATA_OFFSET, data, MAD_DATA_SIZE);
-	c = mad_counter_get(eng, MAD_GET, ATTR_NODE_INFO);
+	ck_assert_mem_eq(r.resp + SMP_DATA_OFFSET, data, SMP_DATA_SIZE);
+	c = smpc(MAD_GET, ATTR_NODE_INFO);
 	ck_assert_uint_eq(c.sent, 1);
 	ck_assert_uint_eq(c.recv, 1);
 	ck_assert_uint_eq(c.error, 0);
 	ck_assert_uint_eq(c.timeout, 0);
-	c = mad_counter_get(eng, MAD_GETRESP, ATTR_NODE_INFO);
+	c = smpc(MAD_GETRESP, ATTR_NODE_INFO);
 	ck_assert_uint_eq(c.recv, 0);
 	ck_assert_uint_eq(mad_outstanding(eng), 0);
 	/* a second answer to the same TID is a duplicate */
@@ -290,9 +299,9 @@ START_TEST(test_dr_status)
 	ck_assert_int_eq(r.called, 1);
 	ck_assert_int_eq(r.status, 0x1C);
 	ck_assert_uint_eq(mad_get_field(r.resp, 0, IB_MAD_STATUS_F), 0x801C);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_SET, ATTR_PORT_INFO).error,
+	ck_assert_uint_eq(smpc(MAD_SET, ATTR_PORT_INFO).error,
 	    1);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_SET, ATTR_PORT_INFO).recv,
+	ck_assert_uint_eq(smpc(MAD_SET, ATTR_PORT_INFO).recv,
 	    1);
 	stop();
 }
@@ -307,7 +316,7 @@ START_TEST(test_lid_status)
 	fake_respond(0, 0x800C, NULL);
 	ck_assert_int_eq(r.called, 1);
 	ck_assert_int_eq(r.status, 0x800C);     /* no D bit to mask */
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET,
+	ck_assert_uint_eq(smpc(MAD_GET,
 	    ATTR_SWITCH_INFO).error, 1);
 	stop();
 }
@@ -415,7 +424,7 @@ START_TEST(test_timeout_retry)
 	ck_assert_uint_ne(fake_sent_tid(0), fake_sent_tid(2));
 	ck_assert_uint_eq(field(2, IB_MAD_ATTRID_F), ATTR_NODE_DESC);
 	ck_assert_uint_eq(fake_sent(2)->dlid, 7);
-	c = mad_counter_get(eng, MAD_GET, ATTR_NODE_DESC);
+	c = smpc(MAD_GET, ATTR_NODE_DESC);
 	ck_assert_uint_eq(c.sent, 3);
 	ck_assert_uint_eq(c.timeout, 3);
 	ck_assert_uint_eq(c.recv, 0);
@@ -445,7 +454,7 @@ START_TEST(test_failed_send_report)
 	fake_fail(1, ETIMEDOUT);
 	ck_assert_int_eq(r.called, 1);
 	ck_assert_int_eq(r.status, MAD_ETIMEDOUT);
-	c = mad_counter_get(eng, MAD_GET, ATTR_NODE_INFO);
+	c = smpc(MAD_GET, ATTR_NODE_INFO);
 	ck_assert_uint_eq(c.sent, 2);
 	ck_assert_uint_eq(c.timeout, 2);
 	ck_assert_uint_eq(mad_outstanding(eng), 0);
@@ -470,9 +479,9 @@ START_TEST(test_late_answer)
 	fake_respond(1, 0, NULL);
 	ck_assert_int_eq(r.called, 1);
 	ck_assert_int_eq(r.status, 0);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, ATTR_PORT_INFO).timeout,
+	ck_assert_uint_eq(smpc(MAD_GET, ATTR_PORT_INFO).timeout,
 	    1);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, ATTR_PORT_INFO).recv,
+	ck_assert_uint_eq(smpc(MAD_GET, ATTR_PORT_INFO).recv,
 	    1);
 	stop();
 }
@@ -496,10 +505,8 @@ START_TEST(test_garbage)
 	    .path = &p, .dest = 77 };
 	struct rec r = { 0 }, rd = { 0 };
 	uint8_t m[TRANSPORT_MAD_SIZE + 16];
-	int unsol = 0;
 
 	start(8, 2, 10000, 0);
-	mad_set_unsolicited(eng, NULL, &unsol);
 	ck_assert_int_eq(get_lid(5, ATTR_NODE_INFO, 0, &r), 0);
 	ck_assert_int_eq(smp(&q, rec_cb, &rd), 0);
 
@@ -518,7 +525,13 @@ START_TEST(test_garbage)
 	resp_of(1, m);                  /* LID-routed answer to a DR request */
 	mad_set_field(m, 0, IB_MAD_MGMTCLASS_F, 0x01);
 	fake_deliver(m, TRANSPORT_MAD_SIZE, 0, 5);
-	ck_assert_uint_eq(mad_dropped_unmatched(eng), 5);
+	resp_of(0, m);                  /* class version 2 */
+	mad_set_field(m, 0, IB_MAD_CLASSVER_F, 2);
+	fake_deliver(m, TRANSPORT_MAD_SIZE, 0, 5);
+	resp_of(0, m);                  /* another class, same TID */
+	mad_set_field(m, 0, IB_MAD_MGMTCLASS_F, 0x04);
+	fake_deliver(m, TRANSPORT_MAD_SIZE, 0, 5);
+	ck_assert_uint_eq(mad_dropped_unmatched(eng), 7);
 
 	resp_of(0, m);                  /* short */
 	fake_deliver(m, 100, 0, 5);
@@ -527,25 +540,22 @@ START_TEST(test_garbage)
 	resp_of(0, m);                  /* base version 2 */
 	mad_set_field(m, 0, IB_MAD_BASEVER_F, 2);
 	fake_deliver(m, TRANSPORT_MAD_SIZE, 0, 5);
-	resp_of(0, m);                  /* class version 2 */
-	mad_set_field(m, 0, IB_MAD_CLASSVER_F, 2);
-	fake_deliver(m, TRANSPORT_MAD_SIZE, 0, 5);
-	resp_of(0, m);                  /* not an SMP class */
-	mad_set_field(m, 0, IB_MAD_MGMTCLASS_F, 0x04);
-	fake_deliver(m, TRANSPORT_MAD_SIZE, 0, 5);
-	resp_of(0, m);                  /* not an SMP class, as a request */
+	resp_of(0, m);                  /* a request of a class not registered */
 	mad_set_field(m, 0, IB_MAD_MGMTCLASS_F, 0x03);
 	mad_set_field(m, 0, IB_MAD_RESPONSE_F, 0);
 	fake_deliver(m, TRANSPORT_MAD_SIZE, 0, 5);
+	resp_of(0, m);                  /* an SMP request: no agent either */
+	mad_set_field(m, 0, IB_MAD_RESPONSE_F, 0);
+	fake_deliver(m, TRANSPORT_MAD_SIZE, 0, 5);
 	fake_deliver(m, 10, ETIMEDOUT, 0);      /* too short a failed send */
-	ck_assert_uint_eq(mad_dropped_malformed(eng), 8);
-	ck_assert_uint_eq(mad_dropped_unmatched(eng), 5);
+	ck_assert_uint_eq(mad_dropped_malformed(eng), 7);
+	ck_assert_uint_eq(mad_dropped_unmatched(eng), 7);
+	ck_assert_uint_eq(mad_dropped_unhandled(eng), 0);
 
 	spin();
 	ck_assert_int_eq(r.called + rd.called, 0);
-	ck_assert_int_eq(unsol, 0);
 	ck_assert_uint_eq(mad_outstanding(eng), 2);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, ATTR_NODE_INFO).recv,
+	ck_assert_uint_eq(smpc(MAD_GET, ATTR_NODE_INFO).recv,
 	    0);
 
 	/* longer than a MAD is fine; the real answers still match */
@@ -556,7 +566,7 @@ START_TEST(test_garbage)
 	ck_assert_int_eq(rd.called, 1);
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_int_eq(rd.status, 0);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, ATTR_NODE_INFO).recv,
+	ck_assert_uint_eq(smpc(MAD_GET, ATTR_NODE_INFO).recv,
 	    2);
 	stop();
 }
@@ -565,19 +575,21 @@ END_TEST
 struct unsol_rec {
 	int n;
 	uint16_t slid;
+	uint8_t mgmt_class;
 	uint8_t method;
 	uint16_t attr;
 };
 
 static void
-unsol_cb(void *arg, const uint8_t *mad, uint16_t slid)
+unsol_cb(void *arg, const struct transport_rx *rx)
 {
 	struct unsol_rec *u = arg;
 
 	u->n++;
-	u->slid = slid;
-	u->method = mad[3];
-	u->attr = mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F);
+	u->slid = rx->from.lid;
+	u->mgmt_class = rx->mad[1];
+	u->method = rx->mad[3];
+	u->attr = mad_get_field((void *)rx->mad, 0, IB_MAD_ATTRID_F);
 }
 
 static void
@@ -595,11 +607,17 @@ make_mad(uint8_t *m, uint8_t class, uint8_t method, uint16_t attr)
 
 START_TEST(test_unsolicited)
 {
-	struct unsol_rec u = { 0 };
+	struct unsol_rec u = { 0 }, any = { 0 };
 	uint8_t m[TRANSPORT_MAD_SIZE];
 
 	start(8, 2, 1000, 1);
-	mad_set_unsolicited(eng, unsol_cb, &u);
+	ck_assert_int_eq(smp_register(eng), 0);
+	ck_assert_int_eq(mad_listen(eng, 0x01, MAD_TRAP, ATTR_NOTICE, unsol_cb,
+	    &u), 0);
+	ck_assert_int_eq(mad_listen(eng, 0x81, MAD_GET, ATTR_SM_INFO, unsol_cb,
+	    &u), 0);
+	ck_assert_int_eq(mad_listen(eng, 0x01, MAD_SET, MAD_ATTR_ANY, unsol_cb,
+	    &any), 0);
 	make_mad(m, 0x01, MAD_TRAP, ATTR_NOTICE);
 	fake_deliver(m, sizeof(m), 0, 7);
 	ck_assert_int_eq(u.n, 1);
@@ -609,22 +627,32 @@ START_TEST(test_unsolicited)
 	make_mad(m, 0x81, MAD_GET, ATTR_SM_INFO);
 	fake_deliver(m, sizeof(m), 0, 0xFFFF);
 	ck_assert_int_eq(u.n, 2);
+	ck_assert_uint_eq(u.mgmt_class, 0x81);
 	ck_assert_uint_eq(u.method, MAD_GET);
 	ck_assert_uint_eq(u.attr, ATTR_SM_INFO);
 	make_mad(m, 0x01, MAD_SET, ATTR_SM_INFO);
 	fake_deliver(m, sizeof(m), 0, 3);
-	ck_assert_int_eq(u.n, 3);
-	ck_assert_uint_eq(u.method, MAD_SET);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_TRAP, ATTR_NOTICE).recv, 1);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, ATTR_SM_INFO).recv, 1);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_SET, ATTR_SM_INFO).recv, 1);
+	ck_assert_int_eq(u.n, 2);
+	ck_assert_int_eq(any.n, 1);
+	ck_assert_uint_eq(any.method, MAD_SET);
+	ck_assert_uint_eq(smpc(MAD_TRAP, ATTR_NOTICE).recv, 1);
+	ck_assert_uint_eq(smpc(MAD_GET, ATTR_SM_INFO).recv, 1);
+	ck_assert_uint_eq(smpc(MAD_SET, ATTR_SM_INFO).recv, 1);
 
-	/* no handler: counted and dropped */
-	mad_set_unsolicited(eng, NULL, NULL);
+	/* the same attribute on the other SM class: nobody listens */
+	make_mad(m, 0x01, MAD_GET, ATTR_SM_INFO);
+	fake_deliver(m, sizeof(m), 0, 3);
+	ck_assert_int_eq(u.n + any.n, 3);
+	ck_assert_uint_eq(mad_dropped_unhandled(eng), 1);
+
+	/* no listener any more: counted and dropped */
+	ck_assert_int_eq(mad_listen(eng, 0x01, MAD_TRAP, ATTR_NOTICE, NULL,
+	    NULL), 0);
 	make_mad(m, 0x01, MAD_TRAP, ATTR_NOTICE);
 	fake_deliver(m, sizeof(m), 0, 7);
-	ck_assert_int_eq(u.n, 3);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_TRAP, ATTR_NOTICE).recv, 2);
+	ck_assert_int_eq(u.n, 2);
+	ck_assert_uint_eq(smpc(MAD_TRAP, ATTR_NOTICE).recv, 2);
+	ck_assert_uint_eq(mad_dropped_unhandled(eng), 2);
 	ck_assert_uint_eq(mad_dropped_unmatched(eng), 0);
 	ck_assert_uint_eq(mad_dropped_malformed(eng), 0);
 	stop();
@@ -649,7 +677,7 @@ START_TEST(test_send_failure)
 	ck_assert_int_eq(r.status, MAD_ESEND);
 	ck_assert(!r.had_resp);
 	ck_assert_int_eq(r2.called, 0);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, ATTR_NODE_INFO).sent,
+	ck_assert_uint_eq(smpc(MAD_GET, ATTR_NODE_INFO).sent,
 	    1);
 
 	/* a retry that cannot be sent ends the request with MAD_ESEND */
@@ -791,8 +819,8 @@ START_TEST(test_bulk)
 		ck_assert_uint_eq(mod, bulk.next[dlid - 1]);
 		bulk.next[dlid - 1]++;
 	}
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, ATTR_LFT).sent, BULK_N);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, ATTR_LFT).recv, BULK_N);
+	ck_assert_uint_eq(smpc(MAD_GET, ATTR_LFT).sent, BULK_N);
+	ck_assert_uint_eq(smpc(MAD_GET, ATTR_LFT).recv, BULK_N);
 	ck_assert_uint_eq(mad_outstanding(eng), 0);
 	ck_assert_uint_eq(mad_queued(eng), 0);
 	ck_assert_uint_eq(mad_dropped_unmatched(eng), 0);
@@ -858,15 +886,19 @@ END_TEST
 struct seen {
 	int n;
 	int vendor;
+	int other_class;
 	uint64_t sent;
 };
 
 static void
-seen_cb(void *arg, uint8_t method, uint16_t attr, const struct mad_counter *c)
+seen_cb(void *arg, uint8_t mgmt_class, uint8_t method, uint16_t attr,
+    const struct mad_counter *c)
 {
 	struct seen *s = arg;
 
 	s->n++;
+	if (mgmt_class != MGMT_CLASS_SMP_LID)
+		s->other_class++;
 	s->sent += c->sent;
 	if (method == MAD_GET && attr == 0xFF10)
 		s->vendor++;
@@ -882,19 +914,22 @@ START_TEST(test_reply_and_counters)
 
 	start(8, 2, 1000, 1);
 	make_mad(m, 0x81, MAD_GETRESP, ATTR_SM_INFO);
-	ck_assert_int_eq(mad_send_reply(eng, m, 0xFFFF), 0);
+	ck_assert_int_eq(smp_reply(eng, m, 0xFFFF), 0);
 	ck_assert_uint_eq(fake_nsent(), 1);
 	ck_assert_uint_eq(fake_sent(0)->dlid, 0xFFFF);
+	ck_assert_uint_eq(fake_sent(0)->to.qpn, 0);
+	ck_assert_uint_eq(fake_sent(0)->to.qkey, 0);
+	ck_assert_uint_eq(fake_sent(0)->len, TRANSPORT_MAD_SIZE);
 	ck_assert_int_eq(fake_sent(0)->timeout_ms, 0);
 	ck_assert_mem_eq(fake_sent(0)->mad, m, sizeof(m));
 	make_mad(m, 0x01, MAD_TRAPREPRESS, ATTR_NOTICE);
-	ck_assert_int_eq(mad_send_reply(eng, m, 12), 0);
+	ck_assert_int_eq(smp_reply(eng, m, 12), 0);
 	ck_assert_uint_eq(fake_sent(1)->dlid, 12);
 	fake_fail_sends(1);
-	ck_assert_int_eq(mad_send_reply(eng, m, 12), -1);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GETRESP, ATTR_SM_INFO).sent,
+	ck_assert_int_eq(smp_reply(eng, m, 12), -1);
+	ck_assert_uint_eq(smpc(MAD_GETRESP, ATTR_SM_INFO).sent,
 	    1);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_TRAPREPRESS,
+	ck_assert_uint_eq(smpc(MAD_TRAPREPRESS,
 	    ATTR_NOTICE).sent, 1);
 	ck_assert_uint_eq(mad_outstanding(eng), 0);
 
@@ -902,14 +937,15 @@ START_TEST(test_reply_and_counters)
 	ck_assert_int_eq(smp(&q, rec_cb, &r), 0);
 	fake_respond(2, 0, NULL);
 	ck_assert_int_eq(r.called, 1);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, 0xFF10).sent, 1);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, 0xFF10).recv, 1);
-	ck_assert_uint_eq(mad_counter_get(eng, MAD_GET, 0xFF11).sent, 0);
-	ck_assert_uint_eq(mad_counter_get(NULL, MAD_GET, 0x11).sent, 0);
+	ck_assert_uint_eq(smpc(MAD_GET, 0xFF10).sent, 1);
+	ck_assert_uint_eq(smpc(MAD_GET, 0xFF10).recv, 1);
+	ck_assert_uint_eq(smpc(MAD_GET, 0xFF11).sent, 0);
+	ck_assert_uint_eq(mad_counter_get(NULL, MGMT_CLASS_SMP_LID, MAD_GET, 0x11).sent, 0);
 	ck_assert_uint_eq(mad_total_sent(eng), 3);
 	mad_counters_foreach(eng, seen_cb, &s);
 	ck_assert_int_eq(s.n, 3);
 	ck_assert_int_eq(s.vendor, 1);
+	ck_assert_int_eq(s.other_class, 0);
 	ck_assert_uint_eq(s.sent, 3);
 	stop();
 }
@@ -945,21 +981,470 @@ START_TEST(test_names)
 	ck_assert_str_eq(mad_method_name(MAD_GETRESP), "GetResp");
 	ck_assert_str_eq(mad_method_name(MAD_TRAP), "Trap");
 	ck_assert_str_eq(mad_method_name(MAD_TRAPREPRESS), "TrapRepress");
-	ck_assert_str_eq(mad_method_name(0x13), "0x13");
-	ck_assert_str_eq(mad_attr_name(ATTR_NOTICE), "Notice");
-	ck_assert_str_eq(mad_attr_name(ATTR_NODE_DESC), "NodeDescription");
-	ck_assert_str_eq(mad_attr_name(ATTR_NODE_INFO), "NodeInfo");
-	ck_assert_str_eq(mad_attr_name(ATTR_SWITCH_INFO), "SwitchInfo");
-	ck_assert_str_eq(mad_attr_name(ATTR_GUID_INFO), "GUIDInfo");
-	ck_assert_str_eq(mad_attr_name(ATTR_PORT_INFO), "PortInfo");
-	ck_assert_str_eq(mad_attr_name(ATTR_PKEY_TABLE), "P_KeyTable");
-	ck_assert_str_eq(mad_attr_name(ATTR_SL2VL), "SLtoVLMappingTable");
-	ck_assert_str_eq(mad_attr_name(ATTR_VL_ARB), "VLArbitrationTable");
-	ck_assert_str_eq(mad_attr_name(ATTR_LFT), "LinearForwardingTable");
-	ck_assert_str_eq(mad_attr_name(ATTR_MFT), "MulticastForwardingTable");
-	ck_assert_str_eq(mad_attr_name(ATTR_SM_INFO), "SMInfo");
-	ck_assert_str_eq(mad_attr_name(0xFF10), "0xff10");
-	ck_assert_str_eq(mad_attr_name(0x0001), "0x0001");
+	ck_assert_str_eq(mad_method_name(MAD_GETTABLE), "GetTable");
+	ck_assert_str_eq(mad_method_name(MAD_GETTABLERESP), "GetTableResp");
+	ck_assert_str_eq(mad_method_name(0x33), "0x33");
+	ck_assert_str_eq(mad_class_name(0x01), "smp");
+	ck_assert_str_eq(mad_class_name(0x81), "smp");
+	ck_assert_str_eq(mad_class_name(0x03), "sa");
+	ck_assert_str_eq(mad_class_name(0x04), "perf");
+	ck_assert_str_eq(mad_class_name(0x0A), "0x0a");
+	for (int c = 0; c < 2; c++) {
+		uint8_t k = c ? MGMT_CLASS_SMP_DR : MGMT_CLASS_SMP_LID;
+
+		ck_assert_str_eq(mad_attr_name(k, ATTR_NOTICE), "Notice");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_NODE_DESC),
+		    "NodeDescription");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_NODE_INFO), "NodeInfo");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_SWITCH_INFO),
+		    "SwitchInfo");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_GUID_INFO), "GUIDInfo");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_PORT_INFO), "PortInfo");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_PKEY_TABLE),
+		    "P_KeyTable");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_SL2VL),
+		    "SLtoVLMappingTable");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_VL_ARB),
+		    "VLArbitrationTable");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_LFT),
+		    "LinearForwardingTable");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_MFT),
+		    "MulticastForwardingTable");
+		ck_assert_str_eq(mad_attr_name(k, ATTR_SM_INFO), "SMInfo");
+		ck_assert_str_eq(mad_attr_name(k, 0xFF10), "0xff10");
+		ck_assert_str_eq(mad_attr_name(k, 0x0001), "0x0001");
+	}
+	/* the same numbers name other things in other classes */
+	ck_assert_str_eq(mad_attr_name(MGMT_CLASS_SA, 0x11), "NodeRecord");
+	ck_assert_str_eq(mad_attr_name(MGMT_CLASS_SA, 0x35), "PathRecord");
+	ck_assert_str_eq(mad_attr_name(MGMT_CLASS_SA, 0x01), "ClassPortInfo");
+	ck_assert_str_eq(mad_attr_name(MGMT_CLASS_SA, 0x19), "0x0019");
+	ck_assert_str_eq(mad_attr_name(MGMT_CLASS_PERF, 0x01),
+	    "ClassPortInfo");
+	ck_assert_str_eq(mad_attr_name(MGMT_CLASS_PERF, 0x11), "0x0011");
+}
+END_TEST
+
+/* ---- the class-neutral engine ---- */
+
+struct grec {
+	int called;
+	int status;
+	size_t len;
+	struct transport_addr from;
+	uint8_t method;
+};
+
+static void
+grec_cb(void *arg, int status, const struct transport_rx *resp)
+{
+	struct grec *g = arg;
+
+	ck_assert_msg(!in_smp, "callback called from inside the request");
+	g->called++;
+	g->status = status;
+	if (resp != NULL) {
+		g->len = resp->len;
+		g->from = resp->from;
+		g->method = mad_method_of(resp->mad);
+	}
+}
+
+/* A request header of any class (version 2 for SA, 1 otherwise). */
+static void
+gs_mad(uint8_t *m, size_t len, uint8_t mgmt_class, uint8_t method,
+    uint16_t attr)
+{
+	memset(m, 0, len);
+	m[0] = 1;
+	m[1] = mgmt_class;
+	m[2] = mgmt_class == MGMT_CLASS_SA ? 2 : 1;
+	mad_set_method(m, method);
+	mad_set_field(m, 0, IB_MAD_ATTRID_F, attr);
+}
+
+static int
+greq(const struct mad_request *q, struct grec *g)
+{
+	int rc;
+
+	in_smp = 1;
+	rc = mad_request(eng, q, grec_cb, g);
+	in_smp = 0;
+	return rc;
+}
+
+/* The response to sent MAD i: method, status, from its destination. */
+static void
+answer(size_t i, uint8_t method, uint16_t status, size_t len)
+{
+	uint8_t m[1024];
+
+	ck_assert_uint_le(len, sizeof(m));
+	memset(m, 0, sizeof(m));
+	memcpy(m, fake_sent(i)->mad, TRANSPORT_MAD_SIZE);
+	mad_set_method(m, method);
+	mad_set_field(m, 0, IB_MAD_STATUS_F, status);
+	fake_deliver_from(m, len, 0, &fake_sent(i)->to);
+}
+
+START_TEST(test_gsi_request)
+{
+	uint8_t m[TRANSPORT_MAD_SIZE];
+	struct mad_request q = { .mad = m, .len = sizeof(m), .dest = 0x77 };
+	struct grec g = { 0 };
+	struct mad_counter c;
+
+	start(8, 2, 1000, 1);
+	/* an SA NodeRecord Get over QP1 to a host's QP */
+	gs_mad(m, sizeof(m), MGMT_CLASS_SA, MAD_GET, 0x11);
+	memset(m + 100, 0xC3, 20);
+	q.to.lid = 9;
+	q.to.qpn = 0x1234;
+	q.to.qkey = TRANSPORT_QKEY_GSI;
+	q.to.sl = 3;
+	q.to.pkey_index = 2;
+	ck_assert_int_eq(greq(&q, &g), 0);
+	ck_assert_uint_eq(fake_nsent(), 1);
+	ck_assert_uint_eq(fake_sent(0)->to.lid, 9);
+	ck_assert_uint_eq(fake_sent(0)->to.qpn, 0x1234);
+	ck_assert_uint_eq(fake_sent(0)->to.qkey, 0x80010000u);
+	ck_assert_uint_eq(fake_sent(0)->to.sl, 3);
+	ck_assert_uint_eq(fake_sent(0)->to.pkey_index, 2);
+	ck_assert_uint_eq(fake_sent(0)->mad[1], MGMT_CLASS_SA);
+	ck_assert_uint_eq(fake_sent(0)->mad[2], 2);
+	ck_assert_uint_ne(fake_sent_tid(0), 0);
+	/* the payload went out as given, the TID is the engine's */
+	ck_assert_mem_eq(fake_sent(0)->mad + 24, m + 24, sizeof(m) - 24);
+	/* a GetTableResp does not answer a Get */
+	answer(0, MAD_GETTABLERESP, 0, TRANSPORT_MAD_SIZE);
+	ck_assert_int_eq(g.called, 0);
+	ck_assert_uint_eq(mad_dropped_unmatched(eng), 1);
+	answer(0, MAD_GETRESP, 0x0200, TRANSPORT_MAD_SIZE);
+	ck_assert_int_eq(g.called, 1);
+	ck_assert_int_eq(g.status, 0x0200);
+	ck_assert_uint_eq(g.from.qpn, 0x1234);
+	ck_assert_uint_eq(g.from.lid, 9);
+	/* counted as SA NodeRecord, not as the SMP NodeInfo it numbers like */
+	c = mad_counter_get(eng, MGMT_CLASS_SA, MAD_GET, 0x11);
+	ck_assert_uint_eq(c.sent, 1);
+	ck_assert_uint_eq(c.recv, 1);
+	ck_assert_uint_eq(c.error, 1);
+	c = smpc(MAD_GET, 0x11);
+	ck_assert_uint_eq(c.sent + c.recv + c.error, 0);
+	ck_assert_uint_eq(mad_total_sent(eng), 1);
+	stop();
+}
+END_TEST
+
+START_TEST(test_response_methods)
+{
+	static const uint8_t req[] = { MAD_GET, MAD_SET, MAD_GETTABLE,
+	    MAD_GETTRACETABLE, MAD_REPORT, MAD_DELETE, MAD_GETMULTI };
+	static const uint8_t resp[] = { MAD_GETRESP, MAD_GETRESP,
+	    MAD_GETTABLERESP, MAD_GETTABLERESP, MAD_REPORTRESP,
+	    MAD_DELETERESP, MAD_GETMULTIRESP };
+	uint8_t m[TRANSPORT_MAD_SIZE];
+	struct mad_request q = { .mad = m, .len = sizeof(m), .dest = 5 };
+	struct grec g[7];
+	size_t i;
+
+	memset(g, 0, sizeof(g));
+	start(16, 16, 1000, 1);
+	for (i = 0; i < 7; i++) {
+		gs_mad(m, sizeof(m), MGMT_CLASS_SA, req[i], 0x35);
+		ck_assert_int_eq(greq(&q, &g[i]), 0);
+	}
+	/* answers with the wrong response method first: all dropped */
+	for (i = 0; i < 7; i++)
+		answer(i, resp[(i + 2) % 7] == resp[i] ? MAD_GETMULTIRESP :
+		    resp[(i + 2) % 7], 0, TRANSPORT_MAD_SIZE);
+	for (i = 0; i < 7; i++)
+		ck_assert_int_eq(g[i].called, 0);
+	ck_assert_uint_eq(mad_dropped_unmatched(eng), 7);
+	for (i = 0; i < 7; i++) {
+		answer(i, resp[i], 0, TRANSPORT_MAD_SIZE);
+		ck_assert_int_eq(g[i].called, 1);
+		ck_assert_uint_eq(g[i].method, resp[i]);
+	}
+	stop();
+}
+END_TEST
+
+START_TEST(test_bad_generic_request)
+{
+	uint8_t m[TRANSPORT_MAD_SIZE];
+	struct mad_request q = { .mad = m, .len = sizeof(m), .dest = 5 };
+	struct grec g = { 0 };
+
+	start(8, 2, 1000, 1);
+	gs_mad(m, sizeof(m), MGMT_CLASS_SA, MAD_GETRESP, 0x11);
+	ck_assert_int_eq(greq(&q, &g), -1);
+	gs_mad(m, sizeof(m), MGMT_CLASS_SA, MAD_TRAP, 0x02);
+	ck_assert_int_eq(greq(&q, &g), -1);
+	gs_mad(m, sizeof(m), MGMT_CLASS_SA, MAD_TRAPREPRESS, 0x02);
+	ck_assert_int_eq(greq(&q, &g), -1);
+	gs_mad(m, sizeof(m), MGMT_CLASS_SA, MAD_GET, 0x11);
+	q.len = TRANSPORT_MAD_SIZE - 1;
+	ck_assert_int_eq(greq(&q, &g), -1);
+	q.len = sizeof(m);
+	m[0] = 0x80;                    /* base version */
+	ck_assert_int_eq(greq(&q, &g), -1);
+	m[0] = 1;
+	q.mad = NULL;
+	ck_assert_int_eq(greq(&q, &g), -1);
+	q.mad = m;
+	ck_assert_int_eq(mad_request(eng, &q, NULL, &g), -1);
+	ck_assert_uint_eq(fake_nsent(), 0);
+	ck_assert_int_eq(greq(&q, &g), 0);
+	ck_assert_uint_eq(fake_nsent(), 1);
+	stop();
+}
+END_TEST
+
+/* An RMPP agent sends and receives MADs longer than 256 bytes; another
+ * cannot send them. */
+START_TEST(test_rmpp_length)
+{
+	uint8_t m[900];
+	struct mad_request q = { .mad = m, .len = sizeof(m), .dest = 5,
+	    .to = { .lid = 4, .qpn = 1, .qkey = TRANSPORT_QKEY_GSI } };
+	struct transport_agent a = { .mgmt_class = MGMT_CLASS_SA,
+	    .class_version = 2, .rmpp = true };
+	struct grec g = { 0 }, g2 = { 0 };
+	size_t i;
+
+	start(8, 2, 1000, 0);
+	gs_mad(m, sizeof(m), MGMT_CLASS_SA, MAD_GETMULTI, 0x3A);
+	for (i = 24; i < sizeof(m); i++)
+		m[i] = (uint8_t)i;
+	/* no agent that does RMPP: the send fails, reported later */
+	ck_assert_int_eq(greq(&q, &g), 0);
+	ck_assert_uint_eq(fake_nsent(), 0);
+	spin();
+	ck_assert_int_eq(g.called, 1);
+	ck_assert_int_eq(g.status, MAD_ESEND);
+
+	ck_assert_int_eq(mad_register(eng, &a), 0);
+	ck_assert_ptr_nonnull(fake_agent(MGMT_CLASS_SA, 2));
+	ck_assert(fake_agent(MGMT_CLASS_SA, 2)->rmpp);
+	ck_assert_int_eq(greq(&q, &g2), 0);
+	ck_assert_uint_eq(fake_nsent(), 1);
+	ck_assert_uint_eq(fake_sent(0)->len, sizeof(m));
+	ck_assert_mem_eq(fake_sent_bytes(0) + 24, m + 24, sizeof(m) - 24);
+	/* a long answer arrives whole */
+	answer(0, MAD_GETMULTIRESP, 0, 700);
+	ck_assert_int_eq(g2.called, 1);
+	ck_assert_int_eq(g2.status, 0);
+	ck_assert_uint_eq(g2.len, 700);
+	/* a reply of that length goes through mad_send_reply too */
+	m[3] = MAD_GETRESP;
+	ck_assert_int_eq(mad_send_reply(eng, m, sizeof(m), &q.to), 0);
+	ck_assert_uint_eq(fake_sent(1)->len, sizeof(m));
+	ck_assert_int_eq(mad_send_reply(eng, m, 100, &q.to), -1);
+	stop();
+}
+END_TEST
+
+static int
+check_odd(const uint8_t *req, const uint8_t *resp, size_t len)
+{
+	(void)req;
+	(void)len;
+	/* accepts only answers whose byte 100 is odd, and says so */
+	return resp[100] & 1 ? 0x42 : -1;
+}
+
+START_TEST(test_check_hook)
+{
+	uint8_t m[TRANSPORT_MAD_SIZE], a[TRANSPORT_MAD_SIZE];
+	struct mad_request q = { .mad = m, .len = sizeof(m), .dest = 5,
+	    .check = check_odd };
+	struct grec g = { 0 };
+
+	start(8, 2, 1000, 0);
+	gs_mad(m, sizeof(m), MGMT_CLASS_PERF, MAD_GET, 0x14);
+	ck_assert_int_eq(greq(&q, &g), 0);
+	memcpy(a, fake_sent(0)->mad, sizeof(a));
+	mad_set_method(a, MAD_GETRESP);
+	a[100] = 2;
+	fake_deliver(a, sizeof(a), 0, 0);
+	ck_assert_int_eq(g.called, 0);
+	ck_assert_uint_eq(mad_dropped_unmatched(eng), 1);
+	a[100] = 3;
+	fake_deliver(a, sizeof(a), 0, 0);
+	ck_assert_int_eq(g.called, 1);
+	ck_assert_int_eq(g.status, 0x42);
+	ck_assert_uint_eq(mad_counter_get(eng, MGMT_CLASS_PERF, MAD_GET,
+	    0x14).error, 1);
+	stop();
+}
+END_TEST
+
+/* Destination key 0 (the local node, in discovery) has a window too. */
+START_TEST(test_dest_zero)
+{
+	struct dr_path p = { .hops = 0 };
+	struct smp_req q = { .method = MAD_GET, .attr = ATTR_NODE_INFO,
+	    .path = &p, .dest = 0 };
+	struct rec r[4] = { { 0 } };
+	int i;
+
+	start(8, 2, 1000, 1);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(smp(&q, rec_cb, &r[i]), 0);
+	q.dest = 1;
+	ck_assert_int_eq(smp(&q, rec_cb, &r[3]), 0);
+	ck_assert_uint_eq(fake_nsent(), 3);     /* two to 0, one to 1 */
+	ck_assert_uint_eq(mad_queued(eng), 1);
+	fake_respond(0, 0, NULL);
+	ck_assert_uint_eq(fake_nsent(), 4);
+	ck_assert_uint_eq(mad_queued(eng), 0);
+	for (i = 1; i < 4; i++)
+		fake_respond(i, 0, NULL);
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(r[i].called, 1);
+	/* its slot is reused cleanly afterwards */
+	q.dest = 0;
+	ck_assert_int_eq(smp(&q, rec_cb, &r[0]), 0);
+	ck_assert_uint_eq(fake_nsent(), 5);
+	fake_respond(4, 0, NULL);
+	ck_assert_int_eq(r[0].called, 2);
+	ck_assert_uint_eq(mad_outstanding(eng), 0);
+	stop();
+}
+END_TEST
+
+struct order {
+	int n;
+	uint32_t keys[16];
+};
+
+static void
+order_cb(void *arg, uint8_t mgmt_class, uint8_t method, uint16_t attr,
+    const struct mad_counter *c)
+{
+	struct order *o = arg;
+
+	(void)c;
+	ck_assert_int_lt(o->n, 16);
+	o->keys[o->n++] = (uint32_t)mgmt_class << 24 | method << 16 | attr;
+}
+
+START_TEST(test_counter_order)
+{
+	static const struct { uint8_t k, method; uint16_t attr; } sends[] = {
+		{ 0x03, MAD_GETRESP, 0x11 }, { 0x81, MAD_TRAPREPRESS, 0x02 },
+		{ 0x01, MAD_GETRESP, 0x20 }, { 0x81, MAD_GETRESP, 0x10 },
+		{ 0x03, MAD_GETTABLERESP, 0x11 }, { 0x01, MAD_SET, 0x19 },
+	};
+	static const uint32_t want[] = {
+		0x01020019, 0x01810010, 0x01810020, 0x01070002,
+		0x03810011, 0x03920011,
+	};
+	uint8_t m[TRANSPORT_MAD_SIZE];
+	struct transport_addr to = { .lid = 1 };
+	struct order o = { 0 };
+	size_t i;
+
+	start(8, 2, 1000, 1);
+	for (i = 0; i < sizeof(sends) / sizeof(sends[0]); i++) {
+		gs_mad(m, sizeof(m), sends[i].k, sends[i].method,
+		    sends[i].attr);
+		ck_assert_int_eq(mad_send_reply(eng, m, sizeof(m), &to), 0);
+	}
+	mad_counters_foreach(eng, order_cb, &o);
+	ck_assert_int_eq(o.n, 6);
+	for (i = 0; i < 6; i++)
+		ck_assert_uint_eq(o.keys[i], want[i]);
+	/* the two SM classes share their counters */
+	ck_assert_uint_eq(mad_counter_get(eng, 0x81, MAD_GETRESP, 0x20).sent,
+	    1);
+	ck_assert_uint_eq(mad_counter_get(eng, 0x01, MAD_GETRESP, 0x10).sent,
+	    1);
+	stop();
+}
+END_TEST
+
+/* Keys past the table's bound are not counted, and nothing breaks. */
+START_TEST(test_counter_bound)
+{
+	uint8_t m[TRANSPORT_MAD_SIZE];
+	struct transport_addr to = { .lid = 1 };
+	unsigned i;
+
+	start(8, 2, 1000, 1);
+	for (i = 0; i < 5000; i++) {
+		gs_mad(m, sizeof(m), 0x04, MAD_GETRESP, (uint16_t)i);
+		ck_assert_int_eq(mad_send_reply(eng, m, sizeof(m), &to), 0);
+	}
+	ck_assert_uint_eq(mad_counter_get(eng, 0x04, MAD_GETRESP, 10).sent, 1);
+	ck_assert_uint_eq(mad_counter_get(eng, 0x04, MAD_GETRESP, 4999).sent,
+	    0);
+	ck_assert_uint_eq(mad_total_sent(eng), 5000);
+	stop();
+}
+END_TEST
+
+static int drops;
+
+static void
+count_drop(void *arg)
+{
+	(void)arg;
+	drops++;
+}
+
+/* What the engine drops on free goes through the request's drop hook. */
+START_TEST(test_drop_hook)
+{
+	uint8_t m[TRANSPORT_MAD_SIZE];
+	struct mad_request q = { .mad = m, .len = sizeof(m), .dest = 5,
+	    .drop = count_drop };
+	struct grec g[3];
+
+	memset(g, 0, sizeof(g));
+	drops = 0;
+	start(8, 1, 1000, 1);
+	gs_mad(m, sizeof(m), MGMT_CLASS_PERF, MAD_GET, 0x12);
+	ck_assert_int_eq(greq(&q, &g[0]), 0);   /* on the wire */
+	ck_assert_int_eq(greq(&q, &g[1]), 0);   /* queued behind it */
+	fake_fail_sends(1);
+	q.dest = 6;
+	ck_assert_int_eq(greq(&q, &g[2]), 0);   /* a deferred ESEND */
+	ck_assert_uint_eq(mad_outstanding(eng), 1);
+	ck_assert_uint_eq(mad_queued(eng), 1);
+	stop();
+	ck_assert_int_eq(drops, 3);
+	ck_assert_int_eq(g[0].called + g[1].called + g[2].called, 0);
+}
+END_TEST
+
+START_TEST(test_smp_register)
+{
+	const struct transport_agent *a;
+	int k;
+
+	start(8, 2, 1000, 1);
+	ck_assert_ptr_null(fake_agent(0x01, 1));
+	ck_assert_int_eq(smp_register(eng), 0);
+	for (k = 0; k < 2; k++) {
+		a = fake_agent(k ? 0x81 : 0x01, 1);
+		ck_assert_ptr_nonnull(a);
+		ck_assert(!a->rmpp);
+		ck_assert_uint_eq(a->oui, 0);
+		/* Get, Set, Trap, TrapRepress */
+		ck_assert_uint_eq(a->methods[0], 1u << 1 | 1u << 2 | 1u << 5 |
+		    1u << 7);
+		ck_assert_uint_eq(a->methods[1] | a->methods[2] | a->methods[3],
+		    0);
+	}
+	ck_assert_int_eq(smp_register(eng), -1);        /* already there */
+	stop();
+	start(8, 2, 1000, 1);
+	fake_fail_registers(1);
+	ck_assert_int_eq(smp_register(eng), -1);
+	stop();
 }
 END_TEST
 
@@ -992,6 +1477,16 @@ mad_suite(void)
 	tcase_add_test(tc, test_reply_and_counters);
 	tcase_add_test(tc, test_free_outstanding);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_gsi_request);
+	tcase_add_test(tc, test_response_methods);
+	tcase_add_test(tc, test_bad_generic_request);
+	tcase_add_test(tc, test_rmpp_length);
+	tcase_add_test(tc, test_check_hook);
+	tcase_add_test(tc, test_dest_zero);
+	tcase_add_test(tc, test_counter_order);
+	tcase_add_test(tc, test_counter_bound);
+	tcase_add_test(tc, test_smp_register);
+	tcase_add_test(tc, test_drop_hook);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,17 +8,22 @@
 
 #include "tests/unit/fake_transport.h"
 
+#define FAKE_AGENTS 16
+
 struct transport {
 	struct ev_loop *loop;
 	uint64_t guid;
 	transport_rx_cb cb;
 	void *arg;
+	struct transport_agent agents[FAKE_AGENTS];
+	unsigned nagents;
 };
 
 static struct transport *fake_cur;
 static struct fake_mad *sent;
 static size_t nsent, sent_cap;
-static unsigned fail_sends;
+static unsigned fail_sends, fail_registers;
+static uint8_t **big;           /* [i]: all bytes of a send past 256 */
 
 static unsigned win_wire, win_dlid, violations;
 static unsigned dlid_flight[0x10000];
@@ -47,12 +52,16 @@ tid_of(const uint8_t *mad)
 void
 fake_reset(void)
 {
+	for (size_t i = 0; i < nsent; i++)
+		free(big[i]);
+	free(big);
 	free(sent);
 	free(flight);
+	big = NULL;
 	sent = NULL;
 	flight = NULL;
 	nsent = sent_cap = nflight = flight_cap = 0;
-	fail_sends = 0;
+	fail_sends = fail_registers = 0;
 	win_wire = win_dlid = violations = 0;
 	memset(dlid_flight, 0, sizeof(dlid_flight));
 }
@@ -96,30 +105,86 @@ transport_claim_sm(struct transport *t)
 	return 0;
 }
 
-int
-transport_send(struct transport *t, const uint8_t *mad, uint16_t dlid,
-    int timeout_ms)
+static const struct transport_agent *
+agent_of(const struct transport *t, uint8_t mgmt_class, uint8_t version)
 {
-	struct fake_mad *m;
+	for (unsigned i = 0; t != NULL && i < t->nagents; i++)
+		if (t->agents[i].mgmt_class == mgmt_class &&
+		    t->agents[i].class_version == version)
+			return &t->agents[i];
+	return NULL;
+}
 
-	(void)t;
+int
+transport_register(struct transport *t, const struct transport_agent *a)
+{
+	if (fail_registers > 0) {
+		fail_registers--;
+		return -1;
+	}
+	if (a->mgmt_class == 0 || t->nagents == FAKE_AGENTS ||
+	    agent_of(t, a->mgmt_class, a->class_version) != NULL)
+		return -1;
+	t->agents[t->nagents++] = *a;
+	return 0;
+}
+
+const struct transport_agent *
+fake_agent(uint8_t mgmt_class, uint8_t version)
+{
+	return agent_of(fake_cur, mgmt_class, version);
+}
+
+void
+fake_fail_registers(unsigned n)
+{
+	fail_registers = n;
+}
+
+int
+transport_send(struct transport *t, const uint8_t *mad, size_t len,
+    const struct transport_addr *to, int timeout_ms)
+{
+	const struct transport_agent *a;
+	struct fake_mad *m;
+	size_t cap;
+
 	if (fail_sends > 0) {
 		fail_sends--;
 		return -1;
 	}
+	if (len < TRANSPORT_MAD_SIZE)
+		return -1;
+	a = agent_of(t, mad[1], mad[2]);
+	if (len > TRANSPORT_MAD_SIZE && (a == NULL || !a->rmpp))
+		return -1;
+	cap = sent_cap;
 	sent = grow(sent, &sent_cap, nsent + 1, sizeof(*sent));
+	if (sent_cap != cap) {
+		big = realloc(big, sent_cap * sizeof(*big));
+		if (big == NULL)
+			abort();
+	}
+	big[nsent] = NULL;
+	if (len > TRANSPORT_MAD_SIZE) {
+		if ((big[nsent] = malloc(len)) == NULL)
+			abort();
+		memcpy(big[nsent], mad, len);
+	}
 	m = &sent[nsent];
 	memcpy(m->mad, mad, TRANSPORT_MAD_SIZE);
-	m->dlid = dlid;
+	m->len = len;
+	m->to = *to;
+	m->dlid = to->lid;
 	m->timeout_ms = timeout_ms;
 	m->answered = 0;
 	if (timeout_ms > 0) {
 		flight = grow(flight, &flight_cap, nflight + 1,
 		    sizeof(*flight));
 		flight[nflight++] = nsent;
-		dlid_flight[dlid]++;
+		dlid_flight[m->dlid]++;
 		if ((win_wire && nflight > win_wire) ||
-		    (win_dlid && dlid_flight[dlid] > win_dlid))
+		    (win_dlid && dlid_flight[m->dlid] > win_dlid))
 			violations++;
 	}
 	nsent++;
@@ -150,6 +215,14 @@ fake_sent_tid(size_t i)
 	return tid_of(sent[i].mad);
 }
 
+const uint8_t *
+fake_sent_bytes(size_t i)
+{
+	if (i >= nsent)
+		return NULL;
+	return big[i] != NULL ? big[i] : sent[i].mad;
+}
+
 void
 fake_fail_sends(unsigned n)
 {
@@ -178,8 +251,17 @@ land(uint32_t tid)
 void
 fake_deliver(const uint8_t *mad, size_t len, int status, uint16_t slid)
 {
+	struct transport_addr from = { .lid = slid };
+
+	fake_deliver_from(mad, len, status, &from);
+}
+
+void
+fake_deliver_from(const uint8_t *mad, size_t len, int status,
+    const struct transport_addr *from)
+{
 	struct transport_rx rx = { .mad = mad, .len = len, .status = status,
-	    .slid = slid };
+	    .from = *from };
 
 	if (fake_cur == NULL)
 		return;
@@ -193,6 +275,7 @@ void
 fake_respond(size_t i, uint16_t status, const uint8_t *data)
 {
 	uint8_t mad[TRANSPORT_MAD_SIZE];
+	struct transport_addr from;
 	int dr;
 
 	memcpy(mad, sent[i].mad, sizeof(mad));
@@ -206,7 +289,9 @@ fake_respond(size_t i, uint16_t status, const uint8_t *data)
 		memcpy(mad + 64, data, 64);
 	else
 		memset(mad + 64, 0, 64);
-	fake_deliver(mad, sizeof(mad), 0, dr ? 0xFFFF : sent[i].dlid);
+	/* from where it went */
+	from = sent[i].to;
+	fake_deliver_from(mad, sizeof(mad), 0, &from);
 }
 
 void

@@ -12,10 +12,12 @@
 #include "mad/transport.h"
 
 struct fake_mad {
-	uint8_t mad[TRANSPORT_MAD_SIZE];        /* as sent */
-	uint16_t dlid;
+	uint8_t mad[TRANSPORT_MAD_SIZE];        /* as sent (its first bytes) */
+	uint16_t dlid;                          /* to.lid */
 	int timeout_ms;
 	int answered;   /* a response or failure for its TID was delivered */
+	size_t len;                             /* bytes sent */
+	struct transport_addr to;
 };
 
 /* The transport opened last, NULL when none is open. */
@@ -26,12 +28,27 @@ void fake_reset(void);
 size_t fake_nsent(void);
 const struct fake_mad *fake_sent(size_t i);
 uint32_t fake_sent_tid(size_t i);               /* low 32 bits */
+/* All len bytes of sent MAD i (more than mad[] for an RMPP send). */
+const uint8_t *fake_sent_bytes(size_t i);
+
+/* The agent registered for (class, version), NULL if none. The fake sends
+ * MADs of any class, registered or not (so that tests need not register
+ * what they only send); longer than TRANSPORT_MAD_SIZE needs an RMPP
+ * agent, as on a real port. */
+const struct transport_agent *fake_agent(uint8_t mgmt_class,
+    uint8_t version);
+/* Make the next n calls of transport_register fail. */
+void fake_fail_registers(unsigned n);
 
 /* Make the next n calls of transport_send fail (return -1, record nothing). */
 void fake_fail_sends(unsigned n);
 
-/* Deliver a MAD to the receive callback, as the transport would. */
+/* Deliver a MAD to the receive callback, as the transport would, from
+ * LID slid (the rest of the address zero: QP0). */
 void fake_deliver(const uint8_t *mad, size_t len, int status, uint16_t slid);
+/* The same from a full address. */
+void fake_deliver_from(const uint8_t *mad, size_t len, int status,
+    const struct transport_addr *from);
 /* Deliver a GetResp to sent MAD i: its header with method 0x81, the D bit
  * set for directed route, status and data (NULL: zeros). */
 void fake_respond(size_t i, uint16_t status, const uint8_t *data);

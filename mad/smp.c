@@ -1,0 +1,126 @@
+/*
+ * SMP client: the SM class's header (and directed-route fields) on top of
+ * the MAD engine, and the check that a directed-route response came back
+ * the way it should (D bit set; its status is 15 bits).
+ */
+#include "mad/smp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "core/alloc.h"
+#include "mad/mad.h"
+#include "mad/transport.h"
+
+/* The engine's completion carries the whole response; SMP callers want
+ * the MAD. */
+struct smp_call {
+	smp_done_cb cb;
+	void *arg;
+};
+
+static void
+done(void *arg, int status, const struct transport_rx *resp)
+{
+	struct smp_call c = *(struct smp_call *)arg;
+
+	free(arg);
+	c.cb(c.arg, status, resp != NULL ? resp->mad : NULL);
+}
+
+static int
+check_dr(const uint8_t *req, const uint8_t *resp, size_t len)
+{
+	void *m = (void *)resp;
+
+	(void)req;
+	(void)len;
+	if (mad_method_of(resp) != MAD_GETRESP ||
+	    !mad_get_field(m, 0, IB_DRSMP_DIRECTION_F))
+		return -1;
+	return (int)mad_get_field(m, 0, IB_DRSMP_STATUS_F);
+}
+
+int
+smp_register(struct mad_engine *e)
+{
+	struct transport_agent a = { .class_version = SMP_CLASS_VERSION };
+
+	transport_agent_method(&a, MAD_GET);
+	transport_agent_method(&a, MAD_SET);
+	transport_agent_method(&a, MAD_TRAP);
+	transport_agent_method(&a, MAD_TRAPREPRESS);
+	a.mgmt_class = MGMT_CLASS_SMP_LID;
+	if (mad_register(e, &a) < 0)
+		return -1;
+	a.mgmt_class = MGMT_CLASS_SMP_DR;
+	return mad_register(e, &a);
+}
+
+int
+smp_request(struct mad_engine *e, const struct smp_req *q, smp_done_cb cb,
+    void *arg)
+{
+	uint8_t mad[TRANSPORT_MAD_SIZE];
+	struct mad_request r = { .mad = mad, .len = sizeof(mad) };
+	struct smp_call *c;
+	int dr;
+
+	if (e == NULL || q == NULL || cb == NULL ||
+	    (q->method != MAD_GET && q->method != MAD_SET))
+		return -1;
+	if (q->path != NULL && q->path->hops >= FABRIC_DR_MAX)
+		return -1;
+	if (q->path == NULL && (q->dlid == 0 || q->dlid > FABRIC_MAX_LID))
+		return -1;
+	dr = q->path != NULL;
+	memset(mad, 0, sizeof(mad));
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, MAD_BASE_VERSION);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F,
+	    dr ? MGMT_CLASS_SMP_DR : MGMT_CLASS_SMP_LID);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, SMP_CLASS_VERSION);
+	mad_set_method(mad, q->method);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, q->attr);
+	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, q->mod);
+	mad_set_field64(mad, 0, IB_MAD_MKEY_F, 0);
+	if (dr) {
+		uint8_t path[FABRIC_DR_MAX] = { 0 };
+
+		/* A request: D = 0, walking the initial path from hop 0. */
+		memcpy(path + 1, q->path->port + 1, q->path->hops);
+		mad_set_field(mad, 0, IB_DRSMP_DIRECTION_F, 0);
+		mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 0);
+		mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, q->path->hops);
+		mad_set_field(mad, 0, IB_DRSMP_DRSLID_F,
+		    TRANSPORT_LID_PERMISSIVE);
+		mad_set_field(mad, 0, IB_DRSMP_DRDLID_F,
+		    TRANSPORT_LID_PERMISSIVE);
+		mad_set_array(mad, 0, IB_DRSMP_PATH_F, path);
+		r.to.lid = TRANSPORT_LID_PERMISSIVE;
+		r.check = check_dr;
+	} else {
+		r.to.lid = q->dlid;
+	}
+	if (q->data != NULL)
+		memcpy(mad + SMP_DATA_OFFSET, q->data, SMP_DATA_SIZE);
+	r.dest = q->dest;
+	r.drop = free;
+	c = xmalloc(sizeof(*c));
+	c->cb = cb;
+	c->arg = arg;
+	if (mad_request(e, &r, done, c) < 0) {
+		free(c);
+		return -1;
+	}
+	return 0;
+}
+
+int
+smp_reply(struct mad_engine *e, const uint8_t *mad, uint16_t dlid)
+{
+	struct transport_addr to = { .lid = dlid };
+
+	return mad_send_reply(e, mad, TRANSPORT_MAD_SIZE, &to);
+}
