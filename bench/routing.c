@@ -44,7 +44,7 @@
 #include "core/fabric.h"
 #include "core/log.h"
 #include "routing/routing.h"
-#include "testfab.h"
+#include "tests/unit/testfab.h"
 
 struct result {
 	int present;            /* engine known to routing_engine_find() */
