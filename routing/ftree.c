@@ -54,7 +54,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/log.h"
+#include "routing/kernel.h"
 #include "routing/routing.h"
 
 #define NONE            UINT32_MAX
@@ -67,7 +69,7 @@ struct ft {
 	const struct routing_opts *o;
 	struct lft_set *out;
 	uint32_t nsw;
-	struct routing_graph g; /* usable links and destinations */
+	struct kernel_graph g;  /* usable links and destinations */
 	char *why;
 	size_t whylen;
 
@@ -196,13 +198,13 @@ build_groups(struct ft *t)
 	uint32_t *seen, *gix, nbs[256], cnt[256], gnb[256];
 	uint8_t ports[256];
 
-	t->g_off = routing_calloc(t->nsw + 1, sizeof(*t->g_off));
-	t->g_sw = routing_calloc(total, sizeof(*t->g_sw));
-	t->g_rev = routing_calloc(total, sizeof(*t->g_rev));
-	t->g_poff = routing_calloc(total + 1, sizeof(*t->g_poff));
-	t->g_port = routing_calloc(total, 1);
-	seen = routing_calloc(t->nsw, sizeof(*seen));
-	gix = routing_calloc(t->nsw, sizeof(*gix));
+	t->g_off = xcalloc(t->nsw + 1, sizeof(*t->g_off));
+	t->g_sw = xcalloc(total, sizeof(*t->g_sw));
+	t->g_rev = xcalloc(total, sizeof(*t->g_rev));
+	t->g_poff = xcalloc(total + 1, sizeof(*t->g_poff));
+	t->g_port = xcalloc(total, 1);
+	seen = xcalloc(t->nsw, sizeof(*seen));
+	gix = xcalloc(t->nsw, sizeof(*gix));
 	for (s = 0; s < t->nsw; s++) {
 		links = 0;
 		for (uint32_t e = t->g.off[s]; e < t->g.off[s + 1]; e++) {
@@ -245,11 +247,11 @@ static void
 split_groups(struct ft *t)
 {
 	uint32_t ng = t->g_off[t->nsw], s, g, h, k, np = 0, pass, n;
-	uint32_t *sw = routing_calloc(ng, sizeof(*sw)), *poff;
-	uint8_t *port = routing_calloc(t->g_poff[ng], 1);
+	uint32_t *sw = xcalloc(ng, sizeof(*sw)), *poff;
+	uint8_t *port = xcalloc(t->g_poff[ng], 1);
 
-	poff = routing_calloc(ng + 1, sizeof(*poff));
-	t->nup = routing_calloc(t->nsw, 1);
+	poff = xcalloc(ng + 1, sizeof(*poff));
+	t->nup = xcalloc(t->nsw, 1);
 	for (s = 0, k = 0; s < t->nsw; s++)
 		for (pass = 0; pass < 2; pass++)
 			for (g = t->g_off[s]; g < t->g_off[s + 1]; g++) {
@@ -280,79 +282,34 @@ split_groups(struct ft *t)
 		}
 }
 
+/* The kernel's destinations, with the switches' own LIDs (port 0) set
+ * apart from those of the CAs that hang off them. */
 static void
 build_dests(struct ft *t)
 {
-	uint32_t max = t->out->max_lid, *lid_sw, *fill, lid, sw, j;
-	uint8_t *lid_port;
+	uint32_t sw, j, n = 0;
 
-	/* The shared destination map, with the switches' own LIDs (port 0)
-	 * set apart from those of the CAs that hang off them. */
-	lid_sw = routing_calloc((size_t)max + 1, sizeof(*lid_sw));
-	lid_port = routing_calloc((size_t)max + 1, 1);
-	t->sw_lid = routing_calloc(t->nsw, sizeof(*t->sw_lid));
-	for (lid = 0; lid <= max; lid++)
-		lid_sw[lid] = FABRIC_NONE;
-	for (sw = 0; sw < t->nsw; sw++)
+	t->sw_lid = xcalloc(t->nsw, sizeof(*t->sw_lid));
+	t->ca_off = xcalloc(t->nsw + 1, sizeof(*t->ca_off));
+	t->ca_lid = xcalloc(t->g.dst_off[t->nsw], sizeof(*t->ca_lid));
+	t->ca_port = xcalloc(t->g.dst_off[t->nsw], 1);
+	for (sw = 0; sw < t->nsw; sw++) {
+		t->ca_off[sw] = n;
 		for (j = t->g.dst_off[sw]; j < t->g.dst_off[sw + 1]; j++) {
-			lid = t->g.dst_lid[j];
 			if (t->g.dst_port[j] == 0) {
-				t->sw_lid[sw] = (uint16_t)lid;
+				t->sw_lid[sw] = t->g.dst_lid[j];
 				continue;
 			}
-			lid_sw[lid] = sw;
-			lid_port[lid] = t->g.dst_port[j];
+			t->ca_lid[n] = t->g.dst_lid[j];
+			t->ca_port[n++] = t->g.dst_port[j];
 		}
-	t->ca_off = routing_calloc(t->nsw + 1, sizeof(*t->ca_off));
-	for (lid = 1; lid <= max; lid++)
-		if (lid_sw[lid] != FABRIC_NONE)
-			t->ca_off[lid_sw[lid] + 1]++;
-	for (sw = 0; sw < t->nsw; sw++) {
-		if (t->ca_off[sw + 1] > 0)
-			t->nhosts++;
-		t->ca_off[sw + 1] += t->ca_off[sw];
+		t->nhosts += t->ca_off[sw] < n;
 	}
-	t->ca_lid = routing_calloc(t->ca_off[t->nsw], sizeof(*t->ca_lid));
-	t->ca_port = routing_calloc(t->ca_off[t->nsw], 1);
-	t->hosts = routing_calloc(t->nhosts, sizeof(*t->hosts));
+	t->ca_off[t->nsw] = n;
+	t->hosts = xcalloc(t->nhosts, sizeof(*t->hosts));
 	for (sw = 0, t->nhosts = 0; sw < t->nsw; sw++)
 		if (t->ca_off[sw + 1] > t->ca_off[sw])
 			t->hosts[t->nhosts++] = sw;
-	fill = routing_calloc(t->nsw, sizeof(*fill));
-	for (lid = 1; lid <= max; lid++) {
-		if ((sw = lid_sw[lid]) == FABRIC_NONE)
-			continue;
-		t->ca_lid[t->ca_off[sw] + fill[sw]] = (uint16_t)lid;
-		t->ca_port[t->ca_off[sw] + fill[sw]++] = lid_port[lid];
-	}
-	free(fill);
-	free(lid_sw);
-	free(lid_port);
-}
-
-/* Breadth-first distances from the sources (NONE: not reached). */
-static void
-bfs(struct ft *t, const uint32_t *src, uint32_t nsrc, uint32_t *dist)
-{
-	uint32_t head = 0, tail = 0, u, g, v, i;
-
-	for (i = 0; i < t->nsw; i++)
-		dist[i] = NONE;
-	for (i = 0; i < nsrc; i++)
-		if (dist[src[i]] == NONE) {
-			dist[src[i]] = 0;
-			t->queue[tail++] = src[i];
-		}
-	while (head < tail) {
-		u = t->queue[head++];
-		for (g = t->g_off[u]; g < t->g_off[u + 1]; g++) {
-			v = t->g_sw[g];
-			if (dist[v] == NONE) {
-				dist[v] = dist[u] + 1;
-				t->queue[tail++] = v;
-			}
-		}
-	}
 }
 
 /* Configured GUIDs that name switches of this fabric, once each. */
@@ -383,7 +340,7 @@ given(struct ft *t, const uint64_t *guids, size_t n, uint32_t *out)
 static uint32_t
 ca_leaves(struct ft *t, uint32_t *out)
 {
-	uint8_t *color = routing_calloc(t->nsw, 1);
+	uint8_t *color = xcalloc(t->nsw, 1);
 	uint64_t w[3] = { 0, 0, 0 };
 	uint32_t s, u, g, v, head, tail, k = 0, first = NONE;
 	int bipartite = 1;
@@ -428,13 +385,13 @@ static int
 rank_switches(struct ft *t)
 {
 	const struct routing_opts *o = t->o;
-	uint32_t *src = routing_calloc(t->nsw, sizeof(*src)), nsrc, s, g, maxh;
-	uint32_t *dist = routing_calloc(t->nsw, sizeof(*dist)), v;
+	uint32_t *src = xcalloc(t->nsw, sizeof(*src)), nsrc, s, g, maxh;
+	uint32_t *dist = xcalloc(t->nsw, sizeof(*dist)), v;
 	int rc = -1;
 
-	t->rank = routing_calloc(t->nsw, 1);
+	t->rank = xcalloc(t->nsw, 1);
 	src[0] = 0;
-	bfs(t, src, 1, dist);
+	kernel_bfs(&t->g, src, 1, dist, t->queue);
 	for (s = 0; s < t->nsw; s++)
 		if (dist[s] == NONE) {
 			refuse(t, "switches 0x%016" PRIx64 " and 0x%016" PRIx64
@@ -460,7 +417,7 @@ rank_switches(struct ft *t)
 			goto out;
 		}
 		/* the roots: the switches farthest from the leaves */
-		bfs(t, src, nsrc, dist);
+		kernel_bfs(&t->g, src, nsrc, dist, t->queue);
 		for (s = 0, maxh = 0; s < t->nsw; s++)
 			if (dist[s] != NONE && dist[s] > maxh)
 				maxh = dist[s];
@@ -468,7 +425,7 @@ rank_switches(struct ft *t)
 			if (dist[s] == maxh)
 				src[nsrc++] = s;
 	}
-	bfs(t, src, nsrc, dist);
+	kernel_bfs(&t->g, src, nsrc, dist, t->queue);
 	for (s = 0; s < t->nsw; s++) {
 		/* connected: every switch has a rank */
 		if (dist[s] > RANK_MAX) {
@@ -503,9 +460,9 @@ out:
 static void
 order_by_rank(struct ft *t)
 {
-	uint32_t *start = routing_calloc(t->h1 + 1, sizeof(*start)), s, r;
+	uint32_t *start = xcalloc(t->h1 + 1, sizeof(*start)), s, r;
 
-	t->order = routing_calloc(t->nsw, sizeof(*t->order));
+	t->order = xcalloc(t->nsw, sizeof(*t->order));
 	for (s = 0; s < t->nsw; s++)
 		start[t->rank[s] + 1]++;
 	for (r = 0; r < t->h1; r++)
@@ -620,19 +577,19 @@ static void
 meet_rows(struct ft *t)
 {
 	size_t nsw = t->nsw;
-	uint32_t *poff = routing_calloc(nsw + 1, sizeof(*poff)), *par, *slot;
-	uint32_t *cls = routing_calloc(nsw, sizeof(*cls)), *head, *next, *tail;
+	uint32_t *poff = xcalloc(nsw + 1, sizeof(*poff)), *par, *slot;
+	uint32_t *cls = xcalloc(nsw, sizeof(*cls)), *head, *next, *tail;
 	uint32_t hcap = 16, s, i, r, n, u;
-	uint8_t *val = routing_calloc(nsw, 1);
+	uint8_t *val = xcalloc(nsw, 1);
 
 	for (s = 0; s < nsw; s++)
 		poff[s + 1] = poff[s] + t->nup[s];
-	par = routing_calloc(poff[nsw], sizeof(*par));
+	par = xcalloc(poff[nsw], sizeof(*par));
 	for (s = 0; s < nsw; s++)
 		parents(t, s, par + poff[s]);
 	while (hcap < 2 * nsw)
 		hcap *= 2;
-	slot = routing_calloc(hcap, sizeof(*slot));
+	slot = xcalloc(hcap, sizeof(*slot));
 	for (i = 0; i < hcap; i++)
 		slot[i] = NONE;
 	/* classes: switches with the same parents */
@@ -651,9 +608,9 @@ meet_rows(struct ft *t)
 			}
 		}
 	}
-	head = routing_calloc(nsw, sizeof(*head));
-	tail = routing_calloc(nsw, sizeof(*tail));
-	next = routing_calloc(nsw, sizeof(*next));
+	head = xcalloc(nsw, sizeof(*head));
+	tail = xcalloc(nsw, sizeof(*tail));
+	next = xcalloc(nsw, sizeof(*next));
 	for (s = 0; s < nsw; s++)
 		head[s] = tail[s] = next[s] = NONE;
 	for (s = 0; s < nsw; s++) {
@@ -664,7 +621,7 @@ meet_rows(struct ft *t)
 			next[tail[r]] = s;
 		tail[r] = s;
 	}
-	t->meet = routing_calloc(nsw * nsw, 1);
+	t->meet = xcalloc(nsw * nsw, 1);
 	for (r = 0; r < nsw; r++) {
 		if (cls[r] != r)
 			continue;
@@ -692,7 +649,7 @@ down_rows(struct ft *t)
 	size_t nsw = t->nsw;
 	uint32_t tt, mk, head, tail, c, g, v;
 
-	t->down = routing_calloc(nsw * nsw, 1);
+	t->down = xcalloc(nsw * nsw, 1);
 	memset(t->down, GNONE, nsw * nsw);
 	for (tt = 0; tt < nsw; tt++) {
 		mk = fresh(t);
@@ -784,7 +741,7 @@ prev_hub(struct ft *t)
 			if (port > f->nodes[t->out->sw_node[u]].nports)
 				break;
 			q = f->nodes[t->out->sw_node[u]].port0 + port;
-			if (!routing_link_usable(f, q) || f->nodes[fabric_peer_node(f, q)].type
+			if (!kernel_link_usable(f, q) || f->nodes[fabric_peer_node(f, q)].type
 			    != NODE_SWITCH)
 				break;
 			u = t->out->node_sw[fabric_peer_node(f, q)];
@@ -822,7 +779,7 @@ cand_cmp(const void *a, const void *b)
 static void
 pick_hub(struct ft *t)
 {
-	struct cand *c = routing_calloc(t->nsw, sizeof(*c));
+	struct cand *c = xcalloc(t->nsw, sizeof(*c));
 	uint32_t s, n = 0, i, bp;
 	int uq = 0;
 
@@ -859,9 +816,9 @@ pick_hub(struct ft *t)
 static void
 fallback_paths(struct ft *t, uint32_t tt, const uint8_t *lost)
 {
-	uint32_t *dist = routing_calloc(t->nsw, sizeof(*dist)), s, g;
+	uint32_t *dist = xcalloc(t->nsw, sizeof(*dist)), s, g;
 
-	bfs(t, &tt, 1, dist);
+	kernel_bfs(&t->g, &tt, 1, dist, t->queue);
 	for (s = 0; s < t->nsw; s++) {
 		if (!lost[s] || dist[s] == NONE)
 			continue;
@@ -889,7 +846,7 @@ plan_turns(struct ft *t)
 	int any = 0;
 
 	t->hub = NONE;
-	t->hubok = routing_calloc(nsw, 1);
+	t->hubok = xcalloc(nsw, 1);
 	for (i = 0; i < nsw * nsw && !any; i++)
 		any = t->meet[i] == 0;
 	if (!any)
@@ -898,7 +855,7 @@ plan_turns(struct ft *t)
 	for (s = 0; s < nsw; s++)
 		t->hubok[s] = t->hub != NONE &&
 		    t->meet[s * nsw + t->hub] != 0;
-	lost = routing_calloc(nsw, 1);
+	lost = xcalloc(nsw, 1);
 	for (tt = 0; tt < nsw; tt++) {
 		any = 0;
 		for (s = 0; s < nsw; s++) {
@@ -919,7 +876,7 @@ plan_turns(struct ft *t)
 				    guid(t, s), guid(t, tt));
 			}
 		if (t->fb == NULL) {
-			t->fb = routing_calloc(nsw * nsw, 1);
+			t->fb = xcalloc(nsw * nsw, 1);
 			memset(t->fb, LFT_NO_ROUTE, nsw * nsw);
 		}
 		fallback_paths(t, tt, lost);
@@ -933,11 +890,11 @@ load_prev(struct ft *t)
 {
 	uint32_t s;
 
-	t->prev = routing_calloc(t->nsw, sizeof(*t->prev));
-	t->prev_max = routing_calloc(t->nsw, sizeof(*t->prev_max));
+	t->prev = xcalloc(t->nsw, sizeof(*t->prev));
+	t->prev_max = xcalloc(t->nsw, sizeof(*t->prev_max));
 	for (s = 0; s < t->nsw; s++)
-		t->prev[s] = routing_prev_row(t->o, guid(t, s),
-		    &t->prev_max[s]);
+		t->prev[s] = kernel_prev_row(t->o->prev_fabric, t->o->prev,
+		    guid(t, s), &t->prev_max[s]);
 }
 
 static inline uint8_t
@@ -1050,12 +1007,12 @@ main_path(struct ft *t, uint32_t tt, uint16_t lid, uint32_t *linkuse,
 static void
 main_paths(struct ft *t)
 {
-	uint32_t *linkuse = routing_calloc(t->f->nports, sizeof(*linkuse));
-	uint32_t *paruse = routing_calloc(t->nsw, sizeof(*paruse)), i, j, tt;
+	uint32_t *linkuse = xcalloc(t->f->nports, sizeof(*linkuse));
+	uint32_t *paruse = xcalloc(t->nsw, sizeof(*paruse)), i, j, tt;
 	size_t n = ((size_t)t->out->max_lid + 1) * t->h1;
 
-	t->pnode = routing_calloc(n, sizeof(*t->pnode));
-	t->pport = routing_calloc(n, 1);
+	t->pnode = xcalloc(n, sizeof(*t->pnode));
+	t->pport = xcalloc(n, 1);
 	for (i = 0; i < t->nhosts; i++) {
 		tt = t->hosts[i];
 		for (j = t->ca_off[tt]; j < t->ca_off[tt + 1]; j++)
@@ -1099,17 +1056,6 @@ ancestors(struct ft *t, struct scratch *x, uint32_t s)
 	}
 }
 
-#define BYTES_LO7       0x7f7f7f7f7f7f7f7fULL
-
-/* 0x01 in each byte where a and b agree, 0 elsewhere (exact per byte). */
-static inline uint64_t
-equal_bytes(uint64_t a, uint64_t b)
-{
-	uint64_t d = a ^ b;
-
-	return ~(((d & BYTES_LO7) + BYTES_LO7) | d | BYTES_LO7) >> 7;
-}
-
 /* Which switches every parent of s meets at s's own meeting rank: for
  * those, any parent will do. Eight at a time along the rows. */
 static void
@@ -1127,7 +1073,7 @@ parents_ok(struct ft *t, struct scratch *x, uint32_t s)
 			memcpy(&a, mp + i, 8);
 			memcpy(&b, ms + i, 8);
 			memcpy(&o, ok + i, 8);
-			o &= equal_bytes(a, b);
+			o &= kernel_equal_bytes(a, b) >> 7;
 			memcpy(ok + i, &o, 8);
 		}
 		for (; i < nsw; i++)
@@ -1260,28 +1206,6 @@ route_dest(struct ft *t, struct scratch *x, uint32_t s, uint8_t *row,
 	}
 }
 
-/*
- * Give the k LIDs, one by one, the candidate port with the fewest LIDs so
- * far (ties: the first candidate), in rounds over the least loaded.
- */
-static void
-spread(struct scratch *x, uint8_t *row, const uint8_t *cand, unsigned c,
-    const uint16_t *lids, uint32_t k)
-{
-	uint32_t j = 0, low;
-	unsigned i;
-
-	while (j < k) {
-		low = UINT32_MAX;
-		for (i = 0; i < c; i++)
-			if (x->cnt[cand[i]] < low)
-				low = x->cnt[cand[i]];
-		for (i = 0; i < c && j < k; i++)
-			if (x->cnt[cand[i]] == low)
-				put(x, row, lids[j++], cand[i]);
-	}
-}
-
 /* Keep the previous port of each deferred LID that can; returns how many
  * are left, moved to the front. */
 static uint32_t
@@ -1325,9 +1249,11 @@ flush(struct ft *t, struct scratch *x, uint32_t s, uint8_t *row)
 		for (j = i, n = 0; j < k && x->items[j].ports ==
 		    x->items[i].ports && x->items[j].n == x->items[i].n; j++)
 			x->run[n++] = x->items[j].lid;
-		spread(x, row, x->items[i].ports, x->items[i].n, x->run, n);
+		kernel_spread(row, x->cnt, x->items[i].ports, x->items[i].n,
+		    x->run, n);
 	}
-	spread(x, row, x->allup, x->nallup, x->anyup, x->nanyup);
+	kernel_spread(row, x->cnt, x->allup, x->nallup, x->anyup,
+	    x->nanyup);
 	x->nitems = 0;
 	x->nanyup = 0;
 	x->npool = 0;
@@ -1438,7 +1364,7 @@ cleanup(struct ft *t)
 	free(t->prev_max);
 	free(t->mark);
 	free(t->queue);
-	routing_graph_free(&t->g);
+	kernel_graph_free(&t->g);
 }
 
 static int
@@ -1459,9 +1385,9 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	t.whylen = whylen;
 	if (t.nsw == 0)
 		return refuse(&t, "no switch in the fabric, nothing to route");
-	t.mark = routing_calloc(t.nsw, sizeof(*t.mark));
-	t.queue = routing_calloc(t.nsw, sizeof(*t.queue));
-	routing_graph_build(f, out, &t.g);
+	t.mark = xcalloc(t.nsw, sizeof(*t.mark));
+	t.queue = xcalloc(t.nsw, sizeof(*t.queue));
+	kernel_graph_build(f, out, &t.g);
 	build_groups(&t);
 	build_dests(&t);
 	if (rank_switches(&t) == -1)
@@ -1476,13 +1402,13 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	main_paths(&t);
 
 	memset(&x, 0, sizeof(x));
-	x.upg = routing_calloc(t.nsw, 1);
-	x.upp = routing_calloc(t.nsw, 1);
-	x.allok = routing_calloc(t.nsw, 1);
-	x.items = routing_calloc((size_t)out->max_lid + 1, sizeof(*x.items));
-	x.anyup = routing_calloc((size_t)out->max_lid + 1, sizeof(*x.anyup));
-	x.run = routing_calloc((size_t)out->max_lid + 1, sizeof(*x.run));
-	x.pool = routing_calloc((size_t)t.nsw * 256, 1);
+	x.upg = xcalloc(t.nsw, 1);
+	x.upp = xcalloc(t.nsw, 1);
+	x.allok = xcalloc(t.nsw, 1);
+	x.items = xcalloc((size_t)out->max_lid + 1, sizeof(*x.items));
+	x.anyup = xcalloc((size_t)out->max_lid + 1, sizeof(*x.anyup));
+	x.run = xcalloc((size_t)out->max_lid + 1, sizeof(*x.run));
+	x.pool = xcalloc((size_t)t.nsw * 256, 1);
 	for (s = 0; s < t.nsw; s++)
 		fill_row(&t, &x, s);
 	free(x.upg);
