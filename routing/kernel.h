@@ -68,7 +68,8 @@ void kernel_bfs64_start(struct kernel_bfs64 *b, uint32_t base, uint32_t n);
 /* One level further: afterwards front[v] holds the sources that first
  * reach switch v now (one of v's links leads into the previous level).
  * Returns the union of front, 0 when the search is over. */
-uint64_t kernel_bfs64_step(struct kernel_bfs64 *b, const struct kernel_graph *g);
+uint64_t kernel_bfs64_step(struct kernel_bfs64 *b,
+    const struct kernel_graph *g);
 
 /* The table row the previous tables (prev, made for prev_fabric; either
  * NULL: none) held for the switch whose node GUID is guid, or NULL;

@@ -61,7 +61,8 @@ distances(struct minhop *m)
 		for (level = 1; kernel_bfs64_step(&b, &m->g) != 0; level++)
 			for (v = 0; v < m->nsw; v++) {
 				row = m->dist + v * m->stride + base;
-				for (bits = b.front[v]; bits != 0; bits &= bits - 1)
+				for (bits = b.front[v]; bits != 0;
+				    bits &= bits - 1)
 					row[__builtin_ctzll(bits)] =
 					    (uint8_t)(level % DIST_MOD);
 			}

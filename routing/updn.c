@@ -167,7 +167,8 @@ eccentricities(const struct updn *u)
 		for (level = 1; (any = kernel_bfs64_step(&b, &u->g)) != 0;
 		    level++)
 			for (bits = any; bits != 0; bits &= bits - 1)
-				ecc[base + (uint32_t)__builtin_ctzll(bits)] = level;
+				ecc[base + (uint32_t)__builtin_ctzll(bits)] =
+				    level;
 	}
 	kernel_bfs64_fini(&b);
 	return ecc;

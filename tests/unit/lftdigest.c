@@ -6,7 +6,8 @@
  * routing has to re-record the golden file on purpose.
  *
  *     lftdigest                   check tests/unit/lftdigest.golden (under
- *                                 $TOP_SRCDIR, else .), skipping cases
+ *                                 $TOP_SRCDIR, else $srcdir, else the
+ *                                 current directory), skipping cases
  *                                 whose tables pass 32 MiB
  *     lftdigest -a                the same, every case
  *     lftdigest -g FILE [-a]      check FILE instead
@@ -535,7 +536,8 @@ main(int argc, char **argv)
 	int all = 0, print = 0, i;
 	size_t k;
 
-	srcdir = getenv("TOP_SRCDIR");
+	if ((srcdir = getenv("TOP_SRCDIR")) == NULL)
+		srcdir = getenv("srcdir");
 	log_set_level(LOG_LVL_WARN);
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "-a") == 0)
