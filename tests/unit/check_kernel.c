@@ -151,15 +151,11 @@ START_TEST(test_bfs_agree)
 }
 END_TEST
 
-/* splitmix64 */
-static uint64_t
-rnd(uint64_t *state)
+/* 0 .. n - 1, from libc's reentrant generator (the same for a seed). */
+static unsigned
+roll(unsigned *seed, unsigned n)
 {
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return (unsigned)rand_r(seed) % n;
 }
 
 /* kernel_spread() deals in rounds and turns; each LID, one at a time,
@@ -169,24 +165,23 @@ START_TEST(test_spread)
 	uint32_t cnt[256], ref[256], k, j, best;
 	uint8_t row[512], want[512], cand[16], used[256];
 	uint16_t lids[300];
-	uint64_t seed = 42;
-	unsigned c, i, trial;
+	unsigned seed = 42, c, i, trial;
 
 	for (trial = 0; trial < 2000; trial++) {
-		c = 1 + (unsigned)(rnd(&seed) % 12);
+		c = 1 + roll(&seed, 12);
 		memset(used, 0, sizeof(used));
 		for (i = 0; i < c; i++) {
 			do
-				cand[i] = (uint8_t)(1 + rnd(&seed) % 40);
+				cand[i] = (uint8_t)(1 + roll(&seed, 40));
 			while (used[cand[i]]);
 			used[cand[i]] = 1;
 		}
 		for (i = 0; i < 256; i++)
 			cnt[i] = ref[i] = (uint32_t)(trial % 3 == 0 ? 0 :
-			    rnd(&seed) % 6);
-		k = (uint32_t)(rnd(&seed) % 300);
+			    roll(&seed, 6));
+		k = roll(&seed, 300);
 		for (j = 0; j < k; j++)
-			lids[j] = (uint16_t)(j + 1 + rnd(&seed) % 2 * 200);
+			lids[j] = (uint16_t)(j + 1 + roll(&seed, 2) * 200);
 		memset(row, 0xff, sizeof(row));
 		memset(want, 0xff, sizeof(want));
 		for (j = 0; j < k; j++) {
