@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/log.h"
+#include "core/alloc.h"
+#include "routing/kernel.h"
 
 #define CHAN_NONE       UINT32_MAX
 #define TILE_BYTES      (1u << 21)      /* compact tile: about L2 (measured) */
@@ -44,7 +45,7 @@ channels(struct cdg *g, const struct fabric *f, const struct lft_set *s)
 	uint32_t sw, p, peer;
 	unsigned num;
 
-	g->chan = routing_calloc((size_t)g->nsw * 256, sizeof(*g->chan));
+	g->chan = xcalloc((size_t)g->nsw * 256, sizeof(*g->chan));
 	memset(g->chan, 0xff, (size_t)g->nsw * 256 * sizeof(*g->chan));
 	g->stride = 1;
 	for (sw = 0; sw < g->nsw; sw++) {
@@ -54,14 +55,14 @@ channels(struct cdg *g, const struct fabric *f, const struct lft_set *s)
 		/* port 255 is LFT_NO_ROUTE and never a channel */
 		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++) {
 			p = n->port0 + num;
-			if (!routing_link_usable(f, p))
+			if (!kernel_link_usable(f, p))
 				continue;
 			peer = fabric_peer_node(f, p);
 			if (f->nodes[peer].type == NODE_SWITCH)
 				g->chan[(size_t)sw * 256 + num] = g->nchan++;
 		}
 	}
-	g->far = routing_calloc(g->nchan, sizeof(*g->far));
+	g->far = xcalloc(g->nchan, sizeof(*g->far));
 	for (sw = 0; sw < g->nsw; sw++) {
 		n = &f->nodes[s->sw_node[sw]];
 		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++)
@@ -94,13 +95,13 @@ collect(struct cdg *g, const struct lft_set *s)
 		qmap[i] = i < g->stride ? (uint8_t)i : 0;
 	tile = TILE_BYTES / (g->nsw ? g->nsw : 1);
 	tile = tile < 64 ? 64 : tile > 4096 ? 4096 : tile & ~63u;
-	buf = routing_calloc((size_t)(g->nsw + 1) * tile, 1);
+	buf = xcalloc((size_t)(g->nsw + 1) * tile, 1);
 	/* channel numbers with the spare row for the rest, and where each
 	 * channel's far switch has its slice of the tile */
-	chan = routing_calloc((size_t)g->nsw * 256, sizeof(*chan));
+	chan = xcalloc((size_t)g->nsw * 256, sizeof(*chan));
 	for (i = 0; i < g->nsw * 256u; i++)
 		chan[i] = g->chan[i] == CHAN_NONE ? g->nchan : g->chan[i];
-	fartile = routing_calloc(g->nchan + 1, sizeof(*fartile));
+	fartile = xcalloc(g->nchan + 1, sizeof(*fartile));
 	for (c = 0; c < g->nchan; c++)
 		fartile[c] = g->far[c] * tile;
 	fartile[g->nchan] = g->nsw * tile;
@@ -149,8 +150,8 @@ peel(struct cdg *g, uint64_t *edges)
 	uint32_t *indeg, *queue, head = 0, tail = 0, c, k, i, succ[256];
 	uint64_t total = 0;
 
-	indeg = routing_calloc(g->nchan, sizeof(*indeg));
-	queue = routing_calloc(g->nchan, sizeof(*queue));
+	indeg = xcalloc(g->nchan, sizeof(*indeg));
+	queue = xcalloc(g->nchan, sizeof(*queue));
 	for (c = 0; c < g->nchan; c++) {
 		k = successors(g, c, succ);
 		for (i = 0; i < k; i++)
@@ -184,7 +185,7 @@ cdg_acyclic(const struct fabric *f, const struct lft_set *s,
 	memset(&g, 0, sizeof(g));
 	g.nsw = s->nsw;
 	channels(&g, f, s);
-	g.mark = routing_calloc(((size_t)g.nchan + 1) * g.stride, 1);
+	g.mark = xcalloc(((size_t)g.nchan + 1) * g.stride, 1);
 	collect(&g, s);
 	acyclic = peel(&g, &edges);
 	if (edges_out != NULL)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "core/fabric.h"
-#include "routing/routing.h"
+#include "core/lft.h"
 
 /* 1 when the channel dependency graph of s over f is acyclic, 0 when it
  * has a cycle; *edges_out (if not NULL) gets the number of dependencies. */

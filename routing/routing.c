@@ -1,9 +1,8 @@
 /*
- * Routing: forwarding table sets, the engine registry and chain, and the
- * report that walks finished tables.
+ * Routing: the engine registry and chain, and the report that walks
+ * finished tables.
  */
 #include "routing/routing.h"
-#include "routing/cdg.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,7 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "core/log.h"
+#include "routing/cdg.h"
+#include "routing/kernel.h"
 
 static uint64_t blocks_changed(const struct fabric *f, const struct lft_set *s,
     const struct routing_opts *o);
@@ -83,138 +85,6 @@ hops_text(const struct route_report *rep, char *buf, size_t len)
 			    used ? " " : "", h, h == ROUTE_HOPS_MAX ? "+" : "",
 			    (unsigned long long)rep->hops[h]);
 	return buf;
-}
-
-void *
-routing_calloc(size_t n, size_t size)
-{
-	void *p;
-
-	if ((p = calloc(n ? n : 1, size)) == NULL)
-		fatal("routing: out of memory");
-	return p;
-}
-
-bool
-routing_link_usable(const struct fabric *f, uint32_t p)
-{
-	uint32_t q = f->ports[p].peer;
-
-	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
-	    f->ports[q].state != PORT_DOWN;
-}
-
-uint32_t
-routing_attach(const struct fabric *f, const struct lft_set *s, uint32_t p,
-    uint8_t *port)
-{
-	uint32_t node = f->ports[p].node, q;
-
-	if (f->nodes[node].type == NODE_SWITCH) {
-		*port = 0;
-		return s->node_sw[node];
-	}
-	if (!routing_link_usable(f, p))
-		return FABRIC_NONE;
-	q = f->ports[p].peer;
-	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
-		return FABRIC_NONE;
-	*port = f->ports[q].num;
-	return s->node_sw[f->ports[q].node];
-}
-
-static void
-graph_links(const struct fabric *f, const struct lft_set *s,
-    struct routing_graph *g)
-{
-	const struct fabric_node *n;
-	uint32_t sw, p, peer, e = 0, total = 0;
-	unsigned num;
-
-	for (sw = 0; sw < s->nsw; sw++)
-		total += f->nodes[s->sw_node[sw]].nports;
-	g->off = routing_calloc(s->nsw + 1, sizeof(*g->off));
-	g->sw = routing_calloc(total, sizeof(*g->sw));
-	g->port = routing_calloc(total, sizeof(*g->port));
-	for (sw = 0; sw < s->nsw; sw++) {
-		n = &f->nodes[s->sw_node[sw]];
-		g->off[sw] = e;
-		/* port 255 would read as LFT_NO_ROUTE */
-		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++) {
-			p = n->port0 + num;
-			if (!routing_link_usable(f, p))
-				continue;
-			peer = fabric_peer_node(f, p);
-			/* a cable looped back into the same switch goes nowhere */
-			if (f->nodes[peer].type != NODE_SWITCH ||
-			    peer == s->sw_node[sw])
-				continue;
-			g->sw[e] = s->node_sw[peer];
-			g->port[e++] = (uint8_t)num;
-		}
-	}
-	g->off[s->nsw] = e;
-}
-
-static void
-graph_dests(const struct fabric *f, const struct lft_set *s,
-    struct routing_graph *g)
-{
-	uint32_t max = s->max_lid, *lid_sw, *fill, p, lid, sw;
-	uint8_t *lid_port;
-
-	lid_sw = routing_calloc((size_t)max + 1, sizeof(*lid_sw));
-	lid_port = routing_calloc((size_t)max + 1, sizeof(*lid_port));
-	for (lid = 0; lid <= max; lid++)
-		lid_sw[lid] = FABRIC_NONE;
-	/* a LID given twice is a LID manager bug: the first port keeps it */
-	for (p = 0; p < f->nports; p++) {
-		lid = f->ports[p].lid;
-		if (lid == 0 || lid > max || lid_sw[lid] != FABRIC_NONE ||
-		    !fabric_port_is_endport(f, p))
-			continue;
-		lid_sw[lid] = routing_attach(f, s, p, &lid_port[lid]);
-		if (lid_sw[lid] == FABRIC_NONE)
-			lid_sw[lid] = FABRIC_NONE - 1;  /* seen, unroutable */
-	}
-	g->dst_off = routing_calloc(s->nsw + 1, sizeof(*g->dst_off));
-	for (lid = 1; lid <= max; lid++)
-		if (lid_sw[lid] < s->nsw)
-			g->dst_off[lid_sw[lid] + 1]++;
-	for (sw = 0; sw < s->nsw; sw++)
-		g->dst_off[sw + 1] += g->dst_off[sw];
-	g->dst_lid = routing_calloc(g->dst_off[s->nsw], sizeof(*g->dst_lid));
-	g->dst_port = routing_calloc(g->dst_off[s->nsw], sizeof(*g->dst_port));
-	fill = routing_calloc(s->nsw, sizeof(*fill));
-	for (lid = 1; lid <= max; lid++) {
-		if ((sw = lid_sw[lid]) >= s->nsw)
-			continue;
-		g->dst_lid[g->dst_off[sw] + fill[sw]] = (uint16_t)lid;
-		g->dst_port[g->dst_off[sw] + fill[sw]++] = lid_port[lid];
-	}
-	free(fill);
-	free(lid_sw);
-	free(lid_port);
-}
-
-void
-routing_graph_build(const struct fabric *f, const struct lft_set *s,
-    struct routing_graph *g)
-{
-	graph_links(f, s, g);
-	graph_dests(f, s, g);
-}
-
-void
-routing_graph_free(struct routing_graph *g)
-{
-	free(g->off);
-	free(g->sw);
-	free(g->port);
-	free(g->dst_off);
-	free(g->dst_lid);
-	free(g->dst_port);
-	memset(g, 0, sizeof(*g));
 }
 
 int
@@ -339,11 +209,11 @@ flatten(struct walk *w, const struct fabric *f, const struct lft_set *s)
 	uint32_t sw, q, p;
 	unsigned num;
 
-	w->base = routing_calloc(s->nsw + 1, sizeof(*w->base));
+	w->base = xcalloc(s->nsw + 1, sizeof(*w->base));
 	for (sw = 0; sw < s->nsw; sw++)
 		w->base[sw + 1] = w->base[sw] + f->nodes[s->sw_node[sw]].nports
 		    + 1;
-	w->slot = routing_calloc(w->base[s->nsw], sizeof(*w->slot));
+	w->slot = xcalloc(w->base[s->nsw], sizeof(*w->slot));
 	for (sw = 0; sw < s->nsw; sw++) {
 		n = &f->nodes[s->sw_node[sw]];
 		sl = w->slot + w->base[sw];
@@ -532,7 +402,7 @@ sum_loads(const struct walk *w, const struct lft_set *s, const uint8_t *dest,
 static uint32_t *
 lid_owners(const struct fabric *f, uint32_t max)
 {
-	uint32_t *owner = routing_calloc((size_t)max + 1, sizeof(*owner)), lid, p;
+	uint32_t *owner = xcalloc((size_t)max + 1, sizeof(*owner)), lid, p;
 
 	for (lid = 0; lid <= max; lid++)
 		owner[lid] = FABRIC_NONE;
@@ -559,12 +429,12 @@ routing_report_fill(const struct fabric *f, const struct lft_set *s,
 	memset(&w, 0, sizeof(w));
 	w.nsw = s->nsw;
 	flatten(&w, f, s);
-	w.tile = routing_calloc((size_t)s->nsw * TILE, 1);
-	w.val = routing_calloc(s->nsw, sizeof(*w.val));
-	w.stack = routing_calloc(s->nsw, sizeof(*w.stack));
-	w.egress = routing_calloc(s->nsw, sizeof(*w.egress));
+	w.tile = xcalloc((size_t)s->nsw * TILE, 1);
+	w.val = xcalloc(s->nsw, sizeof(*w.val));
+	w.stack = xcalloc(s->nsw, sizeof(*w.stack));
+	w.egress = xcalloc(s->nsw, sizeof(*w.egress));
 	owner = lid_owners(f, max);
-	dest = routing_calloc((size_t)max + 1, 1);
+	dest = xcalloc((size_t)max + 1, 1);
 	for (lid = 1; lid <= max; lid++)
 		dest[lid] = owner[lid] != FABRIC_NONE;
 	rep->lids = 0;
@@ -608,21 +478,6 @@ routing_report_fill(const struct fabric *f, const struct lft_set *s,
 	free(w.egress);
 }
 
-const uint8_t *
-routing_prev_row(const struct routing_opts *o, uint64_t guid, uint16_t *max_lid)
-{
-	uint32_t n, sw;
-
-	if (o == NULL || o->prev == NULL || o->prev_fabric == NULL)
-		return NULL;
-	n = fabric_node_by_guid(o->prev_fabric, guid);
-	if (n == FABRIC_NONE || n >= o->prev_fabric->nnodes ||
-	    o->prev->node_sw == NULL || (sw = o->prev->node_sw[n]) == FABRIC_NONE)
-		return NULL;
-	*max_lid = o->prev->max_lid;
-	return lft_row(o->prev, sw);
-}
-
 /* 64-entry blocks of s that differ from the previous tables (every block
  * of a switch that had none). */
 static uint64_t
@@ -637,7 +492,8 @@ blocks_changed(const struct fabric *f, const struct lft_set *s,
 		uint16_t old_max = 0;
 		uint32_t whole;
 
-		old = routing_prev_row(o, f->nodes[s->sw_node[sw]].guid, &old_max);
+		old = o == NULL ? NULL : kernel_prev_row(o->prev_fabric, o->prev,
+		    f->nodes[s->sw_node[sw]].guid, &old_max);
 		if (old == NULL) {
 			changed += nb;
 			continue;

@@ -65,41 +65,6 @@ extern const struct routing_engine re_minhop;
 extern const struct routing_engine re_ftree;
 extern const struct routing_engine re_updn;
 
-/* For engines. A cable that carries traffic: both ends known and neither
- * DOWN. */
-bool routing_link_usable(const struct fabric *f, uint32_t p);
-/* calloc that never returns NULL (out of memory is fatal), n may be 0. */
-void *routing_calloc(size_t n, size_t size);
-
-/* For engines: the switch graph of a fabric and where its LIDs are.
- * Neighbours of switch i (indices of s) are sw[off[i]] .. sw[off[i+1]-1],
- * reached through port[] in port order, over usable cables (a cable looped
- * back into its own switch is left out). Destination LIDs hang off the
- * switch they are cabled to: those of switch i are dst_lid[dst_off[i]] ..
- * dst_lid[dst_off[i+1]-1] in LID order, each with the port there that leads
- * to it (0: the switch's own LID). A LID given twice keeps its first port. */
-struct routing_graph {
-	uint32_t *off;          /* [nsw + 1] */
-	uint32_t *sw;
-	uint8_t *port;
-	uint32_t *dst_off;      /* [nsw + 1] */
-	uint16_t *dst_lid;
-	uint8_t *dst_port;
-};
-void routing_graph_build(const struct fabric *f, const struct lft_set *s,
-    struct routing_graph *g);
-void routing_graph_free(struct routing_graph *g);
-/* The switch (index of s) end port p hangs off and the port there that
- * leads to it (*port 0 for a switch's port 0); FABRIC_NONE for a CA port
- * cabled to nothing usable or to another CA. */
-uint32_t routing_attach(const struct fabric *f, const struct lft_set *s,
-    uint32_t p, uint8_t *port);
-
-/* The previous table row of the switch whose node GUID is guid, or NULL
- * when o has none for it; *max_lid receives the row's last LID. */
-const uint8_t *routing_prev_row(const struct routing_opts *o, uint64_t guid,
-    uint16_t *max_lid);
-
 const struct routing_engine *routing_engine_find(const char *name);
 /* The name of the i-th engine of the registry, NULL past the last: the
  * one list of engine names (the configuration learns it from here). */

@@ -39,17 +39,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/log.h"
+#include "routing/kernel.h"
 #include "routing/routing.h"
 
 /* label = 2 * legal distance + (1 if the route first goes up) */
 #define LABEL_NONE      0xFFFF          /* not reached */
 #define LABEL_NEVER     0xFFFE          /* matches no label */
 #define UPDN_MAX_SW     32767           /* labels fit in 16 bits */
-#define GROUP           16              /* neighbours per candidate plane */
-#define MAX_GROUPS      16              /* 255 ports */
 
 typedef uint16_t vlabel __attribute__((vector_size(16)));
+typedef uint8_t vmark __attribute__((vector_size(8)));
 #define VLANES          8
 
 struct updn {
@@ -58,8 +59,7 @@ struct updn {
 	struct lft_set *out;
 	uint32_t nsw;
 	size_t stride;          /* nsw rounded up to VLANES */
-	/* usable inter-switch links, by switch, in port order */
-	struct routing_graph g; /* usable links and destinations */
+	struct kernel_graph g;  /* usable links and destinations */
 	uint8_t *adj_down;      /* 1: the link goes down from this side */
 	/* the same links split by direction, for the BFS */
 	uint32_t *dn_off, *dn_sw, *up_off, *up_sw;
@@ -69,17 +69,9 @@ struct updn {
 	uint8_t *root;          /* [nsw] */
 	uint32_t *rank;         /* [nsw] */
 	uint16_t *label;        /* [nsw][stride]: row u, column t */
-};
-
-/* Work space of fill_row(), reused for every switch. */
-struct scratch {
-	unsigned groups;        /* candidate planes in use */
-	uint16_t *plane;        /* [MAX_GROUPS][stride], see build_planes() */
+	struct kernel_row x;    /* fill_row()'s work space */
 	uint16_t *want_dn;      /* [stride] label a down neighbour must have */
 	uint16_t *want_up;      /* [stride] label | 1 an up neighbour must have */
-	uint8_t cand[256];
-	uint32_t *defer;        /* [nsw] destination switches with a choice */
-	uint16_t *lids;         /* [all destination LIDs] one run of them */
 };
 
 static uint64_t
@@ -101,13 +93,13 @@ build_adj(struct updn *u)
 {
 	uint32_t total;
 
-	routing_graph_build(u->f, u->out, &u->g);
+	kernel_graph_build(u->f, u->out, &u->g);
 	total = u->g.off[u->nsw];
-	u->adj_down = routing_calloc(total, sizeof(*u->adj_down));
-	u->dn_off = routing_calloc(u->nsw + 1, sizeof(*u->dn_off));
-	u->dn_sw = routing_calloc(total, sizeof(*u->dn_sw));
-	u->up_off = routing_calloc(u->nsw + 1, sizeof(*u->up_off));
-	u->up_sw = routing_calloc(total, sizeof(*u->up_sw));
+	u->adj_down = xcalloc(total, sizeof(*u->adj_down));
+	u->dn_off = xcalloc(u->nsw + 1, sizeof(*u->dn_off));
+	u->dn_sw = xcalloc(total, sizeof(*u->dn_sw));
+	u->up_off = xcalloc(u->nsw + 1, sizeof(*u->up_off));
+	u->up_sw = xcalloc(total, sizeof(*u->up_sw));
 }
 
 /* The CA and router ports cabled to every switch. */
@@ -118,51 +110,21 @@ build_dests(struct updn *u)
 	uint32_t p, sw;
 	uint8_t port;
 
-	u->cas = routing_calloc(u->nsw, sizeof(*u->cas));
+	u->cas = xcalloc(u->nsw, sizeof(*u->cas));
 	for (p = 0; p < f->nports; p++)
 		if (f->nodes[f->ports[p].node].type != NODE_SWITCH &&
 		    fabric_port_is_endport(f, p) &&
-		    (sw = routing_attach(f, u->out, p, &port)) != FABRIC_NONE)
+		    (sw = kernel_attach(f, u->out, p, &port)) != FABRIC_NONE)
 			u->cas[sw]++;
-}
-
-/*
- * Plain BFS over the switch graph from the switches marked in src (all
- * at distance 0); dist gets UINT32_MAX where it does not reach.
- */
-static void
-bfs(const struct updn *u, const uint8_t *src, uint32_t *dist)
-{
-	uint32_t *queue = routing_calloc(u->nsw, sizeof(*queue));
-	uint32_t head = 0, tail = 0, sw, e, v;
-
-	for (sw = 0; sw < u->nsw; sw++) {
-		dist[sw] = UINT32_MAX;
-		if (src[sw]) {
-			dist[sw] = 0;
-			queue[tail++] = sw;
-		}
-	}
-	while (head < tail) {
-		sw = queue[head++];
-		for (e = u->g.off[sw]; e < u->g.off[sw + 1]; e++) {
-			v = u->g.sw[e];
-			if (dist[v] == UINT32_MAX) {
-				dist[v] = dist[sw] + 1;
-				queue[tail++] = v;
-			}
-		}
-	}
-	free(queue);
 }
 
 static void
 components(struct updn *u)
 {
-	uint32_t *queue = routing_calloc(u->nsw, sizeof(*queue));
+	uint32_t *queue = xcalloc(u->nsw, sizeof(*queue));
 	uint32_t head, tail, sw, s, e, v;
 
-	u->comp = routing_calloc(u->nsw, sizeof(*u->comp));
+	u->comp = xcalloc(u->nsw, sizeof(*u->comp));
 	for (sw = 0; sw < u->nsw; sw++)
 		u->comp[sw] = UINT32_MAX;
 	for (s = 0; s < u->nsw; s++) {
@@ -187,46 +149,28 @@ components(struct updn *u)
 }
 
 /*
- * Eccentricity of every switch within its piece, 64 BFSes at a time (a
- * bit per source in a word, as in minhop's distances()).
+ * Eccentricity of every switch within its piece, 64 BFSes at a time.
  */
 static uint32_t *
 eccentricities(const struct updn *u)
 {
-	uint64_t *seen, *front, *next, *tmp, acc, any, bits;
-	uint32_t *ecc, base, nb, v, e, i, level;
+	struct kernel_bfs64 b;
+	uint32_t *ecc, base, level;
+	uint64_t any, bits;
 
-	ecc = routing_calloc(u->nsw, sizeof(*ecc));
-	seen = routing_calloc(u->nsw, sizeof(*seen));
-	front = routing_calloc(u->nsw, sizeof(*front));
-	next = routing_calloc(u->nsw, sizeof(*next));
+	ecc = xcalloc(u->nsw, sizeof(*ecc));
+	kernel_bfs64_init(&b, u->nsw);
 	for (base = 0; base < u->nsw; base += 64) {
-		nb = u->nsw - base < 64 ? u->nsw - base : 64;
-		memset(seen, 0, u->nsw * sizeof(*seen));
-		memset(front, 0, u->nsw * sizeof(*front));
-		for (i = 0; i < nb; i++)
-			seen[base + i] = front[base + i] = 1ULL << i;
-		for (level = 1, any = 1; any != 0; level++) {
-			any = 0;
-			for (v = 0; v < u->nsw; v++) {
-				acc = 0;
-				for (e = u->g.off[v]; e < u->g.off[v + 1]; e++)
-					acc |= front[u->g.sw[e]];
-				next[v] = acc & ~seen[v];
-				seen[v] |= next[v];
-				any |= next[v];
-			}
-			/* the sources that still reach further */
+		kernel_bfs64_start(&b, base,
+		    u->nsw - base < 64 ? u->nsw - base : 64);
+		/* the sources that still reach further */
+		for (level = 1; (any = kernel_bfs64_step(&b, &u->g)) != 0;
+		    level++)
 			for (bits = any; bits != 0; bits &= bits - 1)
-				ecc[base + (uint32_t)__builtin_ctzll(bits)] = level;
-			tmp = front;
-			front = next;
-			next = tmp;
-		}
+				ecc[base + (uint32_t)__builtin_ctzll(bits)] =
+				    level;
 	}
-	free(seen);
-	free(front);
-	free(next);
+	kernel_bfs64_fini(&b);
 	return ecc;
 }
 
@@ -253,8 +197,8 @@ roots_auto(struct updn *u)
 	uint8_t *has_root;
 	int better;
 
-	best = routing_calloc(u->ncomp, sizeof(*best));
-	has_root = routing_calloc(u->ncomp, 1);
+	best = xcalloc(u->ncomp, sizeof(*best));
+	has_root = xcalloc(u->ncomp, 1);
 	for (sw = 0; sw < u->nsw; sw++)
 		has_root[u->comp[sw]] |= u->root[sw];
 	for (c = 0; c < u->ncomp && has_root[c]; c++)
@@ -332,10 +276,17 @@ roots_given(struct updn *u, char *why, size_t whylen)
 static void
 orient(struct updn *u)
 {
-	uint32_t sw, e, v, nd = 0, nu = 0;
+	uint32_t *src = xcalloc(u->nsw, sizeof(*src));
+	uint32_t *queue = xcalloc(u->nsw, sizeof(*queue));
+	uint32_t sw, e, v, nd = 0, nu = 0, nsrc = 0;
 	uint64_t gs, gv;
 
-	bfs(u, u->root, u->rank);
+	for (sw = 0; sw < u->nsw; sw++)
+		if (u->root[sw])
+			src[nsrc++] = sw;
+	kernel_bfs(&u->g, src, nsrc, u->rank, queue);
+	free(src);
+	free(queue);
 	for (sw = 0; sw < u->nsw; sw++) {
 		u->dn_off[sw] = nd;
 		u->up_off[sw] = nu;
@@ -370,11 +321,11 @@ label(struct updn *u)
 	uint16_t *row;
 
 	memset(u->label, 0xff, u->nsw * u->stride * sizeof(*u->label));
-	seen = routing_calloc(u->nsw, sizeof(*seen));
-	fd = routing_calloc(u->nsw, sizeof(*fd));
-	fu = routing_calloc(u->nsw, sizeof(*fu));
-	nd = routing_calloc(u->nsw, sizeof(*nd));
-	nu = routing_calloc(u->nsw, sizeof(*nu));
+	seen = xcalloc(u->nsw, sizeof(*seen));
+	fd = xcalloc(u->nsw, sizeof(*fd));
+	fu = xcalloc(u->nsw, sizeof(*fu));
+	nd = xcalloc(u->nsw, sizeof(*nd));
+	nu = xcalloc(u->nsw, sizeof(*nu));
 	for (base = 0; base < u->nsw; base += 64) {
 		nb = u->nsw - base < 64 ? u->nsw - base : 64;
 		memset(seen, 0, u->nsw * sizeof(*seen));
@@ -421,54 +372,15 @@ label(struct updn *u)
 	free(nu);
 }
 
-/*
- * Give the k LIDs in lids, one by one, the candidate port with the fewest
- * LIDs so far (cnt), ties to the lowest port. Done in rounds over the
- * least-loaded candidates, which is the same choice without a scan per LID;
- * once the candidates are level the rounds are plain turns, dealt without
- * looking at the counts.
- */
-static void
-spread(uint8_t *row, uint32_t *cnt, const uint8_t *cand, unsigned c,
-    const uint16_t *lids, uint32_t k)
-{
-	uint32_t j = 0, low, high, left;
-	unsigned i;
-
-	while (j < k) {
-		low = UINT32_MAX;
-		high = 0;
-		for (i = 0; i < c; i++) {
-			if (cnt[cand[i]] < low)
-				low = cnt[cand[i]];
-			if (cnt[cand[i]] > high)
-				high = cnt[cand[i]];
-		}
-		if (low == high)
-			break;
-		for (i = 0; i < c && j < k; i++)
-			if (cnt[cand[i]] == low) {
-				row[lids[j++]] = cand[i];
-				cnt[cand[i]]++;
-			}
-	}
-	left = k - j;
-	for (i = 0; j < k; j++) {
-		row[lids[j]] = cand[i];
-		if (++i == c)
-			i = 0;
-	}
-	for (i = 0; i < c; i++)
-		cnt[cand[i]] += left / c + (i < left % c);
-}
-
 /* plane[t] |= bit where hv[t] (| 1 when up) equals want[t]. */
 static void
-mark(uint16_t *plane, const uint16_t *hv, const uint16_t *want, size_t n,
-    uint16_t bit, int up)
+mark(uint8_t *plane, const uint16_t *hv, const uint16_t *want, size_t n,
+    uint8_t bit, int up)
 {
-	const vlabel ones = (vlabel){ 0 } + 1, b = (vlabel){ 0 } + bit;
-	vlabel h, w, p;
+	const vlabel ones = (vlabel){ 0 } + 1;
+	const vmark b = (vmark){ 0 } + bit;
+	vlabel h, w;
+	vmark p;
 	size_t t;
 
 	for (t = 0; t < n; t += VLANES) {
@@ -477,169 +389,74 @@ mark(uint16_t *plane, const uint16_t *hv, const uint16_t *want, size_t n,
 		memcpy(&p, plane + t, sizeof(p));
 		if (up)
 			h |= ones;
-		p |= (vlabel)(h == w) & b;
+		p |= __builtin_convertvector(h == w, vmark) & b;
 		memcpy(plane + t, &p, sizeof(p));
 	}
 }
 
 /*
- * Candidate planes of switch sw: bit b of plane[g][t] is set when
- * neighbour entry GROUP * g + b is a legal next hop one step nearer to
- * switch t. Down neighbours must hold exactly own - 2 (a D label), which
- * only a D switch asks for; up neighbours own - 2 in either state, which
- * only a U switch asks for.
+ * Candidate planes of switch sw: a neighbour is a candidate towards t
+ * when it is a legal next hop one step nearer to t. Down neighbours must
+ * hold exactly own - 2 (a D label), which only a D switch asks for; up
+ * neighbours own - 2 in either state, which only a U switch asks for.
  */
 static void
-build_planes(struct updn *u, struct scratch *x, uint32_t sw)
+build_planes(struct updn *u, uint32_t sw)
 {
 	const uint16_t *own = u->label + sw * u->stride;
 	uint32_t first = u->g.off[sw], deg = u->g.off[sw + 1] - first, e;
+	uint8_t *planes = kernel_row_planes(&u->x, &u->g, sw);
 	uint16_t l;
 	size_t t;
 
-	x->groups = (deg + GROUP - 1) / GROUP;
 	for (t = 0; t < u->stride; t++) {
 		l = own[t];
-		x->want_dn[t] = x->want_up[t] = LABEL_NEVER;
+		u->want_dn[t] = u->want_up[t] = LABEL_NEVER;
 		if (l == LABEL_NONE || l == 0)
 			continue;
 		if (l & 1)
-			x->want_up[t] = (uint16_t)(l - 2);
+			u->want_up[t] = (uint16_t)(l - 2);
 		else
-			x->want_dn[t] = (uint16_t)(l - 2);
+			u->want_dn[t] = (uint16_t)(l - 2);
 	}
-	memset(x->plane, 0, x->groups * u->stride * sizeof(*x->plane));
 	for (e = 0; e < deg; e++)
-		mark(x->plane + (e / GROUP) * u->stride,
+		mark(planes + (e / 8) * u->stride,
 		    u->label + u->g.sw[first + e] * u->stride,
-		    u->adj_down[first + e] ? x->want_dn : x->want_up,
-		    u->stride, (uint16_t)(1u << (e % GROUP)),
+		    u->adj_down[first + e] ? u->want_dn : u->want_up,
+		    u->stride, (uint8_t)(1u << (e % 8)),
 		    !u->adj_down[first + e]);
 }
 
-/* Candidate ports (in port order) of switch sw towards t. */
-static unsigned
-candidates(const struct updn *u, struct scratch *x, uint32_t sw, uint32_t t)
-{
-	uint32_t first = u->g.off[sw];
-	unsigned g, bits, c = 0;
-
-	for (g = 0; g < x->groups; g++)
-		for (bits = x->plane[g * u->stride + t]; bits != 0;
-		    bits &= bits - 1)
-			x->cand[c++] = u->g.port[first + GROUP * g +
-			    (unsigned)__builtin_ctz(bits)];
-	return c;
-}
-
-static int
-same_choice(const struct updn *u, const struct scratch *x, uint32_t a,
-    uint32_t b)
-{
-	unsigned g;
-
-	for (g = 0; g < x->groups; g++)
-		if (x->plane[g * u->stride + a] != x->plane[g * u->stride + b])
-			return 0;
-	return 1;
-}
-
 /*
- * Keep the previous table's port for the LIDs of t where it is still a
- * candidate; the others are set to LFT_NO_ROUTE for spreading. Returns
- * how many are left.
- */
-static uint32_t
-keep_prev(const struct updn *u, const struct scratch *x, unsigned c,
-    uint32_t t, uint8_t *row, uint32_t *cnt, const uint8_t *prev,
-    uint16_t prev_max)
-{
-	uint64_t ok[4] = { 0, 0, 0, 0 };
-	uint32_t j, left = 0;
-	uint16_t lid;
-	uint8_t p;
-	unsigned i;
-
-	for (i = 0; i < c; i++)
-		ok[x->cand[i] >> 6] |= 1ULL << (x->cand[i] & 63);
-	for (j = u->g.dst_off[t]; j < u->g.dst_off[t + 1]; j++) {
-		lid = u->g.dst_lid[j];
-		p = lid <= prev_max ? prev[lid] : LFT_NO_ROUTE;
-		if (p != LFT_NO_ROUTE && (ok[p >> 6] >> (p & 63) & 1)) {
-			row[lid] = p;
-			cnt[p]++;
-		} else {
-			row[lid] = LFT_NO_ROUTE;
-			left++;
-		}
-	}
-	return left;
-}
-
-/*
- * Fill the table of switch sw. Destinations with a single candidate port
- * go first, and LIDs that can stay where the previous tables had them,
- * so that the free choices that follow can even out around them;
- * consecutive destination switches with the same candidate ports are then
- * spread as one run of LIDs.
+ * Fill the table of switch sw; the LIDs that can stay where the previous
+ * tables had them do. Every destination switch with a label has a legal
+ * next hop: those without one are exactly the unlabelled.
  */
 static void
-fill_row(struct updn *u, struct scratch *x, uint32_t sw)
+fill_row(struct updn *u, uint32_t sw)
 {
 	const uint16_t *own = u->label + sw * u->stride;
-	uint8_t *row = lft_row(u->out, sw);
-	uint32_t cnt[256], t, j, i, k, n, nd = 0, nl;
 	const uint8_t *prev;
-	uint16_t prev_max = 0, lid;
-	unsigned c;
+	uint16_t prev_max = 0;
+	uint32_t t, none = 0, lost;
 
-	memset(cnt, 0, sizeof(cnt));
-	prev = routing_prev_row(u->o, sw_guid(u, sw), &prev_max);
-	build_planes(u, x, sw);
-	for (t = 0; t < u->nsw; t++) {
-		if ((n = u->g.dst_off[t + 1] - u->g.dst_off[t]) == 0)
-			continue;
-		if (t == sw) {
-			for (j = u->g.dst_off[t]; j < u->g.dst_off[t + 1]; j++)
-				row[u->g.dst_lid[j]] = u->g.dst_port[j];
-			continue;
-		}
-		if (own[t] == LABEL_NONE)
-			continue;
-		if ((c = candidates(u, x, sw, t)) == 0)
-			fatalx("updn: switch %u has no next hop to switch %u",
-			    sw, t);
-		if (c > 1 && (prev == NULL ||
-		    keep_prev(u, x, c, t, row, cnt, prev, prev_max) > 0)) {
-			x->defer[nd++] = t;
-			continue;
-		}
-		if (c > 1)
-			continue;       /* all kept */
-		for (j = u->g.dst_off[t]; j < u->g.dst_off[t + 1]; j++)
-			row[u->g.dst_lid[j]] = x->cand[0];
-		cnt[x->cand[0]] += n;
-	}
-	for (i = 0; i < nd; i = k) {
-		nl = 0;
-		for (k = i; k < nd && same_choice(u, x, x->defer[i],
-		    x->defer[k]); k++) {
-			t = x->defer[k];
-			for (j = u->g.dst_off[t]; j < u->g.dst_off[t + 1]; j++) {
-				lid = u->g.dst_lid[j];
-				if (prev == NULL || row[lid] == LFT_NO_ROUTE)
-					x->lids[nl++] = lid;
-			}
-		}
-		c = candidates(u, x, sw, x->defer[i]);
-		spread(row, cnt, x->cand, c, x->lids, nl);
-	}
+	prev = kernel_prev_row(u->o->prev_fabric, u->o->prev, sw_guid(u, sw),
+	    &prev_max);
+	build_planes(u, sw);
+	lost = kernel_fill_row(&u->g, &u->x, sw, lft_row(u->out, sw), prev,
+	    prev_max);
+	for (t = 0; t < u->nsw; t++)
+		none += t != sw && own[t] == LABEL_NONE &&
+		    u->g.dst_off[t + 1] > u->g.dst_off[t];
+	if (lost != none)
+		fatalx("updn: switch %u: %u destination switches without a "
+		    "next hop, %u without a label", sw, lost, none);
 }
 
 static void
 cleanup(struct updn *u)
 {
-	routing_graph_free(&u->g);
+	kernel_graph_free(&u->g);
 	free(u->adj_down);
 	free(u->dn_off);
 	free(u->dn_sw);
@@ -657,7 +474,6 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
     char *why, size_t whylen)
 {
 	struct updn u;
-	struct scratch x;
 	uint32_t sw;
 
 	if (out->nsw == 0) {
@@ -675,7 +491,7 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	u.out = out;
 	u.nsw = out->nsw;
 	u.stride = ((size_t)u.nsw + VLANES - 1) & ~(size_t)(VLANES - 1);
-	u.root = routing_calloc(u.nsw, 1);
+	u.root = xcalloc(u.nsw, 1);
 	if (roots_given(&u, why, whylen) == -1) {
 		free(u.root);
 		return -1;
@@ -684,24 +500,19 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	build_dests(&u);
 	components(&u);
 	roots_auto(&u);
-	u.rank = routing_calloc(u.nsw, sizeof(*u.rank));
-	u.label = routing_calloc(u.nsw * u.stride, sizeof(*u.label));
+	u.rank = xcalloc(u.nsw, sizeof(*u.rank));
+	u.label = xcalloc(u.nsw * u.stride, sizeof(*u.label));
 	orient(&u);
 	label(&u);
 
-	memset(&x, 0, sizeof(x));
-	x.plane = routing_calloc(MAX_GROUPS * u.stride, sizeof(*x.plane));
-	x.want_dn = routing_calloc(u.stride, sizeof(*x.want_dn));
-	x.want_up = routing_calloc(u.stride, sizeof(*x.want_up));
-	x.defer = routing_calloc(u.nsw, sizeof(*x.defer));
-	x.lids = routing_calloc(u.g.dst_off[u.nsw], sizeof(*x.lids));
+	kernel_row_init(&u.x, &u.g, u.stride);
+	u.want_dn = xcalloc(u.stride, sizeof(*u.want_dn));
+	u.want_up = xcalloc(u.stride, sizeof(*u.want_up));
 	for (sw = 0; sw < u.nsw; sw++)
-		fill_row(&u, &x, sw);
-	free(x.plane);
-	free(x.want_dn);
-	free(x.want_up);
-	free(x.defer);
-	free(x.lids);
+		fill_row(&u, sw);
+	free(u.want_dn);
+	free(u.want_up);
+	kernel_row_fini(&u.x);
 	cleanup(&u);
 	return 0;
 }

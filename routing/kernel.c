@@ -1,0 +1,411 @@
+/*
+ * The routing kernel: the switch graph, searches over it, and the
+ * balancing kit every engine shares.
+ */
+#include "routing/kernel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+
+bool
+kernel_link_usable(const struct fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
+	    f->ports[q].state != PORT_DOWN;
+}
+
+uint32_t
+kernel_attach(const struct fabric *f, const struct lft_set *s, uint32_t p,
+    uint8_t *port)
+{
+	uint32_t node = f->ports[p].node, q;
+
+	if (f->nodes[node].type == NODE_SWITCH) {
+		*port = 0;
+		return s->node_sw[node];
+	}
+	if (!kernel_link_usable(f, p))
+		return FABRIC_NONE;
+	q = f->ports[p].peer;
+	if (f->nodes[f->ports[q].node].type != NODE_SWITCH)
+		return FABRIC_NONE;
+	*port = f->ports[q].num;
+	return s->node_sw[f->ports[q].node];
+}
+
+static void
+graph_links(const struct fabric *f, const struct lft_set *s,
+    struct kernel_graph *g)
+{
+	const struct fabric_node *n;
+	uint32_t sw, p, peer, e = 0, total = 0;
+	unsigned num;
+
+	for (sw = 0; sw < s->nsw; sw++)
+		total += f->nodes[s->sw_node[sw]].nports;
+	g->off = xcalloc(s->nsw + 1, sizeof(*g->off));
+	g->sw = xcalloc(total, sizeof(*g->sw));
+	g->port = xcalloc(total, sizeof(*g->port));
+	for (sw = 0; sw < s->nsw; sw++) {
+		n = &f->nodes[s->sw_node[sw]];
+		g->off[sw] = e;
+		/* port 255 would read as LFT_NO_ROUTE */
+		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++) {
+			p = n->port0 + num;
+			if (!kernel_link_usable(f, p))
+				continue;
+			peer = fabric_peer_node(f, p);
+			/* a cable looped back into the same switch goes nowhere */
+			if (f->nodes[peer].type != NODE_SWITCH ||
+			    peer == s->sw_node[sw])
+				continue;
+			g->sw[e] = s->node_sw[peer];
+			g->port[e++] = (uint8_t)num;
+		}
+	}
+	g->off[s->nsw] = e;
+}
+
+static void
+graph_dests(const struct fabric *f, const struct lft_set *s,
+    struct kernel_graph *g)
+{
+	uint32_t max = s->max_lid, *lid_sw, *fill, p, lid, sw;
+	uint8_t *lid_port;
+
+	lid_sw = xcalloc((size_t)max + 1, sizeof(*lid_sw));
+	lid_port = xcalloc((size_t)max + 1, sizeof(*lid_port));
+	for (lid = 0; lid <= max; lid++)
+		lid_sw[lid] = FABRIC_NONE;
+	/* a LID given twice is a LID manager bug: the first port keeps it */
+	for (p = 0; p < f->nports; p++) {
+		lid = f->ports[p].lid;
+		if (lid == 0 || lid > max || lid_sw[lid] != FABRIC_NONE ||
+		    !fabric_port_is_endport(f, p))
+			continue;
+		lid_sw[lid] = kernel_attach(f, s, p, &lid_port[lid]);
+		if (lid_sw[lid] == FABRIC_NONE)
+			lid_sw[lid] = FABRIC_NONE - 1;  /* seen, unroutable */
+	}
+	g->dst_off = xcalloc(s->nsw + 1, sizeof(*g->dst_off));
+	for (lid = 1; lid <= max; lid++)
+		if (lid_sw[lid] < s->nsw)
+			g->dst_off[lid_sw[lid] + 1]++;
+	for (sw = 0; sw < s->nsw; sw++)
+		g->dst_off[sw + 1] += g->dst_off[sw];
+	g->dst_lid = xcalloc(g->dst_off[s->nsw], sizeof(*g->dst_lid));
+	g->dst_port = xcalloc(g->dst_off[s->nsw], sizeof(*g->dst_port));
+	fill = xcalloc(s->nsw, sizeof(*fill));
+	for (lid = 1; lid <= max; lid++) {
+		if ((sw = lid_sw[lid]) >= s->nsw)
+			continue;
+		g->dst_lid[g->dst_off[sw] + fill[sw]] = (uint16_t)lid;
+		g->dst_port[g->dst_off[sw] + fill[sw]++] = lid_port[lid];
+	}
+	free(fill);
+	free(lid_sw);
+	free(lid_port);
+}
+
+void
+kernel_graph_build(const struct fabric *f, const struct lft_set *s,
+    struct kernel_graph *g)
+{
+	g->nsw = s->nsw;
+	graph_links(f, s, g);
+	graph_dests(f, s, g);
+}
+
+void
+kernel_graph_free(struct kernel_graph *g)
+{
+	free(g->off);
+	free(g->sw);
+	free(g->port);
+	free(g->dst_off);
+	free(g->dst_lid);
+	free(g->dst_port);
+	memset(g, 0, sizeof(*g));
+}
+
+void
+kernel_bfs(const struct kernel_graph *g, const uint32_t *src, uint32_t nsrc,
+    uint32_t *dist, uint32_t *queue)
+{
+	uint32_t head = 0, tail = 0, u, e, v, i;
+
+	for (i = 0; i < g->nsw; i++)
+		dist[i] = UINT32_MAX;
+	for (i = 0; i < nsrc; i++)
+		if (dist[src[i]] == UINT32_MAX) {
+			dist[src[i]] = 0;
+			queue[tail++] = src[i];
+		}
+	while (head < tail) {
+		u = queue[head++];
+		for (e = g->off[u]; e < g->off[u + 1]; e++) {
+			v = g->sw[e];
+			if (dist[v] == UINT32_MAX) {
+				dist[v] = dist[u] + 1;
+				queue[tail++] = v;
+			}
+		}
+	}
+}
+
+void
+kernel_bfs64_init(struct kernel_bfs64 *b, uint32_t nsw)
+{
+	b->nsw = nsw;
+	b->seen = xcalloc(nsw, sizeof(*b->seen));
+	b->front = xcalloc(nsw, sizeof(*b->front));
+	b->next = xcalloc(nsw, sizeof(*b->next));
+}
+
+void
+kernel_bfs64_fini(struct kernel_bfs64 *b)
+{
+	free(b->seen);
+	free(b->front);
+	free(b->next);
+	memset(b, 0, sizeof(*b));
+}
+
+void
+kernel_bfs64_start(struct kernel_bfs64 *b, uint32_t base, uint32_t n)
+{
+	uint32_t i;
+
+	memset(b->seen, 0, b->nsw * sizeof(*b->seen));
+	memset(b->front, 0, b->nsw * sizeof(*b->front));
+	for (i = 0; i < n; i++)
+		b->seen[base + i] = b->front[base + i] = 1ULL << i;
+}
+
+/*
+ * A switch joins the next level when one of its own links leads into the
+ * current one: each switch writes only its own words, and the level at
+ * which a source's bit lands there is the switch's distance to that
+ * source, the way engines read it.
+ */
+uint64_t
+kernel_bfs64_step(struct kernel_bfs64 *b, const struct kernel_graph *g)
+{
+	uint64_t acc, any = 0, *tmp;
+	uint32_t v, e;
+
+	for (v = 0; v < b->nsw; v++) {
+		acc = 0;
+		for (e = g->off[v]; e < g->off[v + 1]; e++)
+			acc |= b->front[g->sw[e]];
+		b->next[v] = acc & ~b->seen[v];
+		b->seen[v] |= b->next[v];
+		any |= b->next[v];
+	}
+	tmp = b->front;
+	b->front = b->next;
+	b->next = tmp;
+	return any;
+}
+
+const uint8_t *
+kernel_prev_row(const struct fabric *prev_fabric, const struct lft_set *prev,
+    uint64_t guid, uint16_t *max_lid)
+{
+	uint32_t n, sw;
+
+	if (prev == NULL || prev_fabric == NULL)
+		return NULL;
+	n = fabric_node_by_guid(prev_fabric, guid);
+	if (n == FABRIC_NONE || n >= prev_fabric->nnodes ||
+	    prev->node_sw == NULL || (sw = prev->node_sw[n]) == FABRIC_NONE)
+		return NULL;
+	*max_lid = prev->max_lid;
+	return lft_row(prev, sw);
+}
+
+/*
+ * Done in rounds over the least-loaded candidates, which is the same
+ * choice without a scan per LID; once the candidates are level the rounds
+ * are plain turns, dealt without looking at the counts.
+ */
+void
+kernel_spread(uint8_t *row, uint32_t *cnt, const uint8_t *cand, unsigned c,
+    const uint16_t *lids, uint32_t k)
+{
+	uint32_t j = 0, low, high, left;
+	unsigned i;
+
+	while (j < k) {
+		low = UINT32_MAX;
+		high = 0;
+		for (i = 0; i < c; i++) {
+			if (cnt[cand[i]] < low)
+				low = cnt[cand[i]];
+			if (cnt[cand[i]] > high)
+				high = cnt[cand[i]];
+		}
+		if (low == high)
+			break;
+		for (i = 0; i < c && j < k; i++)
+			if (cnt[cand[i]] == low) {
+				row[lids[j++]] = cand[i];
+				cnt[cand[i]]++;
+			}
+	}
+	left = k - j;
+	for (i = 0; j < k; j++) {
+		row[lids[j]] = cand[i];
+		if (++i == c)
+			i = 0;
+	}
+	for (i = 0; i < c; i++)
+		cnt[cand[i]] += left / c + (i < left % c);
+}
+
+void
+kernel_row_init(struct kernel_row *x, const struct kernel_graph *g,
+    size_t stride)
+{
+	memset(x, 0, sizeof(*x));
+	x->stride = stride;
+	x->plane = xcalloc(KERNEL_PLANES * stride, 1);
+	x->defer = xcalloc(g->nsw, sizeof(*x->defer));
+	x->lids = xcalloc(g->dst_off[g->nsw], sizeof(*x->lids));
+}
+
+void
+kernel_row_fini(struct kernel_row *x)
+{
+	free(x->plane);
+	free(x->defer);
+	free(x->lids);
+	memset(x, 0, sizeof(*x));
+}
+
+uint8_t *
+kernel_row_planes(struct kernel_row *x, const struct kernel_graph *g,
+    uint32_t sw)
+{
+	x->planes = (g->off[sw + 1] - g->off[sw] + 7) / 8;
+	memset(x->plane, 0, x->planes * x->stride);
+	return x->plane;
+}
+
+unsigned
+kernel_candidates(const struct kernel_graph *g, struct kernel_row *x,
+    uint32_t sw, uint32_t t)
+{
+	uint32_t first = g->off[sw];
+	unsigned q, bits, c = 0;
+
+	for (q = 0; q < x->planes; q++)
+		for (bits = x->plane[q * x->stride + t]; bits != 0;
+		    bits &= bits - 1)
+			x->cand[c++] = g->port[first + 8 * q +
+			    (unsigned)__builtin_ctz(bits)];
+	return c;
+}
+
+static int
+same_choice(const struct kernel_row *x, uint32_t a, uint32_t b)
+{
+	unsigned q;
+
+	for (q = 0; q < x->planes; q++)
+		if (x->plane[q * x->stride + a] != x->plane[q * x->stride + b])
+			return 0;
+	return 1;
+}
+
+/*
+ * Keep the previous port for the LIDs of t where it is still one of the
+ * c candidates; the others are set to LFT_NO_ROUTE for spreading. Returns
+ * how many are left.
+ */
+static uint32_t
+keep_prev(const struct kernel_graph *g, const struct kernel_row *x,
+    unsigned c, uint32_t t, uint8_t *row, uint32_t *cnt, const uint8_t *prev,
+    uint16_t prev_max)
+{
+	uint64_t ok[4] = { 0, 0, 0, 0 };
+	uint32_t j, left = 0;
+	uint16_t lid;
+	uint8_t p;
+	unsigned i;
+
+	for (i = 0; i < c; i++)
+		ok[x->cand[i] >> 6] |= 1ULL << (x->cand[i] & 63);
+	for (j = g->dst_off[t]; j < g->dst_off[t + 1]; j++) {
+		lid = g->dst_lid[j];
+		p = lid <= prev_max ? prev[lid] : LFT_NO_ROUTE;
+		if (p != LFT_NO_ROUTE && (ok[p >> 6] >> (p & 63) & 1)) {
+			row[lid] = p;
+			cnt[p]++;
+		} else {
+			row[lid] = LFT_NO_ROUTE;
+			left++;
+		}
+	}
+	return left;
+}
+
+uint32_t
+kernel_fill_row(const struct kernel_graph *g, struct kernel_row *x,
+    uint32_t sw, uint8_t *row, const uint8_t *prev, uint16_t prev_max)
+{
+	uint32_t cnt[256], t, j, i, k, n, nd = 0, nl, lost = 0;
+	uint16_t lid;
+	unsigned c;
+
+	memset(cnt, 0, sizeof(cnt));
+	for (t = 0; t < g->nsw; t++) {
+		if ((n = g->dst_off[t + 1] - g->dst_off[t]) == 0)
+			continue;
+		if (t == sw) {
+			for (j = g->dst_off[t]; j < g->dst_off[t + 1]; j++)
+				row[g->dst_lid[j]] = g->dst_port[j];
+			continue;
+		}
+		if ((c = kernel_candidates(g, x, sw, t)) == 0) {
+			lost++;
+			continue;
+		}
+		if (c > 1 && (prev == NULL ||
+		    keep_prev(g, x, c, t, row, cnt, prev, prev_max) > 0)) {
+			x->defer[nd++] = t;
+			continue;
+		}
+		if (c > 1)
+			continue;       /* all kept */
+		for (j = g->dst_off[t]; j < g->dst_off[t + 1]; j++)
+			row[g->dst_lid[j]] = x->cand[0];
+		cnt[x->cand[0]] += n;
+	}
+	for (i = 0; i < nd; i = k) {
+		nl = 0;
+		for (k = i; k < nd && same_choice(x, x->defer[i], x->defer[k]);
+		    k++) {
+			t = x->defer[k];
+			if (prev == NULL) {
+				n = g->dst_off[t + 1] - g->dst_off[t];
+				memcpy(x->lids + nl, g->dst_lid + g->dst_off[t],
+				    n * sizeof(*x->lids));
+				nl += n;
+				continue;
+			}
+			for (j = g->dst_off[t]; j < g->dst_off[t + 1]; j++) {
+				lid = g->dst_lid[j];
+				if (row[lid] == LFT_NO_ROUTE)
+					x->lids[nl++] = lid;
+			}
+		}
+		c = kernel_candidates(g, x, sw, x->defer[i]);
+		kernel_spread(row, cnt, x->cand, c, x->lids, nl);
+	}
+	return lost;
+}
