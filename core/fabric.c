@@ -166,7 +166,7 @@ fabric_set_lid(struct fabric *f, uint32_t p, uint16_t lid, uint8_t lmc)
 	uint32_t l, n = 1u << (lmc & FABRIC_LMC_MAX), old, oldn, cap;
 
 	if (lid != 0 && (lmc > FABRIC_LMC_MAX || (lid & (n - 1)) != 0 ||
-	    (uint32_t)lid + n - 1 > FABRIC_MAX_LID ||
+	    (uint32_t)lid + n - 1 > FABRIC_MODEL_MAX_LID ||
 	    !fabric_port_is_endport(f, p)))
 		fatalx("fabric: port %u (node 0x%016" PRIx64 " port %u) "
 		    "cannot take LID %u at LMC %u", p,
@@ -187,8 +187,8 @@ fabric_set_lid(struct fabric *f, uint32_t p, uint16_t lid, uint8_t lmc)
 		cap = f->nlids < 64 ? 64 : 2 * f->nlids;
 		if (cap < lid + n)
 			cap = lid + n;
-		if (cap > FABRIC_MAX_LID + 1)
-			cap = FABRIC_MAX_LID + 1;
+		if (cap > FABRIC_MODEL_MAX_LID + 1)
+			cap = FABRIC_MODEL_MAX_LID + 1;
 		f->by_lid = xreallocarray(f->by_lid, cap, sizeof(*f->by_lid));
 		for (l = f->nlids; l < cap; l++)
 			f->by_lid[l] = FABRIC_NONE;

@@ -16,6 +16,11 @@
 
 #define FABRIC_NONE     UINT32_MAX
 #define FABRIC_MAX_LID  0xBFFF          /* highest unicast LID */
+/* Highest LID the model holds. The daemon assigns unicast LIDs only (the
+ * LID manager's range); in-memory fabrics of benchmarks and digests larger
+ * than a subnet number past 0xBFFF, which routing does not care about.
+ * 0xFFFF is the permissive LID and never a port's. */
+#define FABRIC_MODEL_MAX_LID 0xFFFE
 #define FABRIC_LMC_MAX  7               /* PortInfo:LMC has 3 bits */
 #define FABRIC_DR_MAX   64              /* InitialPath bytes, index 0 unused */
 
@@ -132,9 +137,9 @@ void fabric_count(const struct fabric *f, struct fabric_counts *k);
  * updates the index at once, so the index cannot lag behind the ports (a
  * direct write to fabric_port.lid does not compile). Give end port p the
  * LIDs lid .. lid + 2^lmc - 1, or none with lid 0; its earlier LIDs, if
- * any, are dropped. lid must be aligned to 2^lmc and the range unicast;
- * anything else, or a LID for a port that is not an end port, is a bug of
- * the caller and fatal. Two ports may hold the same LID (the LID manager
+ * any, are dropped. lid must be aligned to 2^lmc and the range end at
+ * FABRIC_MODEL_MAX_LID or below; anything else, or a LID for a port that
+ * is not an end port, is a bug of the caller and fatal. Two ports may hold the same LID (the LID manager
  * gives one LID to a port GUID that appears twice): the index then names
  * the one with the lower index.
  */

@@ -43,7 +43,7 @@ odd_fabric(struct fabric *f)
 	/* LIDs 1-3 the switches, 4 ca0, 5-6 ca1, 7 ca2 ... */
 	testfab_lids(f);
 	/* ... but ca2 is given ca0's LID: the first port keeps it */
-	f->ports[fabric_port_idx(f, ca2, 1)].lid = 4;
+	fabric_set_lid(f, fabric_port_idx(f, ca2, 1), 4, 0);
 }
 
 START_TEST(test_graph)

@@ -193,9 +193,9 @@ START_TEST(test_lid_misaligned)
 }
 END_TEST
 
-START_TEST(test_lid_past_unicast)
+START_TEST(test_lid_past_model)
 {
-	fabric_set_lid(&f, port(c1, 1), FABRIC_MAX_LID + 1, 0);
+	fabric_set_lid(&f, port(c1, 1), FABRIC_MODEL_MAX_LID + 1, 0);
 }
 END_TEST
 
@@ -557,7 +557,7 @@ query_suite(void)
 	tcase_add_test(tc, test_lid_index_lmc);
 	tcase_add_test(tc, test_lid_index_shared);
 	tcase_add_exit_test(tc, test_lid_misaligned, 1);
-	tcase_add_exit_test(tc, test_lid_past_unicast, 1);
+	tcase_add_exit_test(tc, test_lid_past_model, 1);
 	tcase_add_exit_test(tc, test_lid_not_endport, 1);
 	tcase_add_test(tc, test_walk);
 	tcase_add_test(tc, test_walk_lmc);
