@@ -235,6 +235,23 @@ is_ib(const umad_port_t *port)
 	    strcmp(port->link_layer, "IB") == 0;
 }
 
+/* The ports an SM can drive: a CA's (or router's) ports 1 .. NumPorts, or
+ * a switch's management port 0 (an SM running on a managed switch). */
+static int
+first_port(const umad_ca_t *ca)
+{
+	return ca->node_type == 2 ? 0 : 1;
+}
+
+static int
+last_port(const umad_ca_t *ca)
+{
+	if (ca->node_type == 2)
+		return 0;
+	return ca->numports < UMAD_CA_MAX_PORTS - 1 ? ca->numports :
+	    UMAD_CA_MAX_PORTS - 1;
+}
+
 /* Find the port: by GUID, or the first InfiniBand port, preferring one
  * whose link is up. */
 static int
@@ -253,7 +270,7 @@ find_port(uint64_t guid, char *ca_out, int *port_out, uint64_t *guid_out)
 
 		if (umad_get_ca(cas[i], &ca) < 0)
 			continue;
-		for (p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+		for (p = first_port(&ca); p <= last_port(&ca); p++) {
 			umad_port_t *port = ca.ports[p];
 			uint64_t g;
 			bool ib;
@@ -322,7 +339,7 @@ transport_list(uint64_t *guids, size_t max)
 
 		if (umad_get_ca(cas[i], &ca) < 0)
 			continue;
-		for (int p = 1; p <= ca.numports && p < UMAD_CA_MAX_PORTS; p++) {
+		for (int p = first_port(&ca); p <= last_port(&ca); p++) {
 			umad_port_t *port = ca.ports[p];
 
 			if (port == NULL || !is_ib(port))

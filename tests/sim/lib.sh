@@ -274,6 +274,17 @@ diag() {
 	LD_PRELOAD=$UMAD2SIM timeout "${DIAG_TIMEOUT:-120}" "$@" 8>&-
 }
 
+# sminfo_is_master GUID: sminfo (the fabric's answer to SMInfo Get, sent
+# to the SM LID of the local port) reads state MASTER for the port GUID.
+sminfo_is_master() {
+	local out guid
+	out=$(diag sminfo 2>/dev/null) || { log "sminfo failed"; return 1; }
+	log "sminfo: $out"
+	guid=$(printf '%s\n' "$out" | sed -n 's/.*sm guid \(0x[0-9a-fA-F]*\),.*/\1/p')
+	[ -n "$guid" ] && [ "$((guid))" = "$(($1))" ] &&
+	    printf '%s\n' "$out" | grep -q 'state 3 SMINFO_MASTER'
+}
+
 # fabcheck ARGS...: the independent observer (see tests/sim/fabcheck.py);
 # checks the cabling against the running net file too.
 fabcheck() {
