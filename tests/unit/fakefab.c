@@ -614,9 +614,12 @@ pkey_table(struct fakefab *ff, struct call *c)
 	if (p > n->nports)
 		return ST_BAD_VALUE;
 	port = &n->ports[p];
-	if ((b + 1u) * PKEY_BLOCK > port->pkey_cap)
+	if (b * PKEY_BLOCK >= port->pkey_cap)
 		return ST_BAD_VALUE;
-	for (unsigned k = 0; k < PKEY_BLOCK; k++) {
+	/* Entries past the end of a short table (switch port 0) in its
+	 * last block hold nothing: zeros read, writes ignored. */
+	for (unsigned k = 0; k < PKEY_BLOCK &&
+	    b * PKEY_BLOCK + k < port->pkey_cap; k++) {
 		uint16_t *key = &port->pkeys[b * PKEY_BLOCK + k];
 
 		if (c->method == IB_MAD_METHOD_SET)
