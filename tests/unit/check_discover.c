@@ -14,7 +14,9 @@
 #include "core/fabric.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/transport.h"
 #include "sm/discover.h"
+#include "tests/unit/fake_transport.h"
 #include "tests/unit/fakefab.h"
 #include "tests/unit/testfab.h"
 
@@ -520,6 +522,149 @@ START_TEST(test_abort)
 }
 END_TEST
 
+/* ---- the fake fabric itself: the oracle of these tests ---- */
+
+struct rec {
+	int called;
+	int status;
+	uint8_t resp[256];
+};
+
+static void
+rec_cb(void *arg, int status, const uint8_t *resp)
+{
+	struct rec *r = arg;
+
+	r->called++;
+	r->status = status;
+	if (resp != NULL)
+		memcpy(r->resp, resp, sizeof(r->resp));
+}
+
+static bool
+rec_called(void *arg)
+{
+	return ((struct rec *)arg)->called > 0;
+}
+
+static struct rec
+get_dr(uint16_t attr, uint32_t mod, const struct dr_path *p)
+{
+	struct smp_req q = { .method = MAD_GET, .attr = attr, .mod = mod,
+	    .path = p, .dest = 1 };
+	struct rec r = { 0 };
+
+	ck_assert_int_eq(mad_smp(eng, &q, rec_cb, &r), 0);
+	ck_assert(fakefab_run(ff, loop, rec_called, &r, GUARD_SECS));
+	return r;
+}
+
+/*
+ * Directed route as IBA 14.2.2 has it: the response comes back with the D
+ * bit, HopPointer 0 and the return path the hops recorded; a CA does not
+ * forward, a down link does not carry, and an SMP that is not a fresh
+ * request (HopPointer not 0) is not taken.
+ */
+START_TEST(test_fakefab_dr)
+{
+	/* HCA 6 -> leaf 0 port 3 -> spine 4 port 2 -> leaf 1 port 1 -> HCA 8 */
+	struct dr_path p = { .hops = 4, .port = { 0, 1, 3, 2, 1 } };
+	struct rec r;
+	uint8_t rpath[64], mad[256];
+	struct transport *t;
+
+	fabric_init(&topo);
+	testfab_ft2(&topo, 4);
+	start(6, 1, 1000, 0);
+	r = get_dr(ATTR_NODE_INFO, 0, &p);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(mad_get_field(r.resp, 0, IB_DRSMP_DIRECTION_F), 1);
+	ck_assert_uint_eq(mad_get_field(r.resp, 0, IB_DRSMP_HOPPTR_F), 0);
+	ck_assert_uint_eq(mad_get_field(r.resp, 0, IB_DRSMP_HOPCNT_F), 4);
+	mad_get_array(r.resp, 0, IB_DRSMP_RPATH_F, rpath);
+	/* entered leaf 0 at 1, spine 4 at 1, leaf 1 at 3, HCA 8 at 1 */
+	ck_assert_uint_eq(rpath[1], 1);
+	ck_assert_uint_eq(rpath[2], 1);
+	ck_assert_uint_eq(rpath[3], 3);
+	ck_assert_uint_eq(rpath[4], 1);
+	ck_assert_uint_eq(mad_get_field64(r.resp + 64, 0, IB_NODE_GUID_F),
+	    topo.nodes[8].guid);
+	ck_assert_uint_eq(mad_get_field(r.resp + 64, 0, IB_NODE_LOCAL_PORT_F),
+	    1);
+	ck_assert_uint_eq(mad_get_field64(r.resp + 64, 0, IB_NODE_PORT_GUID_F),
+	    topo.ports[fabric_port_idx(&topo, 8, 1)].guid);
+
+	/* on through the HCA: it does not forward */
+	p.hops = 5;
+	p.port[5] = 1;
+	r = get_dr(ATTR_NODE_INFO, 0, &p);
+	ck_assert_int_eq(r.status, MAD_ETIMEDOUT);
+	ck_assert_uint_eq(ff->log[ff->nlog - 1].outcome, FAKEFAB_UNDELIVERABLE);
+
+	/* a down link does not carry */
+	p.hops = 2;
+	fakefab_link_down(ff, 0, 3);
+	r = get_dr(ATTR_NODE_INFO, 0, &p);
+	ck_assert_int_eq(r.status, MAD_ETIMEDOUT);
+	fakefab_link_up(ff, 0, 3);
+	r = get_dr(ATTR_NODE_INFO, 0, &p);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_uint_eq(mad_get_field64(r.resp + 64, 0, IB_NODE_GUID_F),
+	    topo.nodes[4].guid);
+
+	/* a switch attribute asked of a CA, a port past the last */
+	p.hops = 0;
+	r = get_dr(ATTR_SWITCH_INFO, 0, &p);
+	ck_assert_int_eq(r.status, 0x000C);
+	p.hops = 1;
+	r = get_dr(ATTR_PORT_INFO, 9, &p);
+	ck_assert_int_eq(r.status, 0x001C);
+
+	/* not a fresh request: HopPointer 1 */
+	memcpy(mad, fake_sent(0)->mad, sizeof(mad));
+	mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 1);
+	t = mad_engine_transport(eng);
+	ck_assert_int_eq(transport_send(t, mad, 0xFFFF, 1000), 0);
+	fakefab_serve(ff);
+	ck_assert_uint_eq(ff->log[ff->nlog - 1].outcome, FAKEFAB_MALFORMED);
+	stop();
+}
+END_TEST
+
+static void
+set_state(uint32_t n, uint8_t p, uint8_t state)
+{
+	mad_set_field(ff->nodes[n].ports[p].info, 0, IB_PORT_STATE_F, state);
+}
+
+/* LID routing needs an LFT entry, a top covering the LID and ACTIVE
+ * links all the way. */
+START_TEST(test_fakefab_lid)
+{
+	uint8_t in;
+	uint32_t leaf = 0, sm = 6, hca = 7;     /* on leaf 0 ports 1 and 2 */
+
+	fabric_init(&topo);
+	testfab_ft2(&topo, 4);
+	start(sm, 1, 1000, 0);
+	mad_set_field(ff->nodes[hca].ports[1].info, 0, IB_PORT_LID_F, 9);
+	ck_assert_uint_eq(fakefab_lid_route(ff, 9, &in), FABRIC_NONE);
+	ff->nodes[leaf].lft[9] = 2;
+	mad_set_field(ff->nodes[leaf].sw_info, 0, IB_SW_LINEAR_FDB_TOP_F, 9);
+	ck_assert_uint_eq(fakefab_lid_route(ff, 9, &in), FABRIC_NONE);
+	set_state(sm, 1, PORT_ACTIVE);
+	set_state(leaf, 1, PORT_ACTIVE);
+	set_state(leaf, 2, PORT_ACTIVE);
+	ck_assert_uint_eq(fakefab_lid_route(ff, 9, &in), FABRIC_NONE);
+	set_state(hca, 1, PORT_ACTIVE);
+	ck_assert_uint_eq(fakefab_lid_route(ff, 9, &in), hca);
+	ck_assert_uint_eq(in, 1);
+	mad_set_field(ff->nodes[leaf].sw_info, 0, IB_SW_LINEAR_FDB_TOP_F, 8);
+	ck_assert_uint_eq(fakefab_lid_route(ff, 9, &in), FABRIC_NONE);
+	stop();
+}
+END_TEST
+
 static Suite *
 discover_suite(void)
 {
@@ -537,6 +682,12 @@ discover_suite(void)
 	tcase_add_test(tc, test_own_port_down);
 	tcase_add_test(tc, test_duplicate_guid);
 	tcase_add_test(tc, test_abort);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("fakefab");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_fakefab_dr);
+	tcase_add_test(tc, test_fakefab_lid);
 	suite_add_tcase(s, tc);
 	return s;
 }

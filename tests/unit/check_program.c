@@ -264,6 +264,43 @@ assert_devices(void)
 	}
 }
 
+struct rec {
+	int called, status;
+	uint64_t guid;
+};
+
+static void
+rec_cb(void *arg, int status, const uint8_t *resp)
+{
+	struct rec *r = arg;
+
+	r->called++;
+	r->status = status;
+	if (resp != NULL)
+		r->guid = mad_get_field64((void *)(resp + MAD_DATA_OFFSET), 0,
+		    IB_NODE_GUID_F);
+}
+
+/* A LID-routed NodeInfo Get to every end port answers with its node:
+ * the programmed fabric routes. */
+static void
+assert_lid_routed(void)
+{
+	for (uint32_t p = 0; p < model.nports; p++) {
+		struct rec r = { 0 };
+		struct smp_req q = { .method = MAD_GET,
+		    .attr = ATTR_NODE_INFO, .dlid = model.ports[p].lid,
+		    .dest = model.ports[p].lid };
+
+		if (!fabric_port_is_endport(&model, p))
+			continue;
+		ck_assert_int_eq(mad_smp(eng, &q, rec_cb, &r), 0);
+		ck_assert(fakefab_run(ff, loop, called, &r.called, GUARD_SECS));
+		ck_assert_int_eq(r.status, 0);
+		ck_assert_uint_eq(r.guid, model.nodes[model.ports[p].node].guid);
+	}
+}
+
 /* First run on a fresh fabric: everything written, nothing read back
  * (tops of 0 hold no routes); the second run with the same desired state
  * writes nothing at all. */
@@ -293,6 +330,7 @@ START_TEST(test_program_then_nothing)
 	ck_assert_uint_eq(sets(ATTR_PORT_INFO),
 	    r.portinfo_sets + r.armed + r.activated);
 	assert_devices();
+	assert_lid_routed();
 
 	discover();
 	r = program(pr, false);
