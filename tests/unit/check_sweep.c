@@ -181,8 +181,8 @@ assert_up(void)
 			if (n->ports[j].peer_node != FABRIC_NONE &&
 			    mad_get_field((void *)n->ports[j].info, 0,
 			    IB_PORT_PHYS_STATE_F) == PHYS_LINKUP)
-				ck_assert_uint_eq(fakefab_port_state(ff, i, j),
-				    PORT_ACTIVE);
+				ck_assert_uint_eq(fakefab_port_state(ff, i,
+				    (uint8_t)j), PORT_ACTIVE);
 	}
 	for (uint32_t p = 0; p < f->nports; p++) {
 		const struct fabric_port *port = &f->ports[p];
@@ -334,6 +334,33 @@ START_TEST(test_silent_switch_escalates)
 }
 END_TEST
 
+/* A switch replaced by another (new GUID, powered on with nothing
+ * programmed): its PortStateChange escalates the light sweep, and the
+ * heavy sweep finds it in place of the old one and programs it. */
+START_TEST(test_replaced_switch_escalates)
+{
+	const struct fabric *f;
+	uint32_t spine = 5;
+	uint64_t old, new = 0x0002c903deadbeefULL;
+
+	start();
+	old = topo.nodes[spine].guid;
+	sweep_request(sw, true);
+	run_until(1, 0);
+	fakefab_replace(ff, spine, new);
+	sweep_request(sw, false);
+	run_until(2, 1);
+	ck_assert_uint_eq(up.calls, 2);
+	ck_assert(up.last_ok);
+	f = sweep_fabric(sw);
+	ck_assert_uint_eq(f->nnodes, topo.nnodes);
+	ck_assert_uint_eq(fabric_node_by_guid(f, old), FABRIC_NONE);
+	ck_assert(fabric_node_by_guid(f, new) != FABRIC_NONE);
+	assert_up();
+	stop();
+}
+END_TEST
+
 /* A light sweep asked for before any heavy one has nothing to compare
  * with: it escalates. */
 START_TEST(test_light_first_escalates)
@@ -474,6 +501,7 @@ sweep_suite(void)
 	tcase_add_test(tc, test_heavy_again_writes_nothing);
 	tcase_add_test(tc, test_port_state_change_escalates);
 	tcase_add_test(tc, test_silent_switch_escalates);
+	tcase_add_test(tc, test_replaced_switch_escalates);
 	tcase_add_test(tc, test_light_first_escalates);
 	tcase_add_test(tc, test_requests_coalesce);
 	tcase_add_test(tc, test_request_during_sweep);

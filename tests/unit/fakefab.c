@@ -139,12 +139,47 @@ init_port(struct fakefab_node *n, uint8_t num, bool cabled)
 	}
 }
 
+/* A node as it powers on: NodeInfo, SwitchInfo, an empty LFT, every port
+ * as init_port() has it. Its GUIDs and cables are already set. */
+static void
+power_on(struct fakefab_node *n, uint32_t idx)
+{
+	uint8_t *ni = n->node_info;
+
+	for (unsigned i = 0; i <= n->nports; i++) {
+		free(n->ports[i].pkeys);
+		n->ports[i].pkeys = NULL;
+		init_port(n, (uint8_t)i, n->ports[i].peer_node != FABRIC_NONE);
+	}
+	memset(ni, 0, 64);
+	set(ni, IB_NODE_BASE_VERS_F, 1);
+	set(ni, IB_NODE_CLASS_VERS_F, 1);
+	set(ni, IB_NODE_TYPE_F, n->type);
+	set(ni, IB_NODE_NPORTS_F, n->nports);
+	mad_set_field64(ni, 0, IB_NODE_SYSTEM_GUID_F, n->guid);
+	mad_set_field64(ni, 0, IB_NODE_GUID_F, n->guid);
+	set(ni, IB_NODE_PARTITION_CAP_F, n->type == NODE_SWITCH ?
+	    FAKEFAB_SW_PKEYS : FAKEFAB_CA_PKEYS);
+	set(ni, IB_NODE_DEVID_F, 0xfab);
+	set(ni, IB_NODE_VENDORID_F, 0x2c9);
+	snprintf(n->desc, sizeof(n->desc), "%s%u",
+	    n->type == NODE_SWITCH ? "sw" : "ca", idx);
+	if (n->type != NODE_SWITCH)
+		return;
+	memset(n->sw_info, 0, 64);
+	set(n->sw_info, IB_SW_LINEAR_FDB_CAP_F, FAKEFAB_LFT_CAP);
+	set(n->sw_info, IB_SW_STATE_CHANGE_F, 1);
+	set(n->sw_info, IB_SW_PARTITION_ENFORCE_CAP_F, FAKEFAB_ENFORCE_PKEYS);
+	if (n->lft == NULL && (n->lft = malloc(FAKEFAB_LFT_CAP)) == NULL)
+		abort();
+	memset(n->lft, 0xFF, FAKEFAB_LFT_CAP);
+}
+
 static void
 init_node(struct fakefab *ff, const struct fabric *f, uint32_t idx)
 {
 	const struct fabric_node *src = &f->nodes[idx];
 	struct fakefab_node *n = &ff->nodes[idx];
-	uint8_t *ni = n->node_info;
 
 	n->guid = src->guid;
 	n->type = src->type;
@@ -160,29 +195,8 @@ init_node(struct fakefab *ff, const struct fabric *f, uint32_t idx)
 		    f->ports[sp->peer].node;
 		p->peer_port = sp->peer == FABRIC_NONE ? 0 :
 		    f->ports[sp->peer].num;
-		init_port(n, (uint8_t)i, p->peer_node != FABRIC_NONE);
 	}
-	set(ni, IB_NODE_BASE_VERS_F, 1);
-	set(ni, IB_NODE_CLASS_VERS_F, 1);
-	set(ni, IB_NODE_TYPE_F, n->type);
-	set(ni, IB_NODE_NPORTS_F, n->nports);
-	mad_set_field64(ni, 0, IB_NODE_SYSTEM_GUID_F, n->guid);
-	mad_set_field64(ni, 0, IB_NODE_GUID_F, n->guid);
-	set(ni, IB_NODE_PARTITION_CAP_F, n->type == NODE_SWITCH ?
-	    FAKEFAB_SW_PKEYS : FAKEFAB_CA_PKEYS);
-	set(ni, IB_NODE_DEVID_F, 0xfab);
-	set(ni, IB_NODE_VENDORID_F, 0x2c9);
-	snprintf(n->desc, sizeof(n->desc), "%s%u",
-	    n->type == NODE_SWITCH ? "sw" : "ca", idx);
-	if (n->type != NODE_SWITCH)
-		return;
-	set(n->sw_info, IB_SW_LINEAR_FDB_CAP_F, FAKEFAB_LFT_CAP);
-	set(n->sw_info, IB_SW_STATE_CHANGE_F, 1);
-	set(n->sw_info, IB_SW_PARTITION_ENFORCE_CAP_F, FAKEFAB_ENFORCE_PKEYS);
-	n->lft = malloc(FAKEFAB_LFT_CAP);
-	if (n->lft == NULL)
-		abort();
-	memset(n->lft, 0xFF, FAKEFAB_LFT_CAP);
+	power_on(n, idx);
 }
 
 struct fakefab *
@@ -287,6 +301,20 @@ link_set(struct fakefab *ff, uint32_t n, uint8_t p, uint8_t state,
 	set(port_of(ff, m, a->peer_port)->info, IB_PORT_STATE_F, state);
 	set(port_of(ff, m, a->peer_port)->info, IB_PORT_PHYS_STATE_F, phys);
 	state_change(ff, m);
+}
+
+void
+fakefab_replace(struct fakefab *ff, uint32_t idx, uint64_t guid)
+{
+	struct fakefab_node *n = &ff->nodes[idx];
+
+	n->guid = guid;
+	for (unsigned i = 0; i <= n->nports; i++)
+		n->ports[i].guid = n->type == NODE_SWITCH ? guid : guid + i;
+	power_on(n, idx);
+	for (unsigned i = 1; i <= n->nports; i++)
+		if (n->ports[i].peer_node != FABRIC_NONE)
+			link_set(ff, idx, (uint8_t)i, PORT_INIT, PHYS_LINKUP);
 }
 
 void

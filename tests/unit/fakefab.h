@@ -164,6 +164,10 @@ void fakefab_link_up(struct fakefab *ff, uint32_t n, uint8_t p);
  * port it was entered through, or FABRIC_NONE. */
 uint32_t fakefab_dr_route(const struct fakefab *ff, const struct dr_path *p,
     uint8_t *port);
+/* Swap the device at index n for a new one with GUID guid (CA port k:
+ * guid + k), as it powers on: LIDs 0, empty LFT, PortStateChange set,
+ * default P_Key tables; the cables it takes over train again (INIT). */
+void fakefab_replace(struct fakefab *ff, uint32_t n, uint64_t guid);
 /* LID-route from the SM's node to dlid through the LFTs: the node and port
  * that own dlid, or FABRIC_NONE. */
 uint32_t fakefab_lid_route(const struct fakefab *ff, uint16_t dlid,
