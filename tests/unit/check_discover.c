@@ -14,6 +14,7 @@
 #include "core/fabric.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/smp.h"
 #include "mad/transport.h"
 #include "sm/discover.h"
 #include "tests/unit/fake_transport.h"
@@ -554,7 +555,7 @@ get_dr(uint16_t attr, uint32_t mod, const struct dr_path *p)
 	    .path = p, .dest = 1 };
 	struct rec r = { 0 };
 
-	ck_assert_int_eq(mad_smp(eng, &q, rec_cb, &r), 0);
+	ck_assert_int_eq(smp_request(eng, &q, rec_cb, &r), 0);
 	ck_assert(fakefab_run(ff, loop, rec_called, &r, GUARD_SECS));
 	return r;
 }
@@ -624,7 +625,8 @@ START_TEST(test_fakefab_dr)
 	memcpy(mad, fake_sent(0)->mad, sizeof(mad));
 	mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 1);
 	t = mad_engine_transport(eng);
-	ck_assert_int_eq(transport_send(t, mad, 0xFFFF, 1000), 0);
+	ck_assert_int_eq(transport_send(t, mad, sizeof(mad),
+	    &(struct transport_addr){ .lid = TRANSPORT_LID_PERMISSIVE }, 1000), 0);
 	fakefab_serve(ff);
 	ck_assert_uint_eq(ff->log[ff->nlog - 1].outcome, FAKEFAB_MALFORMED);
 	stop();

@@ -16,6 +16,7 @@
 #include "core/lft.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/smp.h"
 #include "routing/routing.h"
 #include "sm/discover.h"
 #include "sm/program.h"
@@ -93,8 +94,8 @@ assign_lids(void)
 
 		if (!fabric_port_is_endport(&model, p))
 			continue;
-		model.ports[p].lid = (uint16_t)(model.nodes[n].type ==
-		    NODE_SWITCH ? i + 1 : CA_LID_BASE + i);
+		fabric_set_lid(&model, p, (uint16_t)(model.nodes[n].type ==
+		    NODE_SWITCH ? i + 1 : CA_LID_BASE + i), 0);
 	}
 	sm_lid = model.ports[model.sm_port].lid;
 }
@@ -277,7 +278,7 @@ rec_cb(void *arg, int status, const uint8_t *resp)
 	r->called++;
 	r->status = status;
 	if (resp != NULL)
-		r->guid = mad_get_field64((void *)(resp + MAD_DATA_OFFSET), 0,
+		r->guid = mad_get_field64((void *)(resp + SMP_DATA_OFFSET), 0,
 		    IB_NODE_GUID_F);
 }
 
@@ -294,7 +295,7 @@ assert_lid_routed(void)
 
 		if (!fabric_port_is_endport(&model, p))
 			continue;
-		ck_assert_int_eq(mad_smp(eng, &q, rec_cb, &r), 0);
+		ck_assert_int_eq(smp_request(eng, &q, rec_cb, &r), 0);
 		ck_assert(fakefab_run(ff, loop, called, &r.called, GUARD_SECS));
 		ck_assert_int_eq(r.status, 0);
 		ck_assert_uint_eq(r.guid, model.nodes[model.ports[p].node].guid);

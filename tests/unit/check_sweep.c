@@ -17,6 +17,7 @@
 #include "core/fabric.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "mad/smp.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
 #include "sm/sminfo.h"
