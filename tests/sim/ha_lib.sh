@@ -9,7 +9,8 @@
 #   ha_start s h17 -p 5
 #   ha_wait_state s STANDBY 30
 #
-# Each SM has a NAME: its state in $T/NAME/state, its control socket in
+# Without HA_PARTITIONS, ibsmd reads no partitions file (every port a full
+# member of the default partition, as OpenSM without one). Each SM has a NAME: its state in $T/NAME/state, its control socket in
 # $T/NAME/run, its log in $T/NAME.log, attached to the node HOST of the net
 # file (SIM_HOST; ibsim gives each node's issm to one client only). Every
 # PID is tracked as lib.sh's are and stopped by PID, never by name. The
@@ -34,13 +35,62 @@ ha_start() {
 	mkdir -p "$T/$name/state" "$T/$name/run"
 	echo "---- ha_start $name on $host: $*" >>"$T/$name.log"
 	SIM_HOST=$host LD_PRELOAD=$UMAD2SIM "$IBSMD" --state-dir "$T/$name/state" \
-	    --runtime-dir "$T/$name/run" --log-file - -c /dev/null -P "${HA_PARTITIONS:-/dev/null}" \
+	    --runtime-dir "$T/$name/run" --log-file - -c /dev/null -P "${HA_PARTITIONS:-$T/no-partitions.conf}" \
 	    "$@" >>"$T/$name.out" 2>>"$T/$name.log" 8>&- &
 	pid=$!
 	_track "$pid"
 	eval "HA_PID_$name=$pid"
 	case " $HA_NAMES " in *" $name "*) ;; *) HA_NAMES="$HA_NAMES $name" ;; esac
 	log "$name: ibsmd on $host (pid $pid) $*"
+}
+
+# ha_opensm NAME HOST [opensm args...]: OpenSM as one of the SMs, polling
+# its master every 0.5 s, 2 retries (sminfo_polling_timeout,
+# polling_retry_number); no other configuration file is read.
+ha_opensm() {
+	local name=$1 host=$2 pid
+	shift 2
+	command -v opensm >/dev/null || skip "opensm not installed"
+	mkdir -p "$T/$name/state"
+	printf 'sminfo_polling_timeout 500\npolling_retry_number 2\n' >"$T/$name/opensm.conf"
+	SIM_HOST=$host OSM_CACHE_DIR=$T/$name/state OSM_TMP_DIR=$T/$name/state \
+	    LD_PRELOAD=$UMAD2SIM opensm -F "$T/$name/opensm.conf" -d2 -f "$T/$name.log" \
+	    --dump_files_dir "$T/$name/state" "$@" >>"$T/$name.out" 2>&1 8>&- &
+	pid=$!
+	_track "$pid"
+	eval "HA_PID_$name=$pid"
+	case " $HA_NAMES " in *" $name "*) ;; *) HA_NAMES="$HA_NAMES $name" ;; esac
+	log "$name: opensm on $host (pid $pid) $*"
+}
+
+# ha_wait_opensm_up NAME SECONDS: OpenSM's log says SUBNET UP.
+ha_wait_opensm_up() {
+	local name=$1 limit=${2:-60} i=0
+	until grep -q 'SUBNET UP' "$T/$name.log" 2>/dev/null; do
+		ha_alive "$name" || fail "$name (opensm) exited"
+		[ $i -lt $((limit * 10)) ] || fail "$name (opensm): no SUBNET UP after $limit s"
+		sleep 0.1
+		i=$((i + 1))
+	done
+	log "$name: subnet up (opensm)"
+}
+
+# ha_one_master SAMPLES LID...: sminfo against every LID, SAMPLES times a
+# quarter second apart; each time exactly one says MASTER. Prints the
+# LID of the master seen last.
+ha_one_master() {
+	local n=$1 i lid st masters last=""
+	shift
+	for ((i = 0; i < n; i++)); do
+		masters=0
+		for lid in "$@"; do
+			st=$(ha_sminfo_state "$lid" || true)
+			[ "$st" = SMINFO_MASTER ] && { masters=$((masters + 1)); last=$lid; }
+		done
+		[ "$masters" = 1 ] || { echo "sample $i: $masters masters"; return 1; }
+		sleep 0.25
+	done
+	echo "$last"
 }
 
 # ha_kill NAME [SIGNAL]: SIGKILL by default (a crash), SIGTERM with TERM.
