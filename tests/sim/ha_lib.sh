@@ -28,14 +28,17 @@ ha_skip_unless() {
 
 _ha_pid() { eval "printf '%s' \"\${HA_PID_$1:-}\""; }
 
-# ha_start NAME HOST [ibsmd args...]
+# ha_start NAME HOST [ibsmd args...]: with $T/NAME.conf as its ibsmd.conf
+# when that file exists (reload tests change it), else none.
 ha_start() {
-	local name=$1 host=$2 pid
+	local name=$1 host=$2 pid conf
 	shift 2
 	mkdir -p "$T/$name/state" "$T/$name/run"
 	echo "---- ha_start $name on $host: $*" >>"$T/$name.log"
+	conf=/dev/null
+	[ -f "$T/$name.conf" ] && conf=$T/$name.conf
 	SIM_HOST=$host LD_PRELOAD=$UMAD2SIM "$IBSMD" --state-dir "$T/$name/state" \
-	    --runtime-dir "$T/$name/run" --log-file - -c /dev/null -P "${HA_PARTITIONS:-$T/no-partitions.conf}" \
+	    --runtime-dir "$T/$name/run" --log-file - -c "$conf" -P "${HA_PARTITIONS:-$T/no-partitions.conf}" \
 	    "$@" >>"$T/$name.out" 2>>"$T/$name.log" 8>&- &
 	pid=$!
 	_track "$pid"
