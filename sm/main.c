@@ -399,6 +399,7 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 	if (to == SM_STANDBY)
 		notify_ready(d);
 	notify_status(d);
+	sweep_write_stats(d->sweep);
 }
 
 static void

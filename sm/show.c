@@ -503,6 +503,7 @@ status_json(struct show *s, const struct show_status *st)
 	json_kv_bool(j, "last_ok", sw->last_ok);
 	json_kv_string(j, "last_why", sw->last_ok ? NULL : sw->last_why);
 	json_kv_uint(j, "failures_in_row", sw->failures_in_row);
+	json_kv_uint(j, "programs", sw->programs);
 	json_key(j, "last_program");
 	json_object_begin(j);
 	json_kv_bool(j, "ok", pr->ok);
@@ -725,12 +726,16 @@ status_text(struct show *s, const struct show_status *st)
 	table_cell(&t, "Failures in a row");
 	table_cell(&t, "%" PRIu64, sw->failures_in_row);
 	table_cell(&t, "Last programming");
-	table_cell(&t, "%s: %u PortInfo, %u SwitchInfo Sets; LFT blocks %u "
-	    "read, %u written; P_Key blocks %u read, %u written; %u armed, "
-	    "%u activated, %u failures", pr->ok ? "ok" : "failed",
-	    pr->portinfo_sets, pr->switchinfo_sets, pr->lft_reads,
-	    pr->lft_writes, pr->pkey_reads, pr->pkey_writes, pr->armed,
-	    pr->activated, pr->failures);
+	if (sw->programs == 0 && pr->failures == 0)
+		table_cell(&t, "none yet");
+	else
+		table_cell(&t, "%s: %u PortInfo, %u SwitchInfo Sets; LFT "
+		    "blocks %u read, %u written; P_Key blocks %u read, %u "
+		    "written; %u armed, %u activated, %u failures",
+		    pr->ok ? "ok" : "failed", pr->portinfo_sets,
+		    pr->switchinfo_sets, pr->lft_reads, pr->lft_writes,
+		    pr->pkey_reads, pr->pkey_writes, pr->armed, pr->activated,
+		    pr->failures);
 	status_routing(&t, st->report);
 	table_cell(&t, "Traps");
 	table_cell(&t, "%" PRIu64, st->traps);

@@ -71,6 +71,7 @@ struct sweep {
 	const char *last_kind;
 	bool last_ok;
 	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
+	uint64_t programs;
 	char why[200];
 };
 
@@ -242,6 +243,12 @@ write_stats(struct sweep *sw)
 	if (fflush(s.fp) != 0 || fclose(s.fp) != 0 ||
 	    rename(tmp, sw->stats) != 0)
 		log_warn("sweep: cannot write %s", sw->stats);
+}
+
+void
+sweep_write_stats(struct sweep *sw)
+{
+	write_stats(sw);
 }
 
 /* ---- requests ---- */
@@ -445,6 +452,7 @@ on_programmed(void *arg, const struct program_result *r)
 	struct sweep *sw = arg;
 
 	sw->last_prog = *r;
+	sw->programs++;
 	log_info("sweep: programmed: %u PortInfo, %u SwitchInfo, %u LFT blocks "
 	    "written (%u read), %u ports armed, %u activated%s%s",
 	    r->portinfo_sets, r->switchinfo_sets, r->lft_writes, r->lft_reads,
@@ -813,6 +821,7 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 	st->last_ok = sw->last_ok;
 	st->last_why = sw->last_ok ? "" : sw->why;
 	st->failures_in_row = sw->failures_in_row;
+	st->programs = sw->programs;
 	st->last_program = sw->last_prog;
 }
 

@@ -55,6 +55,9 @@ void sweep_free(struct sweep *sw);
 /* Ask for a sweep; heavy wins over light. Coalesced. */
 void sweep_request(struct sweep *sw, bool heavy);
 
+/* Write the stats file now (the SM state changed between sweeps). */
+void sweep_write_stats(struct sweep *sw);
+
 /* One line on what the last heavy sweep brought up. */
 void sweep_summary(const struct sweep *sw, char *buf, size_t len);
 
@@ -70,6 +73,7 @@ struct sweep_status {
 	bool last_ok;
 	const char *last_why;           /* when !last_ok */
 	uint64_t failures_in_row;
+	uint64_t programs;              /* heavy sweeps that programmed */
 	struct program_result last_program;
 };
 void sweep_get_status(const struct sweep *sw, struct sweep_status *st);
