@@ -50,6 +50,7 @@ struct mad_req {
 	unsigned tries;                 /* attempts sent */
 	uint32_t tid;                   /* TID of the current attempt */
 	uint32_t mod;
+	uint64_t mkey;
 	uint16_t attr;
 	uint16_t dlid;
 	uint8_t method;
@@ -336,7 +337,7 @@ build(const struct mad_req *r, uint8_t *mad)
 	mad_set_field64(mad, 0, IB_MAD_TRID_F, r->tid);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, r->attr);
 	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, r->mod);
-	mad_set_field64(mad, 0, IB_MAD_MKEY_F, 0);
+	mad_set_field64(mad, 0, IB_MAD_MKEY_F, r->mkey);
 	if (r->dr) {
 		/* A request: D = 0, walking the initial path from hop 0. */
 		mad_set_field(mad, 0, IB_DRSMP_DIRECTION_F, 0);
@@ -719,6 +720,7 @@ mad_smp(struct mad_engine *e, const struct smp_req *q, mad_done_cb cb,
 	r->method = q->method;
 	r->attr = q->attr;
 	r->mod = q->mod;
+	r->mkey = q->mkey;
 	r->dlid = q->dlid;
 	if (q->path != NULL) {
 		r->dr = 1;

@@ -47,6 +47,7 @@ struct smp_req {
 	uint64_t dest;          /* window key: the destination node, any stable
 				 * value (node GUID, or the path's parent) */
 	const uint8_t *data;    /* MAD_DATA_SIZE bytes to send, NULL for zeros */
+	uint64_t mkey;          /* M_Key in the header (0: none) */
 };
 
 /* Completions run from the loop (the transport's receive callback or a

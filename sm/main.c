@@ -270,6 +270,7 @@ smstate_opts_from(const struct ibsmd_config *c, struct smstate_opts *o)
 {
 	o->priority = (uint8_t)c->sm_priority;
 	o->sm_key = c->sm_key;
+	o->mkey = c->m_key;
 	o->poll_interval = c->sm_poll_interval;
 	o->poll_retries = c->sm_poll_retries;
 }

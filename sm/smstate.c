@@ -251,6 +251,7 @@ query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
 	struct smp_req r = {
 		.method = method, .attr = ATTR_SM_INFO, .mod = mod,
 		.path = &p->path, .dest = p->pub.guid, .data = data,
+		.mkey = s->o.mkey,
 	};
 
 	q->s = s;

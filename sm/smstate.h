@@ -54,6 +54,8 @@ enum sm_signal { SM_SIG_HANDOVER = 1, SM_SIG_ACKNOWLEDGE = 2,
 struct smstate_opts {
 	uint8_t priority;       /* 0-15 */
 	uint64_t sm_key;
+	uint64_t mkey;          /* M_Key our SMInfo requests present (the
+				 * subnet's: other SMs' ports hold it too) */
 	double poll_interval;   /* seconds between polls of another SM */
 	unsigned poll_retries;  /* polls in a row without a master: gone */
 };

@@ -567,8 +567,12 @@ keep_held_routes(struct sweep *sw)
 	memset(&sw->held, 0, sizeof(sw->held));
 	if (sw->learn)
 		sw->inherited = ir;
-	log_info("sweep: routes in place kept for %u LIDs, partly for %u, "
-	    "recomputed for %u", ir.kept, ir.mixed, ir.computed);
+	if (sw->learn || ir.mixed > 0 || ir.computed > 0)
+		log_info("sweep: routes in place kept for %u LIDs, partly for "
+		    "%u, recomputed for %u", ir.kept, ir.mixed, ir.computed);
+	else
+		log_debug("sweep: routes in place kept for all %u LIDs",
+		    ir.kept);
 }
 
 static void
