@@ -132,6 +132,27 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.reloadable = true,
 		.doc = "SM priority reported in SMInfo.",
 	},
+	[CFG_OPT_SM_KEY] = {
+		.name = "sm_key", .type = CFG_GUID, .offset = OFF(sm_key),
+		.unit = "64-bit key", .def = "0x0000000000000000",
+		.reloadable = true,
+		.doc = "SM_Key: SMInfo Sets must carry it; no handover with "
+		    "SMs of another key.",
+	},
+	[CFG_OPT_SM_POLL_INTERVAL] = {
+		.name = "sm_poll_interval", .type = CFG_DOUBLE,
+		.offset = OFF(sm_poll_interval), .min = 0.1, .max = 3600,
+		.unit = "seconds", .def = "10", .reloadable = true,
+		.doc = "Seconds between SMInfo polls of the master (standby) "
+		    "or other SMs.",
+	},
+	[CFG_OPT_SM_POLL_RETRIES] = {
+		.name = "sm_poll_retries", .type = CFG_UINT,
+		.offset = OFF(sm_poll_retries), .min = 1, .max = 100,
+		.def = "4", .reloadable = true,
+		.doc = "Polls in a row without an answering master before a "
+		    "standby takes over.",
+	},
 	[CFG_OPT_SUBNET_PREFIX] = {
 		.name = "subnet_prefix", .type = CFG_GUID,
 		.offset = OFF(subnet_prefix), .unit = "64-bit prefix",

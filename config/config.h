@@ -89,6 +89,9 @@ enum cfg_opt_id {
 	CFG_OPT_SMP_TIMEOUT,
 	CFG_OPT_SMP_RETRIES,
 	CFG_OPT_SM_PRIORITY,
+	CFG_OPT_SM_KEY,
+	CFG_OPT_SM_POLL_INTERVAL,
+	CFG_OPT_SM_POLL_RETRIES,
 	CFG_OPT_SUBNET_PREFIX,
 	CFG_OPT_LMC,
 	CFG_OPT_M_KEY,
@@ -151,6 +154,9 @@ struct ibsmd_config {
 	unsigned smp_timeout;		/* ms */
 	unsigned smp_retries;
 	unsigned sm_priority;
+	uint64_t sm_key;
+	double sm_poll_interval;	/* seconds */
+	unsigned sm_poll_retries;
 	uint64_t subnet_prefix;
 	unsigned lmc;
 	uint64_t m_key;

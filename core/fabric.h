@@ -66,7 +66,8 @@ struct fabric_node {
 	uint16_t partition_cap;
 	uint16_t lft_cap;       /* switch: LinearFDBCap */
 	uint16_t lft_top;       /* switch: LinearFDBTop as read */
-	uint8_t psc;            /* switch: PortStateChange as read */
+	uint8_t psc;            /* switch: PortStateChange as read, 0 once
+				 * discovery sent its clear */
 	uint16_t enforce_cap;   /* switch: PartitionEnforcementCap */
 	uint8_t sw_info[64];    /* switch: raw SwitchInfo as read */
 	uint8_t node_info[64];  /* raw NodeInfo as read */

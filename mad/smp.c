@@ -84,7 +84,7 @@ smp_request(struct mad_engine *e, const struct smp_req *q, smp_done_cb cb,
 	mad_set_method(mad, q->method);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, q->attr);
 	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, q->mod);
-	mad_set_field64(mad, 0, IB_MAD_MKEY_F, 0);
+	mad_set_field64(mad, 0, IB_MAD_MKEY_F, q->mkey);
 	if (dr) {
 		uint8_t path[FABRIC_DR_MAX] = { 0 };
 

@@ -31,6 +31,7 @@ struct smp_req {
 	uint64_t dest;          /* window key: the destination node, any stable
 				 * value (node GUID, or the path's parent) */
 	const uint8_t *data;    /* SMP_DATA_SIZE bytes to send, NULL for zeros */
+	uint64_t mkey;          /* M_Key in the header (0: none) */
 };
 
 /* status: 0 success; > 0 the MAD status field of the response (DR D bit

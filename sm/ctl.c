@@ -30,6 +30,7 @@
 #include "mad/mad.h"
 #include "sm/show.h"
 #include "sm/sminfo.h"
+#include "sm/smstate.h"
 #include "sm/sweep.h"
 
 #define CTL_REQ_MAX        4096 /* bytes of one request line */
@@ -111,12 +112,16 @@ static int
 cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 {
 	struct sweep_status sw;
+	struct smstate_status ss;
+	struct sminfo_counters ic;
 	struct counters k = { 0 };
 	struct show_status st = {
 		.version = PACKAGE_VERSION,
-		.sm_state = sminfo_state_name(sminfo_state(c->d.sm)),
+		.sm_state = smstate_name(smstate_state(c->d.ss)),
 		.port_guid = c->d.port_guid,
-		.priority = sminfo_priority(c->d.sm),
+		.priority = smstate_priority(c->d.ss),
+		.sm = &ss,
+		.sminfo = &ic,
 		.log_level = log_level_name(log_get_level()),
 		.traps = sminfo_traps(c->d.sm),
 		.sweep = &sw,
@@ -132,6 +137,8 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	sweep_get_status(c->d.sweep, &sw);
+	smstate_get_status(c->d.ss, &ss);
+	sminfo_get_counters(c->d.sm, &ic);
 	mad_counters_foreach(c->d.mad, add_counter, &k);
 	st.counters = k.v;
 	st.ncounters = k.n;

@@ -21,6 +21,7 @@
 struct ev_loop;
 struct mad_engine;
 struct sminfo;
+struct smstate;
 struct sweep;
 struct ctl;
 
@@ -28,6 +29,7 @@ struct ctl_deps {
 	struct sweep *sweep;
 	struct mad_engine *mad;
 	struct sminfo *sm;
+	struct smstate *ss;
 	uint64_t port_guid;
 	/* Actions the daemon's main owns. reload: re-read configuration and
 	 * partitions; 0, or -1 with *errors (malloc'd, one error per line).

@@ -18,6 +18,7 @@ struct discovery {
 	void *arg;
 	unsigned pending;
 	bool aborted;
+	bool passive;           /* read only: not master (yet) */
 	struct discover_result res;
 };
 
@@ -161,12 +162,14 @@ on_switch_info(struct dreq *q, const uint8_t *data)
 	n->enforce_cap = (uint16_t)field(data, IB_SW_PARTITION_ENFORCE_CAP_F);
 	/* Clear PortStateChange before reading the ports, so that a change
 	 * after our reads sets it again for the next light sweep. Everything
-	 * else is written back as read (a top of 0 would stop LID routing). */
-	if (n->psc) {
+	 * else is written back as read (a top of 0 would stop LID routing).
+	 * Passive, the bit stays set for the programmer to clear. */
+	if (n->psc && !d->passive) {
 		memcpy(set, data, sizeof(set));
 		mad_set_field(set, 0, IB_SW_STATE_CHANGE_F, 1);
 		ask(d, ATTR_SWITCH_INFO, 0, &q->path, q->node, FABRIC_NONE, 0,
 		    MAD_SET, set);
+		n->psc = 0;
 	}
 	for (i = 0; i <= n->nports; i++)
 		ask(d, ATTR_PORT_INFO, i, &q->path, q->node, FABRIC_NONE,
@@ -288,7 +291,7 @@ ask(struct discovery *d, uint16_t attr, uint32_t mod,
 }
 
 struct discovery *
-discover_start(struct mad_engine *mad, struct fabric *f,
+discover_start(struct mad_engine *mad, struct fabric *f, bool passive,
     discover_done_cb done, void *arg)
 {
 	struct discovery *d = calloc(1, sizeof(*d));
@@ -305,6 +308,7 @@ discover_start(struct mad_engine *mad, struct fabric *f,
 	d->f = f;
 	d->done = done;
 	d->arg = arg;
+	d->passive = passive;
 	q->d = d;
 	q->node = FABRIC_NONE;
 	q->from = FABRIC_NONE;

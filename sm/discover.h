@@ -8,6 +8,7 @@
 #ifndef IBSMD_DISCOVER_H
 #define IBSMD_DISCOVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/fabric.h"
@@ -25,9 +26,10 @@ struct discover_result {
 typedef void (*discover_done_cb)(void *arg, const struct discover_result *r);
 
 /* Start discovering into f (initialised, empty). done is called once from
- * the loop when every request has completed. */
+ * the loop when every request has completed. passive: Gets only (an SM
+ * that is not master writes nothing, not even a PortStateChange clear). */
 struct discovery *discover_start(struct mad_engine *mad, struct fabric *f,
-    discover_done_cb done, void *arg);
+    bool passive, discover_done_cb done, void *arg);
 /* Abandon a discovery in progress: done is not called; requests still
  * outstanding complete into nothing. */
 void discover_abort(struct discovery *d);

@@ -778,3 +778,52 @@ lid_assign(struct lid_map *m, struct lid_req *reqs, size_t n, uint8_t lmc)
 		    moved > LOG_MOVES ? " (the first ones logged)" : "");
 	return count[O_FAILED] > 0 ? -1 : 0;
 }
+
+/*
+ * Learning what the fabric holds (an SM coming out of STANDBY).
+ */
+
+size_t
+lid_map_learn(struct lid_map *m, const struct lid_req *reqs, size_t n,
+    uint8_t lmc)
+{
+	uint32_t step = 1u << (lmc > LMC_MAX ? 0 : lmc), lid, top;
+	uint8_t *count;
+	size_t i, changed = 0;
+	int idx;
+	uint16_t o;
+
+	if ((count = calloc(LID_END, 1)) == NULL)
+		fatal("lid: out of memory");
+	for (i = 0; i < n; i++)
+		if (valid_base(reqs[i].cur, step) && count[reqs[i].cur] < 2)
+			count[reqs[i].cur]++;
+	for (i = 0; i < n; i++) {
+		const struct lid_req *r = &reqs[i];
+
+		/* A LID two ports claim is nobody's to learn. */
+		if (!valid_base(r->cur, step) || count[r->cur] != 1)
+			continue;
+		top = r->cur + step - 1;
+		idx = lookup(m, r->guid);
+		if (idx >= 0 && m->ents[idx].base == r->cur &&
+		    m->ents[idx].top == top)
+			continue;
+		for (lid = r->cur; lid <= top; lid++)
+			if ((o = m->owner[lid]) != 0 && o != idx + 1) {
+				log_debug("lid: LIDs %u-%u of port 0x%016" PRIx64
+				    " forgotten: the fabric gives LID %u to "
+				    "port 0x%016" PRIx64, m->ents[o - 1].base,
+				    m->ents[o - 1].top, m->ents[o - 1].guid,
+				    r->cur, r->guid);
+				drop(m, o - 1);
+				idx = lookup(m, r->guid);
+			}
+		if (idx >= 0)
+			drop(m, idx);
+		add(m, r->guid, r->cur, top);
+		changed++;
+	}
+	free(count);
+	return changed;
+}

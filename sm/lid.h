@@ -48,6 +48,15 @@ int lid_map_save(struct lid_map *m, const char *path);
  * exhausted (the requests that could not be served get lid 0). */
 int lid_assign(struct lid_map *m, struct lid_req *reqs, size_t n, uint8_t lmc);
 
+/* Make m say what the fabric holds: every request whose current LID is a
+ * valid base at this LMC, held by no other request, is remembered with
+ * that LID; entries that claimed any of those LIDs are forgotten. Entries
+ * of GUIDs not requested stay. Returns how many entries changed. Called by
+ * an SM that takes over from another master, so that lid_assign() keeps
+ * the LIDs in use (rule 1 then finds them). */
+size_t lid_map_learn(struct lid_map *m, const struct lid_req *reqs, size_t n,
+    uint8_t lmc);
+
 /* Number of entries, and the LID remembered for guid (0 if none). */
 size_t lid_map_count(const struct lid_map *m);
 uint16_t lid_map_get(const struct lid_map *m, uint64_t guid);

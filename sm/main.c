@@ -38,6 +38,7 @@
 #include "partitions/partitions.h"
 #include "routing/routing.h"
 #include "sm/sminfo.h"
+#include "sm/smstate.h"
 #include "sm/sweep.h"
 #include "mad/transport.h"
 
@@ -50,6 +51,7 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_LOCKED = 3 };
 struct daemon {
 	struct ev_loop *loop;
 	struct mad_engine *mad;
+	struct smstate *ss;
 	struct sminfo *sm;
 	struct sweep *sweep;
 	struct ctl *ctl;
@@ -265,6 +267,16 @@ sweep_opts_from(const struct daemon *d, struct sweep_opts *so)
 }
 
 static void
+smstate_opts_from(const struct ibsmd_config *c, struct smstate_opts *o)
+{
+	o->priority = (uint8_t)c->sm_priority;
+	o->sm_key = c->sm_key;
+	o->mkey = c->m_key;
+	o->poll_interval = c->sm_poll_interval;
+	o->poll_retries = c->sm_poll_retries;
+}
+
+static void
 mad_opts_from(const struct ibsmd_config *c, struct mad_opts *mo)
 {
 	mo->max_wire = c->max_wire_smps;
@@ -334,9 +346,22 @@ notify_status(struct daemon *d)
 
 	sweep_get_status(d->sweep, &st);
 	sd_notifyf(0, "STATUS=%s, %s; %" PRIu64 " sweeps, last %s %s in %.3f s",
-	    sminfo_state_name(sminfo_state(d->sm)),
+	    smstate_detail(d->ss),
 	    st.subnet_up ? "subnet up" : "subnet not up", st.sweeps,
 	    st.last_kind, st.last_ok ? "ok" : "failed", st.last_seconds);
+#else
+	(void)d;
+#endif
+}
+
+static void
+notify_ready(struct daemon *d)
+{
+#ifdef HAVE_LIBSYSTEMD
+	if (!d->ready_sent) {
+		sd_notify(0, "READY=1");
+		d->ready_sent = true;
+	}
 #else
 	(void)d;
 #endif
@@ -354,13 +379,37 @@ on_up(void *arg, bool ok, const char *why)
 		ev_break(d->loop, EVBREAK_ALL);
 		return;
 	}
-#ifdef HAVE_LIBSYSTEMD
-	if (ok && !d->ready_sent) {
-		sd_notify(0, "READY=1");
-		d->ready_sent = true;
-	}
-#endif
+	if (ok && smstate_state(d->ss) == SM_MASTER)
+		notify_ready(d);
 	notify_status(d);
+}
+
+/* The SM state machine moved: say so to systemd; a STANDBY has found its
+ * master, which is as ready as it gets. */
+static void
+on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
+{
+	struct daemon *d = arg;
+
+	(void)from;
+	if (d->once && to == SM_STANDBY) {
+		fprintf(stderr, "ibsmd: not master: %s\n", why);
+		d->exit_code = EXIT_FAIL;
+		ev_break(d->loop, EVBREAK_ALL);
+		return;
+	}
+	if (to == SM_STANDBY)
+		notify_ready(d);
+	notify_status(d);
+	sweep_write_stats(d->sweep);
+}
+
+static void
+on_sm_sweep(void *arg)
+{
+	struct daemon *d = arg;
+
+	sweep_request(d->sweep, true);
 }
 
 static void
@@ -433,6 +482,7 @@ reload(void *arg, char **errors)
 	struct diff_ctx dc = { .restart = "" };
 	struct sweep_opts so;
 	struct mad_opts mo;
+	struct smstate_opts sso;
 	const char *bad;
 	bool missing = false;
 	int rc = -1;
@@ -474,7 +524,9 @@ reload(void *arg, char **errors)
 	log_set_level(d->cfg.log_level);
 	mad_opts_from(&d->cfg, &mo);
 	mad_engine_set_opts(d->mad, &mo);
-	sminfo_set_priority(d->sm, (uint8_t)d->cfg.sm_priority);
+	smstate_opts_from(&d->cfg, &sso);
+	smstate_set_opts(d->ss, &sso);
+	sminfo_set_mkey(d->sm, d->cfg.m_key);
 	sweep_opts_from(d, &so);
 	sweep_set_opts(d->sweep, &so);
 	log_info("reload: configuration and partitions%s applied",
@@ -738,6 +790,9 @@ main(int argc, char *argv[])
 	struct pkey_errors pe;
 	struct sweep_opts so;
 	struct mad_opts mo;
+	struct smstate_opts sso;
+	struct smstate_hooks ssh = { .sweep = on_sm_sweep,
+	    .changed = on_sm_state, .arg = &d };
 	const char *bad;
 	bool missing;
 	int lock_fd;
@@ -839,12 +894,15 @@ main(int argc, char *argv[])
 	if (transport_claim_sm(mad_engine_transport(d.mad)) < 0)
 		log_warnx("cannot set IsSM on the port; other nodes may not "
 		    "find this SM");
-	d.sm = sminfo_new(d.mad, (uint8_t)d.cfg.sm_priority, on_trap, &d);
+	smstate_opts_from(&d.cfg, &sso);
+	d.ss = smstate_new(d.loop, d.mad, &sso, &ssh);
+	d.sm = sminfo_new(d.mad, d.ss, on_trap, &d);
+	sminfo_set_mkey(d.sm, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
-	d.sweep = sweep_new(d.loop, d.mad, d.sm, &so, on_up, &d);
+	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
+		    .sm = d.sm, .ss = d.ss, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
 		    .arg = &d };
 		char sock[4200];
 
@@ -862,7 +920,7 @@ main(int argc, char *argv[])
 		start_watchdog(&d);
 	log_info("ibsmd %s on port 0x%016" PRIx64 ", state in %s",
 	    PACKAGE_VERSION, d.guid, d.state_dir);
-	sweep_request(d.sweep, true);
+	smstate_start(d.ss);
 
 	ev_run(d.loop, 0);
 
@@ -875,6 +933,7 @@ main(int argc, char *argv[])
 	ctl_close(d.ctl);
 	sweep_free(d.sweep);
 	sminfo_free(d.sm);
+	smstate_free(d.ss);
 	mad_engine_free(d.mad);
 	ev_loop_destroy(d.loop);
 	pkey_policy_free(d.policy);

@@ -508,12 +508,15 @@ phase_tables(struct programmer *pr)
 		if (c->top != n->lft_top)
 			memset(c->known, 0, c->nblocks);
 		tcache_size(c, nb);
-		if (n->lft_top != s->max_lid ||
+		/* PortStateChange still set: a passive discovery (an SM
+		 * that was not master yet) left it for us to clear. */
+		if (n->lft_top != s->max_lid || n->psc ||
 		    get(n->sw_info, IB_SW_LIFE_TIME_F) != pr->o.packet_life) {
 			memcpy(d, n->sw_info, sizeof(d));
 			mad_set_field(d, 0, IB_SW_LINEAR_FDB_TOP_F, s->max_lid);
 			mad_set_field(d, 0, IB_SW_LIFE_TIME_F, pr->o.packet_life);
-			mad_set_field(d, 0, IB_SW_STATE_CHANGE_F, 0);
+			mad_set_field(d, 0, IB_SW_STATE_CHANGE_F, n->psc ? 1 : 0);
+			n->psc = 0;
 			pr->res.switchinfo_sets++;
 			smp(pr, MAD_SET, ATTR_SWITCH_INFO, 0, path, n->guid, d,
 			    sw, 0);
@@ -599,6 +602,28 @@ next_phase(struct programmer *pr)
 			return;
 		}
 	}
+}
+
+void
+program_forget(struct programmer *pr)
+{
+	tcache_free(&pr->lfts);
+	tcache_free(&pr->pkeys);
+}
+
+void
+program_seed_lft(struct programmer *pr, uint64_t guid, uint16_t top,
+    uint32_t block, const uint8_t *data)
+{
+	struct tcache *c = tcache_get(&pr->lfts, guid, 0, true);
+
+	if (c->top != top) {
+		memset(c->known, 0, c->nblocks);
+		c->top = top;
+	}
+	tcache_size(c, block + 1);
+	memcpy(c->data + (size_t)block * BLOCK_BYTES, data, LFT_BLOCK);
+	c->known[block] = 1;
 }
 
 void

@@ -70,4 +70,14 @@ void program_start(struct programmer *pr, struct fabric *f,
     const struct lft_set *lft, const struct pkey_want *pk, uint16_t sm_lid,
     const struct program_opts *o, program_done_cb done, void *arg);
 
+/* Forget what devices hold: another SM may write them from now on (this
+ * one stands by), so the next run reads before it writes. */
+void program_forget(struct programmer *pr);
+
+/* What a switch's LFT block holds, read by someone else (the takeover's
+ * reading of the routes in place): the next run compares with it instead
+ * of reading the block again. top is the switch's LinearFDBTop. */
+void program_seed_lft(struct programmer *pr, uint64_t guid, uint16_t top,
+    uint32_t block, const uint8_t *data);
+
 #endif

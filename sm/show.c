@@ -292,6 +292,61 @@ deadlock_name(int v)
 	return v > 0 ? "yes" : v == 0 ? "no" : "not checked";
 }
 
+/* This SM's state machine and every other SM seen. */
+static void
+sm_json(struct json *j, const struct show_status *st)
+{
+	const struct smstate_status *sm = st->sm;
+
+	json_key(j, "sm");
+	json_object_begin(j);
+	json_kv_string(j, "state", sm->state);
+	json_kv_uint(j, "priority", sm->priority);
+	json_kv_bool(j, "sm_key_set", sm->key_set);
+	json_kv_double(j, "poll_interval", sm->poll_interval);
+	json_kv_uint(j, "poll_retries", sm->poll_retries);
+	json_kv_uint(j, "poll_misses", sm->misses);
+	json_key(j, "master_guid");
+	if (sm->master_guid == 0)
+		json_null(j);
+	else
+		json_guid(j, sm->master_guid);
+	json_kv_uint(j, "transitions", sm->transitions);
+	json_kv_uint(j, "handovers_sent", sm->handovers_sent);
+	json_kv_uint(j, "handovers_taken", sm->handovers_taken);
+	if (st->sminfo != NULL) {
+		json_key(j, "sminfo");
+		json_object_begin(j);
+		json_kv_uint(j, "gets", st->sminfo->gets);
+		json_kv_uint(j, "sets", st->sminfo->sets);
+		json_kv_uint(j, "refused", st->sminfo->refused);
+		json_kv_uint(j, "bad_key", st->sminfo->bad_key);
+		json_object_end(j);
+	}
+	json_key(j, "peers");
+	json_array_begin(j);
+	for (size_t i = 0; i < sm->npeers; i++) {
+		const struct smstate_peer *p = &sm->peers[i];
+
+		json_object_begin(j);
+		json_kv_guid(j, "guid", p->guid);
+		json_kv_uint(j, "lid", p->lid);
+		json_kv_uint(j, "priority", p->priority);
+		json_kv_string(j, "state", p->answered ? p->state_name : NULL);
+		json_kv_bool(j, "sm_key_match", p->trusted);
+		json_kv_bool(j, "polled", p->target);
+		json_key(j, "last_answer_seconds");
+		if (p->last_answer < 0)
+			json_null(j);
+		else
+			json_double(j, p->last_answer);
+		json_kv_uint(j, "misses", p->misses);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_object_end(j);
+}
+
 static void
 status_json(struct show *s, const struct show_status *st)
 {
@@ -309,6 +364,8 @@ status_json(struct show *s, const struct show_status *st)
 	json_kv_uint(j, "priority", st->priority);
 	json_kv_string(j, "log_level", st->log_level);
 	json_kv_uint(j, "traps", st->traps);
+	if (st->sm != NULL)
+		sm_json(j, st);
 
 	json_key(j, "sweep");
 	json_object_begin(j);
@@ -323,6 +380,7 @@ status_json(struct show *s, const struct show_status *st)
 	json_kv_bool(j, "last_ok", sw->last_ok);
 	json_kv_string(j, "last_why", sw->last_ok ? NULL : sw->last_why);
 	json_kv_uint(j, "failures_in_row", sw->failures_in_row);
+	json_kv_uint(j, "programs", sw->programs);
 	json_key(j, "last_program");
 	json_object_begin(j);
 	json_kv_bool(j, "ok", pr->ok);
@@ -433,6 +491,72 @@ status_routing(struct table *t, const struct route_report *rep)
 }
 
 static void
+sm_text(struct table *t, const struct show_status *st)
+{
+	const struct smstate_status *sm = st->sm;
+
+	table_cell(t, "SM polling");
+	if (sm->master_guid != 0)
+		table_cell(t, "0x%016" PRIx64 " every %.1f s, %u of %u polls "
+		    "missed", sm->master_guid, sm->poll_interval, sm->misses,
+		    sm->poll_retries);
+	else
+		table_cell(t, "nobody (every %.1f s, %u misses to give up)",
+		    sm->poll_interval, sm->poll_retries);
+	table_cell(t, "SM_Key");
+	table_cell(t, "%s", sm->key_set ? "set" : "0 (none)");
+	table_cell(t, "Handovers");
+	table_cell(t, "%" PRIu64 " sent, %" PRIu64 " taken; %" PRIu64
+	    " state changes", sm->handovers_sent, sm->handovers_taken,
+	    sm->transitions);
+	if (st->sminfo != NULL) {
+		table_cell(t, "SMInfo");
+		table_cell(t, "%" PRIu64 " Gets answered; Sets: %" PRIu64
+		    " accepted, %" PRIu64 " refused, %" PRIu64 " with a wrong "
+		    "SM_Key", st->sminfo->gets, st->sminfo->sets,
+		    st->sminfo->refused, st->sminfo->bad_key);
+	}
+	table_cell(t, "Other SMs");
+	table_cell(t, "%zu seen", sm->npeers);
+}
+
+/* Every other SM seen: a table of its own. */
+static void
+sm_peers_text(struct show *s, const struct smstate_status *sm)
+{
+	struct table t;
+
+	if (sm == NULL || sm->npeers == 0)
+		return;
+	table_init(&t, "lrrllrr");
+	table_cell(&t, "SM PORT GUID");
+	table_cell(&t, "LID");
+	table_cell(&t, "PRIO");
+	table_cell(&t, "STATE");
+	table_cell(&t, "SM_KEY");
+	table_cell(&t, "LAST ANSWER");
+	table_cell(&t, "MISSES");
+	for (size_t i = 0; i < sm->npeers; i++) {
+		const struct smstate_peer *p = &sm->peers[i];
+
+		table_cell(&t, "0x%016" PRIx64 "%s", p->guid,
+		    p->target ? " *" : "");
+		table_cell(&t, "%u", p->lid);
+		table_cell(&t, "%u", p->priority);
+		table_cell(&t, "%s", p->answered ? p->state_name : "-");
+		table_cell(&t, "%s", p->trusted ? "match" : "other");
+		if (p->last_answer < 0)
+			table_cell(&t, "never");
+		else
+			table_cell(&t, "%.1f s ago", p->last_answer);
+		table_cell(&t, "%u", p->misses);
+	}
+	ob_puts(&s->text, "\n");
+	table_print(&t, &s->text);
+	table_free(&t);
+}
+
+static void
 status_text(struct show *s, const struct show_status *st)
 {
 	const struct sweep_status *sw = st->sweep;
@@ -445,7 +569,10 @@ status_text(struct show *s, const struct show_status *st)
 	table_init(&t, "ll");
 	table_cell(&t, "SM state");
 	table_cell(&t, "%s (priority %u, port 0x%016" PRIx64 ")",
-	    st->sm_state, st->priority, st->port_guid);
+	    st->sm != NULL ? st->sm->state : st->sm_state, st->priority,
+	    st->port_guid);
+	if (st->sm != NULL)
+		sm_text(&t, st);
 	table_cell(&t, "Subnet");
 	if (sw->subnet_up)
 		table_cell(&t, "up (%.3f s after start)", sw->up_seconds);
@@ -476,12 +603,16 @@ status_text(struct show *s, const struct show_status *st)
 	table_cell(&t, "Failures in a row");
 	table_cell(&t, "%" PRIu64, sw->failures_in_row);
 	table_cell(&t, "Last programming");
-	table_cell(&t, "%s: %u PortInfo, %u SwitchInfo Sets; LFT blocks %u "
-	    "read, %u written; P_Key blocks %u read, %u written; %u armed, "
-	    "%u activated, %u failures", pr->ok ? "ok" : "failed",
-	    pr->portinfo_sets, pr->switchinfo_sets, pr->lft_reads,
-	    pr->lft_writes, pr->pkey_reads, pr->pkey_writes, pr->armed,
-	    pr->activated, pr->failures);
+	if (sw->programs == 0 && pr->failures == 0)
+		table_cell(&t, "none yet");
+	else
+		table_cell(&t, "%s: %u PortInfo, %u SwitchInfo Sets; LFT "
+		    "blocks %u read, %u written; P_Key blocks %u read, %u "
+		    "written; %u armed, %u activated, %u failures",
+		    pr->ok ? "ok" : "failed", pr->portinfo_sets,
+		    pr->switchinfo_sets, pr->lft_reads, pr->lft_writes,
+		    pr->pkey_reads, pr->pkey_writes, pr->armed, pr->activated,
+		    pr->failures);
 	status_routing(&t, st->report);
 	table_cell(&t, "Traps");
 	table_cell(&t, "%" PRIu64, st->traps);
@@ -494,6 +625,7 @@ status_text(struct show *s, const struct show_status *st)
 	table_cell(&t, "%s", st->log_level);
 	table_print(&t, &s->text);
 	table_free(&t);
+	sm_peers_text(s, st->sm);
 
 	table_init(&t, "llrrrr");
 	table_cell(&t, "METHOD");

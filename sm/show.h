@@ -20,6 +20,8 @@
 #include "sm/json.h"
 #include "mad/mad.h"
 #include "routing/routing.h"
+#include "sm/sminfo.h"
+#include "sm/smstate.h"
 #include "sm/sweep.h"
 
 struct show_buf {
@@ -57,7 +59,9 @@ struct show_counter {
 
 struct show_status {
 	const char *version;
-	const char *sm_state;
+	const char *sm_state;                   /* SMInfo's name */
+	const struct smstate_status *sm;        /* NULL: not shown */
+	const struct sminfo_counters *sminfo;   /* NULL: not shown */
 	uint64_t port_guid;
 	unsigned priority;
 	const char *log_level;

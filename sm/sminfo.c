@@ -7,21 +7,26 @@
 
 #include <infiniband/mad.h>
 
+#include "core/alloc.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
+#include "sm/smstate.h"
 
 struct sminfo {
 	struct mad_engine *mad;
-	uint8_t priority;
-	enum sm_state state;
+	struct smstate *ss;
+	uint64_t mkey;
 	sminfo_trap_cb cb;
 	void *arg;
-	uint64_t traps;
+	struct sminfo_counters c;
 };
 
 /* MAD status "method/attribute combination not supported". */
 #define STATUS_UNSUP_ATTR 0x000C
+/* MAD status "invalid value in attribute or modifier" (also an illegal
+ * SM state change). */
+#define STATUS_BAD_VALUE  0x001C
 
 static uint32_t
 hdr(const uint8_t *mad, enum MAD_FIELDS f)
@@ -54,20 +59,65 @@ reply(struct sminfo *s, uint8_t *m, uint16_t slid)
 		log_debug("sminfo: reply to LID %u not sent", slid);
 }
 
-static void
-answer_sminfo(struct sminfo *s, uint8_t *m, uint16_t slid)
+/* The requester knows the SM_Key, or passes the port's M_Key check. */
+static bool
+authenticated(const struct sminfo *s, const uint8_t *m)
 {
-	uint8_t *d = m + SMP_DATA_OFFSET;
+	uint64_t key = smstate_key(s->ss);
 
-	memset(d, 0, SMP_DATA_SIZE);
-	mad_set_field64(d, 0, IB_SMINFO_GUID_F, mad_engine_port_guid(s->mad));
-	mad_set_field64(d, 0, IB_SMINFO_KEY_F, 0);
-	/* ActCount must keep growing while we work: SMPs sent does. */
-	mad_set_field(d, 0, IB_SMINFO_ACT_F, (uint32_t)mad_total_sent(s->mad));
-	mad_set_field(d, 0, IB_SMINFO_PRIO_F, s->priority);
-	mad_set_field(d, 0, IB_SMINFO_STATE_F, s->state);
-	make_response(m, 0);
+	return key == 0 ||
+	    mad_get_field64((void *)(m + SMP_DATA_OFFSET), 0,
+	    IB_SMINFO_KEY_F) == key ||
+	    mad_get_field64((void *)m, 0, IB_MAD_MKEY_F) == s->mkey;
+}
+
+static void
+answer_sminfo(struct sminfo *s, uint8_t *m, uint16_t slid, uint16_t status,
+    bool with_key)
+{
+	smstate_encode(s->ss, m + SMP_DATA_OFFSET, with_key);
+	make_response(m, status);
 	reply(s, m, slid);
+}
+
+static const char *
+from(const uint8_t *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "0x%016" PRIx64, mad_get_field64((void *)(m +
+	    SMP_DATA_OFFSET), 0, IB_SMINFO_GUID_F));
+	return buf;
+}
+
+/* HANDOVER, ACKNOWLEDGE, DISABLE, STANDBY, DISCOVER: the key first, then
+ * whether the state machine takes it; the answer carries our state before
+ * the change. */
+static void
+set_sminfo(struct sminfo *s, uint8_t *m, uint16_t slid)
+{
+	uint8_t smi[SMP_DATA_SIZE];
+	unsigned mod = hdr(m, IB_MAD_ATTRMOD_F);
+	char g[24];
+
+	memcpy(smi, m + SMP_DATA_OFFSET, sizeof(smi));
+	if (mad_get_field64(smi, 0, IB_SMINFO_KEY_F) != smstate_key(s->ss)) {
+		s->c.bad_key++;
+		log_warnx("sminfo: SMInfo Set (modifier %u) from %s with a "
+		    "wrong SM_Key refused", mod, from(m, g, sizeof(g)));
+		answer_sminfo(s, m, slid, STATUS_BAD_VALUE, false);
+		return;
+	}
+	if (!smstate_signal_ok(s->ss, mod, smi)) {
+		s->c.refused++;
+		log_info("sminfo: SMInfo Set (modifier %u) from %s (state %u) "
+		    "refused in state %s", mod, from(m, g, sizeof(g)),
+		    (unsigned)mad_get_field(smi, 0, IB_SMINFO_STATE_F),
+		    smstate_detail(s->ss));
+		answer_sminfo(s, m, slid, STATUS_BAD_VALUE, true);
+		return;
+	}
+	s->c.sets++;
+	answer_sminfo(s, m, slid, 0, true);
+	smstate_signal(s->ss, mod, smi);
 }
 
 static void
@@ -77,7 +127,7 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	unsigned trap = hdr(d, IB_NOTICE_TRAP_NUMBER_F);
 	uint16_t issuer = (uint16_t)hdr(d, IB_NOTICE_ISSUER_LID_F);
 
-	s->traps++;
+	s->c.traps++;
 	log_info("trap %u from LID %u (issuer LID %u)", trap, slid, issuer);
 	/* Hardware repeats a trap until it is repressed. */
 	mad_set_method(m, MAD_TRAPREPRESS);
@@ -86,14 +136,15 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	s->cb(s->arg, trap, issuer);
 }
 
-/* The unsolicited SMPs handled here, on both SM classes: Get and Set of
- * attributes other than SMInfo are answered "unsupported". */
+/* The unsolicited SMPs handled here, on both SM classes: SMInfo Get and
+ * Set, traps and the TrapRepress of a trap (dropped); Get and Set of other
+ * attributes are answered "unsupported". */
 static const struct {
 	uint8_t method;
 	uint32_t attr;
 } listens[] = {
 	{ MAD_GET, ATTR_SM_INFO }, { MAD_SET, ATTR_SM_INFO },
-	{ MAD_TRAP, ATTR_NOTICE },
+	{ MAD_TRAP, ATTR_NOTICE }, { MAD_TRAPREPRESS, ATTR_NOTICE },
 	{ MAD_GET, MAD_ATTR_ANY }, { MAD_SET, MAD_ATTR_ANY },
 };
 
@@ -111,6 +162,7 @@ listen_all(struct sminfo *s, mad_listen_cb cb)
 			    listens[i].attr, cb, s);
 }
 
+/* The receive entry point: every unsolicited SMP listened for above. */
 static void
 unsolicited(void *arg, const struct transport_rx *rx)
 {
@@ -125,15 +177,14 @@ unsolicited(void *arg, const struct transport_rx *rx)
 	switch (method) {
 	case MAD_GET:
 		if (attr == ATTR_SM_INFO) {
-			answer_sminfo(s, m, slid);
+			s->c.gets++;
+			answer_sminfo(s, m, slid, 0, authenticated(s, m));
 			return;
 		}
 		break;
 	case MAD_SET:
-		/* Handover and friends come with HA; until then a Set gets
-		 * our SMInfo back, unchanged. */
 		if (attr == ATTR_SM_INFO) {
-			answer_sminfo(s, m, slid);
+			set_sminfo(s, m, slid);
 			return;
 		}
 		break;
@@ -155,16 +206,13 @@ unsolicited(void *arg, const struct transport_rx *rx)
 }
 
 struct sminfo *
-sminfo_new(struct mad_engine *mad, uint8_t priority, sminfo_trap_cb cb,
+sminfo_new(struct mad_engine *mad, struct smstate *ss, sminfo_trap_cb cb,
     void *arg)
 {
-	struct sminfo *s = calloc(1, sizeof(*s));
+	struct sminfo *s = xcalloc(1, sizeof(*s));
 
-	if (s == NULL)
-		fatal("sminfo: out of memory");
 	s->mad = mad;
-	s->priority = priority;
-	s->state = SM_DISCOVERING;
+	s->ss = ss;
 	s->cb = cb;
 	s->arg = arg;
 	listen_all(s, unsolicited);
@@ -181,46 +229,19 @@ sminfo_free(struct sminfo *s)
 }
 
 void
-sminfo_set_state(struct sminfo *s, enum sm_state state)
+sminfo_set_mkey(struct sminfo *s, uint64_t mkey)
 {
-	if (s->state != state)
-		log_info("sm: state %s -> %s", sminfo_state_name(s->state),
-		    sminfo_state_name(state));
-	s->state = state;
+	s->mkey = mkey;
 }
 
 void
-sminfo_set_priority(struct sminfo *s, uint8_t priority)
+sminfo_get_counters(const struct sminfo *s, struct sminfo_counters *c)
 {
-	s->priority = priority;
-}
-
-enum sm_state
-sminfo_state(const struct sminfo *s)
-{
-	return s->state;
-}
-
-uint8_t
-sminfo_priority(const struct sminfo *s)
-{
-	return s->priority;
+	*c = s->c;
 }
 
 uint64_t
 sminfo_traps(const struct sminfo *s)
 {
-	return s->traps;
-}
-
-const char *
-sminfo_state_name(enum sm_state state)
-{
-	switch (state) {
-	case SM_NOTACTIVE: return "NOTACTIVE";
-	case SM_DISCOVERING: return "DISCOVERING";
-	case SM_STANDBY: return "STANDBY";
-	case SM_MASTER: return "MASTER";
-	}
-	return "?";
+	return s->c.traps;
 }

@@ -1,8 +1,16 @@
 /*
- * Being the SM on the wire: answers SMInfo Get (directed route or LID
- * routed) with our GUID, priority, activity count and state; receives traps,
- * answers each with TrapRepress and reports it to the sweep. Other
- * unsolicited requests get a "method/attribute unsupported" answer.
+ * Being an SM on the wire: answers SMInfo Get (directed route or LID
+ * routed) with this SM's GUID, priority, activity count and state, the
+ * SM_Key only to a requester that authenticates; takes SMInfo Set
+ * (HANDOVER, ACKNOWLEDGE, DISABLE, STANDBY, DISCOVER) to the SM state
+ * machine when its SM_Key is ours and the state machine accepts it, and
+ * refuses it otherwise; receives traps, answers each with TrapRepress and
+ * reports it. Other unsolicited requests get a "method/attribute
+ * unsupported" answer.
+ *
+ * A requester authenticates with the SM_Key itself in its SMInfo, or with
+ * the port's M_Key in the MAD header (IBA 14.2.5.13 and OpenSM): with no
+ * M_Key set (0), every requester passes that check.
  */
 #ifndef IBSMD_SMINFO_H
 #define IBSMD_SMINFO_H
@@ -11,20 +19,24 @@
 
 struct mad_engine;
 struct sminfo;
-
-enum sm_state { SM_NOTACTIVE = 0, SM_DISCOVERING = 1, SM_STANDBY = 2,
-		SM_MASTER = 3 };
+struct smstate;
 
 typedef void (*sminfo_trap_cb)(void *arg, unsigned trap, uint16_t issuer);
 
-struct sminfo *sminfo_new(struct mad_engine *mad, uint8_t priority,
+struct sminfo *sminfo_new(struct mad_engine *mad, struct smstate *ss,
     sminfo_trap_cb cb, void *arg);
 void sminfo_free(struct sminfo *s);
-void sminfo_set_state(struct sminfo *s, enum sm_state state);
-void sminfo_set_priority(struct sminfo *s, uint8_t priority);
-enum sm_state sminfo_state(const struct sminfo *s);
-uint8_t sminfo_priority(const struct sminfo *s);
-const char *sminfo_state_name(enum sm_state state);
+/* The M_Key this SM's port holds: requesters presenting it see the key. */
+void sminfo_set_mkey(struct sminfo *s, uint64_t mkey);
+
+struct sminfo_counters {
+	uint64_t traps;
+	uint64_t gets;          /* SMInfo Gets answered */
+	uint64_t sets;          /* SMInfo Sets accepted */
+	uint64_t refused;       /* SMInfo Sets refused: illegal here */
+	uint64_t bad_key;       /* SMInfo Sets refused: wrong SM_Key */
+};
+void sminfo_get_counters(const struct sminfo *s, struct sminfo_counters *c);
 uint64_t sminfo_traps(const struct sminfo *s);
 
 #endif

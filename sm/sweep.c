@@ -14,20 +14,26 @@
 
 #include "sm/discover.h"
 #include "core/fabric.h"
+#include "sm/inherit.h"
 #include "sm/lid.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
 #include "sm/sminfo.h"
+#include "sm/smstate.h"
+#include "routing/cdg.h"
 
-enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_COUNT };
+enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
+		   ST_COUNT };
 enum sweep_event { EV_HEAVY, EV_LIGHT, EV_DISCOVERED, EV_FAILED,
-		   EV_PROGRAMMED, EV_CLEAN, EV_CHANGED, EV_COUNT };
+		   EV_PROGRAMMED, EV_CLEAN, EV_CHANGED, EV_STANDING_BY,
+		   EV_INHERIT, EV_INHERITED, EV_COUNT };
 
 struct sweep {
 	struct ev_loop *loop;
 	struct mad_engine *mad;
 	struct sminfo *sm;
+	struct smstate *ss;
 	struct sweep_opts o;
 	sweep_up_cb cb;
 	void *cb_arg;
@@ -45,7 +51,16 @@ struct sweep {
 	struct pkey_want *want;         /* next_pk as the programmer takes it */
 	bool have_cur;
 	struct discovery *disc;
+	/* the first master sweep after standing by: learn the LIDs in
+	 * place, read the routes in place and keep those that deliver */
+	bool learn;
+	/* a subnet taken over: every heavy sweep keeps the routes that
+	 * deliver as short as the engine's */
+	bool keep_routes;
+	struct inherit *inh;
+	struct lft_set held;            /* the tables in place */
 	struct route_report report;
+	struct inherit_result inherited;        /* of the last takeover */
 	struct program_result last_prog;
 	/* light sweep */
 	unsigned light_pending;
@@ -57,6 +72,7 @@ struct sweep {
 	const char *last_kind;
 	bool last_ok;
 	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
+	uint64_t programs;
 	char why[200];
 };
 
@@ -73,12 +89,19 @@ static void compute(struct sweep *);
 static void heavy_failed(struct sweep *);
 static void heavy_done(struct sweep *);
 static void light_done(struct sweep *);
+static void standby_done(struct sweep *);
+static void start_inherit(struct sweep *);
+static void route_program(struct sweep *);
 
 static const struct transition fsm_table[] = {
 	{ ST_IDLE,     EV_HEAVY,      start_heavy,  ST_DISCOVER },
 	{ ST_IDLE,     EV_LIGHT,      start_light,  ST_LIGHT },
 	{ ST_DISCOVER, EV_DISCOVERED, compute,      ST_PROGRAM },
 	{ ST_DISCOVER, EV_FAILED,     heavy_failed, ST_IDLE },
+	{ ST_DISCOVER, EV_STANDING_BY, standby_done, ST_IDLE },
+	{ ST_DISCOVER, EV_INHERIT,    start_inherit, ST_INHERIT },
+	{ ST_INHERIT,  EV_INHERITED,  route_program, ST_PROGRAM },
+	{ ST_INHERIT,  EV_FAILED,     heavy_failed, ST_IDLE },
 	{ ST_PROGRAM,  EV_PROGRAMMED, heavy_done,   ST_IDLE },
 	{ ST_PROGRAM,  EV_FAILED,     heavy_failed, ST_IDLE },
 	{ ST_LIGHT,    EV_CLEAN,      light_done,   ST_IDLE },
@@ -89,7 +112,7 @@ static const char *
 state_name(enum sweep_state s)
 {
 	static const char *const n[] = { "idle", "discover", "program",
-	    "light" };
+	    "light", "inherit" };
 	return s < ST_COUNT ? n[s] : "?";
 }
 
@@ -97,7 +120,8 @@ static const char *
 event_name(enum sweep_event e)
 {
 	static const char *const n[] = { "heavy", "light", "discovered",
-	    "failed", "programmed", "clean", "changed" };
+	    "failed", "programmed", "clean", "changed", "standing-by",
+	    "inherit", "inherited" };
 	return e < EV_COUNT ? n[e] : "?";
 }
 
@@ -150,6 +174,25 @@ stat_counter(void *arg, uint8_t mgmt_class, uint8_t method, uint16_t attr,
 	fprintf(s->fp, "%s.%s.%s.error %" PRIu64 "\n", k, m, a, c->error);
 }
 
+/* The SM state machine's figures, first in the file. */
+static void
+write_sm_stats(struct sweep *sw, FILE *fp)
+{
+	struct smstate_status st;
+	struct sminfo_counters c;
+
+	smstate_get_status(sw->ss, &st);
+	sminfo_get_counters(sw->sm, &c);
+	fprintf(fp, "sm_state %s\nsm_priority %u\nsm_master_guid 0x%016"
+	    PRIx64 "\nsm_peers %zu\nsm_transitions %" PRIu64 "\n"
+	    "sm_handovers_sent %" PRIu64 "\nsm_handovers_taken %" PRIu64 "\n"
+	    "sminfo.gets %" PRIu64 "\nsminfo.sets %" PRIu64 "\n"
+	    "sminfo.refused %" PRIu64 "\nsminfo.bad_key %" PRIu64 "\n",
+	    smstate_name(st.sm_state), st.priority, st.master_guid, st.npeers,
+	    st.transitions, st.handovers_sent, st.handovers_taken, c.gets,
+	    c.sets, c.refused, c.bad_key);
+}
+
 static void
 write_stats(struct sweep *sw)
 {
@@ -166,7 +209,7 @@ write_stats(struct sweep *sw)
 	}
 	if (sw->have_cur)
 		fabric_count(&sw->cur, &k);
-	fprintf(s.fp, "sm_state %s\n", sminfo_state_name(sminfo_state(sw->sm)));
+	write_sm_stats(sw, s.fp);
 	fprintf(s.fp, "subnet_up %d\n", sw->up_at > 0);
 	if (sw->up_at > 0)
 		fprintf(s.fp, "subnet_up_seconds %.3f\n", sw->up_at - sw->started);
@@ -192,6 +235,9 @@ write_stats(struct sweep *sw)
 	    sw->last_prog.lft_reads, sw->last_prog.lft_writes,
 	    sw->last_prog.pkey_reads, sw->last_prog.pkey_writes);
 	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
+	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
+	    "inherit.lids_computed %u\n", sw->inherited.kept,
+	    sw->inherited.mixed, sw->inherited.computed);
 	fprintf(s.fp, "mad.sent %" PRIu64 "\nmad.unmatched %" PRIu64 "\n"
 	    "mad.malformed %" PRIu64 "\nmad.unhandled %" PRIu64 "\n",
 	    mad_total_sent(sw->mad), mad_dropped_unmatched(sw->mad),
@@ -200,6 +246,12 @@ write_stats(struct sweep *sw)
 	if (fflush(s.fp) != 0 || fclose(s.fp) != 0 ||
 	    rename(tmp, sw->stats) != 0)
 		log_warn("sweep: cannot write %s", sw->stats);
+}
+
+void
+sweep_write_stats(struct sweep *sw)
+{
+	write_stats(sw);
 }
 
 /* ---- requests ---- */
@@ -213,6 +265,12 @@ idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 	if (sw->state != ST_IDLE)
 		return;         /* the end of the sweep in progress restarts us */
 	ev_idle_stop(loop, w);
+	/* STANDBY and NOTACTIVE leave the fabric to the master. */
+	if (!smstate_may_sweep(sw->ss)) {
+		log_debug("sweep: %s: no sweep", smstate_detail(sw->ss));
+		sw->want_heavy = sw->want_light = false;
+		return;
+	}
 	if (sw->want_heavy) {
 		sw->want_heavy = sw->want_light = false;
 		fsm(sw, EV_HEAVY);
@@ -264,6 +322,20 @@ arm_timer(struct sweep *sw, double after)
 
 /* ---- heavy sweep ---- */
 
+/* The election after discovery decides whether this sweep programs. */
+static void
+on_elected(void *arg, bool master)
+{
+	struct sweep *sw = arg;
+
+	if (sw->state != ST_DISCOVER)
+		return;
+	if (!master)
+		fsm(sw, EV_STANDING_BY);
+	else
+		fsm(sw, sw->learn ? EV_INHERIT : EV_DISCOVERED);
+}
+
 static void
 on_discovered(void *arg, const struct discover_result *r)
 {
@@ -278,7 +350,7 @@ on_discovered(void *arg, const struct discover_result *r)
 	if (r->timeouts || r->errors)
 		log_info("sweep: discovery: %u SMPs timed out, %u failed",
 		    r->timeouts, r->errors);
-	fsm(sw, EV_DISCOVERED);
+	smstate_elect(sw->ss, &sw->next, on_elected, sw);
 }
 
 static void
@@ -291,17 +363,19 @@ start_heavy(struct sweep *sw)
 	fabric_fini(&sw->next);
 	fabric_init(&sw->next);
 	log_info("sweep: heavy sweep %" PRIu64 " started", sw->heavy_sweeps);
-	sw->disc = discover_start(sw->mad, &sw->next, on_discovered, sw);
+	sw->disc = discover_start(sw->mad, &sw->next,
+	    !smstate_may_write(sw->ss), on_discovered, sw);
 }
 
-static int
-assign_lids(struct sweep *sw)
+/* One LID request per end port of the new fabric, the SM's port first;
+ * idx[i] is request i's port. */
+static size_t
+lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 {
 	struct fabric *f = &sw->next;
 	struct lid_req *reqs;
 	uint32_t *idx;
 	size_t n = 0;
-	int rc;
 
 	reqs = calloc(f->nports, sizeof(*reqs));
 	idx = calloc(f->nports, sizeof(*idx));
@@ -320,14 +394,50 @@ assign_lids(struct sweep *sw)
 			    (void *)port->info, 0, IB_PORT_LID_F) : 0;
 			idx[n++] = p;
 		}
+	*reqsp = reqs;
+	*idxp = idx;
+	return n;
+}
+
+static void
+save_lids(struct sweep *sw)
+{
+	if (lid_map_dirty(sw->lids) && sw->o.state_dir != NULL &&
+	    lid_map_save(sw->lids, sw->guid2lid) < 0)
+		log_warn("sweep: cannot save %s", sw->guid2lid);
+}
+
+/* Make the LID map say what the fabric holds (the master's LIDs). */
+static void
+learn_lids(struct sweep *sw)
+{
+	struct lid_req *reqs;
+	uint32_t *idx;
+	size_t n = lid_requests(sw, &reqs, &idx), changed;
+
+	changed = lid_map_learn(sw->lids, reqs, n, sw->o.lmc);
+	if (changed > 0)
+		log_info("sweep: %zu LIDs learnt from the fabric", changed);
+	save_lids(sw);
+	free(reqs);
+	free(idx);
+}
+
+static int
+assign_lids(struct sweep *sw)
+{
+	struct fabric *f = &sw->next;
+	struct lid_req *reqs;
+	uint32_t *idx;
+	size_t n = lid_requests(sw, &reqs, &idx);
+	int rc;
+
 	rc = lid_assign(sw->lids, reqs, n, sw->o.lmc);
 	for (size_t i = 0; i < n; i++)
 		fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
 	if (rc < 0)
 		log_warnx("sweep: LID space exhausted: some ports get no LID");
-	if (lid_map_dirty(sw->lids) && sw->o.state_dir != NULL &&
-	    lid_map_save(sw->lids, sw->guid2lid) < 0)
-		log_warn("sweep: cannot save %s", sw->guid2lid);
+	save_lids(sw);
 	free(reqs);
 	free(idx);
 	return f->sm_port != FABRIC_NONE && f->ports[f->sm_port].lid != 0 ? 0 : -1;
@@ -345,6 +455,7 @@ on_programmed(void *arg, const struct program_result *r)
 	struct sweep *sw = arg;
 
 	sw->last_prog = *r;
+	sw->programs++;
 	log_info("sweep: programmed: %u PortInfo, %u SwitchInfo, %u LFT blocks "
 	    "written (%u read), %u ports armed, %u activated%s%s",
 	    r->portinfo_sets, r->switchinfo_sets, r->lft_writes, r->lft_reads,
@@ -402,17 +513,88 @@ build_pkeys(struct sweep *sw)
 	}
 }
 
+/* After a takeover, the tables in place are the ones the last heavy sweep
+ * programmed: held, for the new fabric's switches (by GUID). */
+static bool
+held_from_cur(struct sweep *sw)
+{
+	struct lft_set *h = &sw->held;
+
+	if (!sw->keep_routes || !sw->have_cur)
+		return false;
+	if (lft_set_init(h, &sw->next) < 0)
+		fatal("sweep: out of memory");
+	for (uint32_t i = 0; i < h->nsw; i++) {
+		uint32_t n = fabric_node_by_guid(&sw->cur,
+		    sw->next.nodes[h->sw_node[i]].guid), ci;
+		uint32_t last;
+
+		if (n == FABRIC_NONE || (ci = sw->cur_lft.node_sw[n]) ==
+		    FABRIC_NONE)
+			continue;
+		last = h->max_lid < sw->cur_lft.max_lid ? h->max_lid :
+		    sw->cur_lft.max_lid;
+		memcpy(lft_row(h, i), lft_row(&sw->cur_lft, ci), last + 1u);
+	}
+	return true;
+}
+
+/* Keep the routes in place where they deliver (a takeover); the tables
+ * must stay deadlock-free if the engine promised it. */
+static void
+keep_held_routes(struct sweep *sw)
+{
+	const struct routing_engine *re = routing_engine_find(sw->report.engine);
+	struct lft_set *out = &sw->next_lft;
+	size_t bytes = (size_t)out->nsw * ((size_t)out->max_lid + 1);
+	uint8_t *computed = malloc(bytes ? bytes : 1);
+	struct inherit_result ir;
+
+	if (computed == NULL)
+		fatal("sweep: out of memory");
+	memcpy(computed, out->port, bytes);
+	inherit_merge(&sw->next, &sw->held, out, &ir);
+	if (re != NULL && re->deadlock_free && !cdg_acyclic(&sw->next, out,
+	    NULL)) {
+		log_warnx("sweep: the routes in place and %s's mixed have a "
+		    "credit loop: %s's routes used", re->name, re->name);
+		memcpy(out->port, computed, bytes);
+		memset(&ir, 0, sizeof(ir));
+		ir.computed = out->max_lid;
+	} else {
+		routing_report_fill(&sw->next, out, &sw->report);
+		sw->report.deadlock_free = cdg_acyclic(&sw->next, out, NULL);
+	}
+	free(computed);
+	lft_set_fini(&sw->held);
+	memset(&sw->held, 0, sizeof(sw->held));
+	if (sw->learn)
+		sw->inherited = ir;
+	if (sw->learn || ir.mixed > 0 || ir.computed > 0)
+		log_info("sweep: routes in place kept for %u LIDs, partly for "
+		    "%u, recomputed for %u", ir.kept, ir.mixed, ir.computed);
+	else
+		log_debug("sweep: routes in place kept for all %u LIDs",
+		    ir.kept);
+}
+
 static void
 compute(struct sweep *sw)
 {
-	struct routing_opts ropts = sw->o.ropts;
-	uint16_t sm_lid;
-
 	if (assign_lids(sw) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no LID for the SM's port");
 		fsm(sw, EV_FAILED);
 		return;
 	}
+	route_program(sw);
+}
+
+static void
+route_program(struct sweep *sw)
+{
+	struct routing_opts ropts = sw->o.ropts;
+	uint16_t sm_lid;
+
 	sm_lid = sw->next.ports[sw->next.sm_port].lid;
 	if (sw->have_cur) {
 		ropts.prev_fabric = &sw->cur;
@@ -426,6 +608,8 @@ compute(struct sweep *sw)
 		fsm(sw, EV_FAILED);
 		return;
 	}
+	if (sw->held.nsw > 0 || held_from_cur(sw))
+		keep_held_routes(sw);
 	build_pkeys(sw);
 	program_start(sw->prog, &sw->next, &sw->next_lft, sw->want, sm_lid,
 	    &sw->o.prog,
@@ -468,8 +652,12 @@ heavy_done(struct sweep *sw)
 
 	adopt_next(sw);
 	sw->failures_in_row = 0;
+	if (sw->learn)
+		sw->keep_routes = true;
+	sw->learn = false;
+	lft_set_fini(&sw->held);
+	memset(&sw->held, 0, sizeof(sw->held));
 	finished(sw, "heavy", true);
-	sminfo_set_state(sw->sm, SM_MASTER);
 	if (first)
 		sw->up_at = now();
 	sweep_summary(sw, line, sizeof(line));
@@ -494,6 +682,63 @@ heavy_failed(struct sweep *sw)
 	back_to_idle(sw);
 	if (sw->failures_in_row >= sw->o.max_failures)
 		sw->cb(sw->cb_arg, false, sw->why);
+}
+
+/* ---- standing by, taking over ---- */
+
+/* Another SM is master: nothing was written. The LIDs it gave are
+ * learnt (they are what a takeover keeps), and what this SM knew of the
+ * devices' tables is void from now on. */
+static void
+standby_done(struct sweep *sw)
+{
+	learn_lids(sw);
+	program_forget(sw->prog);
+	sw->learn = true;
+	finished(sw, "heavy", true);
+	log_info("sweep: standing by (%s): nothing written",
+	    smstate_detail(sw->ss));
+	write_stats(sw);
+	back_to_idle(sw);
+}
+
+static void
+seed_block(void *arg, uint64_t guid, uint16_t top, uint32_t block,
+    const uint8_t *data)
+{
+	struct sweep *sw = arg;
+
+	program_seed_lft(sw->prog, guid, top, block, data);
+}
+
+static void
+on_inherited(void *arg, unsigned failures)
+{
+	struct sweep *sw = arg;
+
+	sw->inh = NULL;
+	if (failures > 0)
+		log_info("sweep: %u LFT blocks in place could not be read",
+		    failures);
+	fsm(sw, EV_INHERITED);
+}
+
+/* The first sweep as master after standing by (a takeover, a handover):
+ * keep the LIDs the ports hold and read the routes the switches hold
+ * before routing. */
+static void
+start_inherit(struct sweep *sw)
+{
+	learn_lids(sw);
+	if (assign_lids(sw) < 0) {
+		snprintf(sw->why, sizeof(sw->why), "no LID for the SM's port");
+		fsm(sw, EV_FAILED);
+		return;
+	}
+	lft_set_fini(&sw->held);
+	memset(&sw->held, 0, sizeof(sw->held));
+	sw->inh = inherit_read(sw->mad, &sw->next, &sw->held, seed_block,
+	    on_inherited, sw);
 }
 
 /* ---- light sweep ---- */
@@ -583,6 +828,7 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 	st->last_ok = sw->last_ok;
 	st->last_why = sw->last_ok ? "" : sw->why;
 	st->failures_in_row = sw->failures_in_row;
+	st->programs = sw->programs;
 	st->last_program = sw->last_prog;
 }
 
@@ -650,7 +896,7 @@ sweep_summary(const struct sweep *sw, char *buf, size_t len)
 
 struct sweep *
 sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
-    const struct sweep_opts *o, sweep_up_cb cb, void *arg)
+    struct smstate *ss, const struct sweep_opts *o, sweep_up_cb cb, void *arg)
 {
 	struct sweep *sw = calloc(1, sizeof(*sw));
 	unsigned bad = 0;
@@ -660,6 +906,7 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	sw->loop = loop;
 	sw->mad = mad;
 	sw->sm = sm;
+	sw->ss = ss;
 	sw->o = *o;
 	sw->cb = cb;
 	sw->cb_arg = arg;
@@ -694,6 +941,8 @@ sweep_free(struct sweep *sw)
 		return;
 	if (sw->disc != NULL)
 		discover_abort(sw->disc);
+	inherit_abort(sw->inh);
+	lft_set_fini(&sw->held);
 	ev_idle_stop(sw->loop, &sw->idle);
 	ev_timer_stop(sw->loop, &sw->timer);
 	program_free(sw->prog);

@@ -20,6 +20,7 @@
 struct ev_loop;
 struct mad_engine;
 struct sminfo;
+struct smstate;
 struct sweep;
 
 #define SWEEP_MAX_ENGINES 8
@@ -40,15 +41,22 @@ struct sweep_opts {
 					 * the up callback reports failure (0 = 1) */
 };
 
-/* Called after every heavy sweep: ok, or not with a reason. */
+/* Called after every heavy sweep that programmed (or failed): ok, or not
+ * with a reason. A sweep that found another master does not call it. */
 typedef void (*sweep_up_cb)(void *arg, bool ok, const char *why);
 
+/* Sweeps run only while ss says so (DISCOVERING, MASTER); each heavy one
+ * ends with ss's election, and programs only when this SM is master. */
 struct sweep *sweep_new(struct ev_loop *loop, struct mad_engine *mad,
-    struct sminfo *sm, const struct sweep_opts *o, sweep_up_cb cb, void *arg);
+    struct sminfo *sm, struct smstate *ss, const struct sweep_opts *o,
+    sweep_up_cb cb, void *arg);
 void sweep_free(struct sweep *sw);
 
 /* Ask for a sweep; heavy wins over light. Coalesced. */
 void sweep_request(struct sweep *sw, bool heavy);
+
+/* Write the stats file now (the SM state changed between sweeps). */
+void sweep_write_stats(struct sweep *sw);
 
 /* One line on what the last heavy sweep brought up. */
 void sweep_summary(const struct sweep *sw, char *buf, size_t len);
@@ -65,6 +73,7 @@ struct sweep_status {
 	bool last_ok;
 	const char *last_why;           /* when !last_ok */
 	uint64_t failures_in_row;
+	uint64_t programs;              /* heavy sweeps that programmed */
 	struct program_result last_program;
 };
 void sweep_get_status(const struct sweep *sw, struct sweep_status *st);

@@ -70,7 +70,7 @@ static void
 discover(struct done *d)
 {
 	memset(d, 0, sizeof(*d));
-	ck_assert_ptr_nonnull(discover_start(eng, &model, done_cb, d));
+	ck_assert_ptr_nonnull(discover_start(eng, &model, false, done_cb, d));
 	ck_assert(fakefab_run(ff, loop, is_done, d, GUARD_SECS));
 	/* Nothing left behind, and done was called once. */
 	fakefab_serve(ff);
@@ -507,7 +507,7 @@ START_TEST(test_abort)
 	testfab_ft2(&topo, 4);
 	sm = first_ca(&topo);
 	start(sm, 1, 1000, 1);
-	disc = discover_start(eng, &model, done_cb, &d);
+	disc = discover_start(eng, &model, false, done_cb, &d);
 	ck_assert_ptr_nonnull(disc);
 	/* the local node, then a few of what it leads to */
 	ck_assert_uint_eq(fakefab_serve_n(ff, 4), 4);

@@ -131,7 +131,7 @@ discover(void)
 
 	fabric_fini(&model);
 	fabric_init(&model);
-	ck_assert_ptr_nonnull(discover_start(eng, &model, disc_cb, &done));
+	ck_assert_ptr_nonnull(discover_start(eng, &model, false, disc_cb, &done));
 	ck_assert(fakefab_run(ff, loop, called, &done, GUARD_SECS));
 	assign_lids();
 	build_wants();

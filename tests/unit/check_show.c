@@ -332,6 +332,62 @@ START_TEST(test_status)
 }
 END_TEST
 
+/* This SM's state machine and the other SMs it sees. */
+START_TEST(test_status_sm)
+{
+	struct sweep_status sw = { .state = "idle", .last_kind = "none",
+	    .last_why = "" };
+	struct smstate_peer peers[2] = {
+		{ .guid = 0x100001, .lid = 1, .priority = 12,
+		  .state = SM_MASTER, .state_name = "MASTER", .answered = true,
+		  .trusted = true, .target = true, .last_answer = 0.25 },
+		{ .guid = 0x100035, .lid = 9, .priority = 3,
+		  .state = SM_STANDBY, .state_name = "STANDBY",
+		  .last_answer = -1, .misses = 4 },
+	};
+	struct smstate_status sm = { .state = "STANDBY",
+	    .sm_state = SM_STANDBY, .priority = 5, .key_set = true,
+	    .poll_interval = 10, .poll_retries = 4, .misses = 1,
+	    .master_guid = 0x100001, .handovers_taken = 2, .transitions = 7,
+	    .npeers = 2, .peers = peers };
+	struct sminfo_counters ic = { .gets = 3, .sets = 1, .refused = 2,
+	    .bad_key = 6 };
+	struct show_status st = { .version = "0", .sm_state = "STANDBY",
+	    .sm = &sm, .sminfo = &ic, .priority = 5, .log_level = "info",
+	    .sweep = &sw };
+
+	show_init(&s, true);
+	show_status(&s, &st);
+	ck_assert_msg(balanced(s.j.buf), "%s", s.j.buf);
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"sm_state\":\"STANDBY\""));
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"master_guid\":"
+	    "\"0x0000000000100001\""));
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"sminfo\":{\"gets\":3,"
+	    "\"sets\":1,\"refused\":2,\"bad_key\":6}"));
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "{\"guid\":\"0x0000000000100001\","
+	    "\"lid\":1,\"priority\":12,\"state\":\"MASTER\","
+	    "\"sm_key_match\":true,\"polled\":true,"
+	    "\"last_answer_seconds\":0.25,\"misses\":0}"));
+	/* never answered: no state, no time */
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"state\":null,"
+	    "\"sm_key_match\":false,\"polled\":false,"
+	    "\"last_answer_seconds\":null,\"misses\":4}"));
+	show_fini(&s);
+
+	show_init(&s, false);
+	show_status(&s, &st);
+	ck_assert_ptr_nonnull(strstr(s.text.p, "STANDBY (priority 5"));
+	ck_assert_ptr_nonnull(strstr(s.text.p, "0x0000000000100001 every 10.0 s, "
+	    "1 of 4 polls missed"));
+	ck_assert_ptr_nonnull(strstr(s.text.p, "0 sent, 2 taken; 7 state changes"));
+	ck_assert_ptr_nonnull(strstr(s.text.p, "6 with a wrong SM_Key"));
+	ck_assert_msg(strstr(s.text.p, "0x0000000000100001 *    1    12  "
+	    "MASTER  match     0.2 s ago       0\n") != NULL, "%s", s.text.p);
+	ck_assert_msg(strstr(s.text.p, "0x0000000000100035      9     3  "
+	    "-       other         never       4\n") != NULL, "%s", s.text.p);
+}
+END_TEST
+
 START_TEST(test_clean)
 {
 	char buf[16];
@@ -368,6 +424,7 @@ show_suite(void)
 	tcase_add_test(tc, test_nodes);
 	tcase_add_test(tc, test_status);
 	tcase_add_test(tc, test_clean);
+	tcase_add_test(tc, test_status_sm);
 	suite_add_tcase(su, tc);
 	return su;
 }

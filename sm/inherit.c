@@ -1,0 +1,298 @@
+#include "sm/inherit.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/log.h"
+#include "mad/mad.h"
+#include "mad/smp.h"
+#include "routing/kernel.h"
+#include "routing/routing.h"
+
+#define LFT_BLOCK 64
+
+struct inherit {
+	struct mad_engine *mad;
+	const struct fabric *f;
+	struct lft_set *held;
+	inherit_block_cb block;
+	inherit_done_cb done;
+	void *arg;
+	unsigned pending, failures;
+	bool aborted;
+};
+
+struct ireq {
+	struct inherit *h;
+	uint32_t sw;
+	uint32_t block;
+};
+
+static void
+finish_one(struct inherit *h)
+{
+	if (--h->pending > 0)
+		return;
+	if (!h->aborted)
+		h->done(h->arg, h->failures);
+	free(h);
+}
+
+static void
+on_block(void *arg, int status, const uint8_t *resp)
+{
+	struct ireq *q = arg;
+	struct inherit *h = q->h;
+	const struct fabric_node *n;
+	const uint8_t *d;
+	uint8_t *row;
+	uint32_t lid;
+
+	if (h->aborted)
+		goto out;
+	n = &h->f->nodes[h->held->sw_node[q->sw]];
+	if (status != 0 || resp == NULL) {
+		h->failures++;
+		log_debug("inherit: switch 0x%016" PRIx64 " LFT block %u: "
+		    "status %d", n->guid, q->block, status);
+		goto out;
+	}
+	d = resp + SMP_DATA_OFFSET;
+	row = lft_row(h->held, q->sw);
+	for (uint32_t i = 0; i < LFT_BLOCK; i++) {
+		lid = q->block * LFT_BLOCK + i;
+		if (lid <= h->held->max_lid)
+			row[lid] = lid <= n->lft_top ? d[i] : LFT_NO_ROUTE;
+	}
+	h->block(h->arg, n->guid, n->lft_top, q->block, d);
+out:
+	free(q);
+	finish_one(h);
+}
+
+struct inherit *
+inherit_read(struct mad_engine *mad, const struct fabric *f,
+    struct lft_set *held, inherit_block_cb block, inherit_done_cb done,
+    void *arg)
+{
+	struct inherit *h = xcalloc(1, sizeof(*h));
+
+	if (lft_set_init(held, f) < 0)
+		fatal("inherit: out of memory");
+	h->mad = mad;
+	h->f = f;
+	h->held = held;
+	h->block = block;
+	h->done = done;
+	h->arg = arg;
+	h->pending = 1;         /* held until every request is out */
+	for (uint32_t sw = 0; sw < held->nsw; sw++) {
+		const struct fabric_node *n = &f->nodes[held->sw_node[sw]];
+		uint32_t last;
+
+		if (!n->sw_info_valid || n->path == FABRIC_NONE ||
+		    n->lft_top == 0)
+			continue;
+		last = (n->lft_top < held->max_lid ? n->lft_top :
+		    held->max_lid) / LFT_BLOCK;
+		for (uint32_t b = 0; b <= last; b++) {
+			struct ireq *q = xmalloc(sizeof(*q));
+			struct smp_req r = {
+				.method = MAD_GET, .attr = ATTR_LFT, .mod = b,
+				.path = &f->paths[n->path], .dest = n->guid,
+			};
+
+			q->h = h;
+			q->sw = sw;
+			q->block = b;
+			h->pending++;
+			if (smp_request(mad, &r, on_block, q) < 0) {
+				h->pending--;
+				h->failures++;
+				free(q);
+			}
+		}
+	}
+	/* Nothing asked: done still comes from the loop, through an
+	 * request-free path the caller handles as "no failures". */
+	if (h->pending == 1) {
+		h->pending = 0;
+		free(h);
+		done(arg, 0);
+		return NULL;
+	}
+	h->pending--;
+	return h;
+}
+
+void
+inherit_abort(struct inherit *h)
+{
+	if (h != NULL)
+		h->aborted = true;
+}
+
+/* ---- merge ---- */
+
+enum { W_UNKNOWN, W_ACTIVE, W_OK, W_BAD };
+
+struct column {
+	const struct fabric *f;
+	const struct lft_set *s;
+	const uint8_t *entry;   /* [nsw]: the egress port of each switch */
+	uint32_t target;        /* switch the LID hangs off */
+	uint8_t tport;          /* and its port towards it (0: itself) */
+	uint8_t *val;           /* [nsw] W_* */
+	uint32_t *hops;         /* [nsw] switch hops to the target, if W_OK */
+	uint32_t *stack;        /* [nsw] */
+};
+
+/* The switch entry e of switch sw leads to, FABRIC_NONE if none. */
+static uint32_t
+next_switch(const struct column *c, uint32_t sw, uint8_t e)
+{
+	const struct fabric *f = c->f;
+	uint32_t node = c->s->sw_node[sw], p, peer;
+
+	if (e == 0 || e == LFT_NO_ROUTE || e > f->nodes[node].nports)
+		return FABRIC_NONE;
+	p = fabric_port_idx(f, node, e);
+	if (!kernel_link_usable(f, p) ||
+	    (peer = fabric_peer_node(f, p)) == FABRIC_NONE)
+		return FABRIC_NONE;
+	return c->s->node_sw[peer];
+}
+
+/* Follow the column from sw; every switch on the way gets the verdict
+ * and, when it delivers, its distance in switch hops. */
+static void
+walk(struct column *c, uint32_t sw)
+{
+	uint32_t depth = 0, x = sw, h = 0;
+	uint8_t v;
+
+	for (;;) {
+		if (c->val[x] == W_OK) {
+			v = W_OK;
+			h = c->hops[x];
+			break;
+		}
+		if (c->val[x] != W_UNKNOWN) {   /* bad, or a loop */
+			v = W_BAD;
+			break;
+		}
+		c->val[x] = W_ACTIVE;
+		if (x == c->target) {
+			if (c->entry[x] == c->tport) {
+				c->val[x] = W_OK;
+				c->hops[x] = 0;
+				v = W_OK;
+			} else {
+				c->stack[depth++] = x;
+				v = W_BAD;
+			}
+			break;
+		}
+		c->stack[depth++] = x;
+		if ((x = next_switch(c, x, c->entry[x])) == FABRIC_NONE) {
+			v = W_BAD;
+			break;
+		}
+	}
+	while (depth > 0) {
+		x = c->stack[--depth];
+		c->val[x] = v;
+		if (v == W_OK)
+			c->hops[x] = ++h;
+	}
+}
+
+/* Walk every switch; true when the column delivers from all of them, in
+ * no more hops than best[] (UINT32_MAX: any) where best is not NULL. A
+ * switch that does not gets W_BAD. */
+static bool
+delivers(struct column *c, const uint32_t *best)
+{
+	bool all = true;
+
+	memset(c->val, W_UNKNOWN, c->s->nsw);
+	for (uint32_t sw = 0; sw < c->s->nsw; sw++)
+		if (c->val[sw] == W_UNKNOWN)
+			walk(c, sw);
+	for (uint32_t sw = 0; sw < c->s->nsw; sw++) {
+		if (c->val[sw] == W_OK && best != NULL &&
+		    c->hops[sw] > best[sw])
+			c->val[sw] = W_BAD;
+		if (c->val[sw] != W_OK)
+			all = false;
+	}
+	return all;
+}
+
+void
+inherit_merge(const struct fabric *f, const struct lft_set *held,
+    struct lft_set *out, struct inherit_result *res)
+{
+	uint32_t nsw = out->nsw, *owner, sw, replaced;
+	size_t m = nsw ? nsw : 1;
+	uint8_t *col = xcalloc(m, 1);
+	uint32_t *best = xcalloc(m, sizeof(*best));
+	struct column c = {
+		.f = f, .s = out, .entry = col, .val = xcalloc(m, 1),
+		.hops = xcalloc(m, sizeof(uint32_t)),
+		.stack = xcalloc(m, sizeof(uint32_t)),
+	};
+
+	memset(res, 0, sizeof(*res));
+	owner = xcalloc((size_t)out->max_lid + 1, sizeof(*owner));
+	for (uint32_t lid = 0; lid <= out->max_lid; lid++)
+		owner[lid] = FABRIC_NONE;
+	for (uint32_t p = 0; p < f->nports; p++)
+		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0 &&
+		    f->ports[p].lid <= out->max_lid &&
+		    owner[f->ports[p].lid] == FABRIC_NONE)
+			owner[f->ports[p].lid] = p;
+	for (uint32_t lid = 1; lid <= out->max_lid && held->nsw == nsw &&
+	    held->max_lid == out->max_lid; lid++) {
+		if (owner[lid] == FABRIC_NONE ||
+		    (c.target = kernel_attach(f, out, owner[lid], &c.tport)) ==
+		    FABRIC_NONE)
+			continue;
+		/* The computed routes' lengths: a route in place may be as
+		 * long, not longer (a cable back up is used again). */
+		for (sw = 0; sw < nsw; sw++)
+			col[sw] = lft_row(out, sw)[lid];
+		(void)delivers(&c, NULL);
+		for (sw = 0; sw < nsw; sw++)
+			best[sw] = c.val[sw] == W_OK ? c.hops[sw] : UINT32_MAX;
+		for (sw = 0; sw < nsw; sw++)
+			col[sw] = lft_row(held, sw)[lid];
+		replaced = 0;
+		if (!delivers(&c, best)) {
+			for (sw = 0; sw < nsw; sw++)
+				if (c.val[sw] != W_OK) {
+					col[sw] = lft_row(out, sw)[lid];
+					replaced++;
+				}
+			if (replaced == nsw || !delivers(&c, best)) {
+				res->computed++;
+				continue;
+			}
+		}
+		for (sw = 0; sw < nsw; sw++)
+			lft_row(out, sw)[lid] = col[sw];
+		if (replaced > 0)
+			res->mixed++;
+		else
+			res->kept++;
+	}
+	free(owner);
+	free(col);
+	free(best);
+	free(c.val);
+	free(c.hops);
+	free(c.stack);
+}

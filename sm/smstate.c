@@ -1,0 +1,1036 @@
+#include "sm/smstate.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+
+#include <ev.h>
+#include <infiniband/mad.h>
+
+#include "core/alloc.h"
+#include "core/log.h"
+#include "mad/mad.h"
+#include "mad/smp.h"
+
+#define CAP_IS_SM               0x00000002u
+#define CAP_IS_SM_DISABLED      0x00000400u
+#define TRAP_SM_LOCAL_CHANGES   144
+#define TRAP_TYPE_INFO          4
+
+/* The machine's own states: IBA's four, MASTER split in three. */
+enum st { S_NOTACTIVE, S_DISCOVERING, S_STANDBY, S_MASTER, S_HANDOVER,
+	  S_WAITING, S_COUNT };
+enum ev { E_START, E_WON, E_DEFER, E_HIGHER, E_OTHER_MASTER, E_HANDED,
+	  E_HANDOVER_FAILED, E_ALIVE, E_MISSED, E_LOST, E_HANDOVER, E_ACK,
+	  E_DISABLE, E_STANDBY, E_DISCOVER, E_COUNT };
+
+struct peer {
+	struct smstate_peer pub;
+	struct dr_path path;
+	double last_answer;     /* monotonic, 0: never */
+	unsigned seen;          /* election that last found it */
+	bool asked;             /* answered in the election under way */
+	bool refused;           /* refused our HANDOVER since it last
+				 * changed priority or state */
+	bool watched;           /* a watch Get to it is under way */
+};
+
+enum qkind { Q_ELECT, Q_POLL, Q_WATCH, Q_HANDOVER, Q_ACK };
+
+struct query {
+	LIST_ENTRY(query) entry;
+	struct smstate *s;      /* NULL: orphaned by smstate_free() */
+	unsigned gen;           /* s->gen when sent */
+	uint64_t guid;          /* port GUID asked */
+	enum qkind kind;
+};
+
+struct smstate {
+	struct ev_loop *loop;
+	struct mad_engine *mad;
+	struct smstate_opts o;
+	struct smstate_hooks h;
+	enum st state;
+	unsigned gen;           /* bumped when a poll or election is void */
+	ev_timer tick;          /* poll (STANDBY, WAITING) or watch (MASTER) */
+	LIST_HEAD(, query) queries;     /* under way */
+	struct peer *peers;
+	size_t npeers, cap;
+	struct smstate_peer *view;
+	uint64_t target;        /* port GUID stood by for / polled / handed to */
+	uint64_t next;          /* the peer the event being posted concerns */
+	uint64_t signal_from;   /* sender of the SMInfo Set being acted on */
+	unsigned misses;
+	bool poll_inflight;
+	uint16_t self_lid;      /* our port's LID at the last discovery */
+	/* election under way */
+	unsigned elect_gen, elect_pending;
+	smstate_elect_cb elect_done;
+	void *elect_arg;
+	bool watch_sweep;       /* a watch answer asked for a sweep this tick */
+	uint64_t handovers_sent, handovers_taken, transitions;
+	uint32_t trap_tid;
+};
+
+struct transition {
+	enum st state;
+	enum ev event;
+	void (*action)(struct smstate *);
+	enum st next;
+};
+
+static void a_nothing(struct smstate *);
+static void a_rediscover(struct smstate *);
+static void a_master(struct smstate *);
+static void a_resume(struct smstate *);
+static void a_standby(struct smstate *);
+static void a_take_over(struct smstate *);
+static void a_quiet(struct smstate *);
+static void a_hand_over(struct smstate *);
+static void a_wait(struct smstate *);
+static void a_sweep(struct smstate *);
+static void a_alive(struct smstate *);
+static void a_missed(struct smstate *);
+
+static const struct transition fsm_table[] = {
+	{ S_NOTACTIVE,   E_START,           a_rediscover, S_DISCOVERING },
+	{ S_NOTACTIVE,   E_STANDBY,         a_standby,    S_STANDBY },
+	{ S_NOTACTIVE,   E_DISCOVER,        a_rediscover, S_DISCOVERING },
+	{ S_DISCOVERING, E_WON,             a_master,     S_MASTER },
+	{ S_DISCOVERING, E_DEFER,           a_standby,    S_STANDBY },
+	{ S_DISCOVERING, E_HANDOVER,        a_sweep,      S_DISCOVERING },
+	{ S_STANDBY,     E_ALIVE,           a_alive,      S_STANDBY },
+	{ S_STANDBY,     E_MISSED,          a_missed,     S_STANDBY },
+	{ S_STANDBY,     E_LOST,            a_rediscover, S_DISCOVERING },
+	{ S_STANDBY,     E_DISCOVER,        a_rediscover, S_DISCOVERING },
+	{ S_STANDBY,     E_DISABLE,         a_quiet,      S_NOTACTIVE },
+	{ S_STANDBY,     E_HANDOVER,        a_take_over,  S_MASTER },
+	{ S_STANDBY,     E_ACK,             a_nothing,    S_STANDBY },
+	{ S_MASTER,      E_WON,             a_nothing,    S_MASTER },
+	{ S_MASTER,      E_DEFER,           a_standby,    S_STANDBY },
+	{ S_MASTER,      E_HIGHER,          a_hand_over,  S_HANDOVER },
+	{ S_MASTER,      E_OTHER_MASTER,    a_wait,       S_WAITING },
+	{ S_MASTER,      E_HANDOVER,        a_sweep,      S_MASTER },
+	{ S_MASTER,      E_DISCOVER,        a_rediscover, S_DISCOVERING },
+	{ S_HANDOVER,    E_HANDED,          a_standby,    S_STANDBY },
+	{ S_HANDOVER,    E_ACK,             a_standby,    S_STANDBY },
+	{ S_HANDOVER,    E_HANDOVER_FAILED, a_resume,     S_MASTER },
+	{ S_HANDOVER,    E_DISCOVER,        a_rediscover, S_DISCOVERING },
+	{ S_WAITING,     E_ALIVE,           a_alive,      S_WAITING },
+	{ S_WAITING,     E_MISSED,          a_missed,     S_WAITING },
+	{ S_WAITING,     E_LOST,            a_resume,     S_MASTER },
+	{ S_WAITING,     E_HANDOVER,        a_resume,     S_MASTER },
+	{ S_WAITING,     E_WON,             a_master,     S_MASTER },
+	{ S_WAITING,     E_DEFER,           a_standby,    S_STANDBY },
+	{ S_WAITING,     E_HIGHER,          a_hand_over,  S_HANDOVER },
+	{ S_WAITING,     E_OTHER_MASTER,    a_wait,       S_WAITING },
+	{ S_WAITING,     E_DISCOVER,        a_rediscover, S_DISCOVERING },
+};
+
+static const enum sm_state iba_state[S_COUNT] = {
+	[S_NOTACTIVE] = SM_NOTACTIVE, [S_DISCOVERING] = SM_DISCOVERING,
+	[S_STANDBY] = SM_STANDBY, [S_MASTER] = SM_MASTER,
+	[S_HANDOVER] = SM_MASTER, [S_WAITING] = SM_MASTER,
+};
+
+static const char *
+st_name(enum st s)
+{
+	static const char *const n[] = { "NOTACTIVE", "DISCOVERING",
+	    "STANDBY", "MASTER", "MASTER (handing over)",
+	    "MASTER (waiting)" };
+	return s < S_COUNT ? n[s] : "?";
+}
+
+static const char *
+ev_name(enum ev e)
+{
+	static const char *const n[] = { "start", "won", "defer", "higher",
+	    "other-master", "handed", "handover-failed", "alive", "missed",
+	    "lost", "HANDOVER", "ACKNOWLEDGE", "DISABLE", "STANDBY",
+	    "DISCOVER" };
+	return e < E_COUNT ? n[e] : "?";
+}
+
+static const struct transition *
+lookup(enum st state, enum ev event)
+{
+	for (size_t i = 0; i < sizeof(fsm_table) / sizeof(fsm_table[0]); i++)
+		if (fsm_table[i].state == state && fsm_table[i].event == event)
+			return &fsm_table[i];
+	return NULL;
+}
+
+/* The state changes (and is reported) before the action runs, so that an
+ * action may post the next event itself. */
+static void
+fsm(struct smstate *s, enum ev event, const char *why)
+{
+	const struct transition *t = lookup(s->state, event);
+	enum sm_state from = iba_state[s->state];
+
+	if (t == NULL) {
+		log_debug("sm: event %s ignored in state %s (%s)",
+		    ev_name(event), st_name(s->state), why);
+		return;
+	}
+	if (t->next != s->state) {
+		s->transitions++;
+		log_info("sm: %s -> %s: %s", st_name(s->state),
+		    st_name(t->next), why);
+	} else {
+		log_debug("sm: %s --%s--> %s: %s", st_name(s->state),
+		    ev_name(event), st_name(t->next), why);
+	}
+	s->state = t->next;
+	if (iba_state[t->next] != from && s->h.changed != NULL)
+		s->h.changed(s->h.arg, from, iba_state[t->next], why);
+	t->action(s);
+}
+
+static double
+now(const struct smstate *s)
+{
+	return ev_now(s->loop);
+}
+
+static struct peer *
+peer_find(struct smstate *s, uint64_t guid)
+{
+	for (size_t i = 0; i < s->npeers; i++)
+		if (s->peers[i].pub.guid == guid)
+			return &s->peers[i];
+	return NULL;
+}
+
+static struct peer *
+peer_add(struct smstate *s, uint64_t guid)
+{
+	struct peer *p;
+
+	if (s->npeers == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 4;
+		s->peers = xreallocarray(s->peers, s->cap, sizeof(*s->peers));
+	}
+	p = &s->peers[s->npeers++];
+	memset(p, 0, sizeof(*p));
+	p->pub.guid = guid;
+	return p;
+}
+
+/* ---- wire ---- */
+
+static uint32_t
+get(const uint8_t *d, enum MAD_FIELDS f)
+{
+	return mad_get_field((void *)d, 0, f);
+}
+
+void
+smstate_encode(const struct smstate *s, uint8_t *data, bool with_key)
+{
+	memset(data, 0, SMP_DATA_SIZE);
+	mad_set_field64(data, 0, IB_SMINFO_GUID_F,
+	    mad_engine_port_guid(s->mad));
+	mad_set_field64(data, 0, IB_SMINFO_KEY_F, with_key ? s->o.sm_key : 0);
+	/* ActCount must keep growing while we work: SMPs sent does. */
+	mad_set_field(data, 0, IB_SMINFO_ACT_F,
+	    (uint32_t)mad_total_sent(s->mad));
+	mad_set_field(data, 0, IB_SMINFO_PRIO_F, s->o.priority);
+	mad_set_field(data, 0, IB_SMINFO_STATE_F, iba_state[s->state]);
+}
+
+static void on_query(void *arg, int status, const uint8_t *resp);
+
+static int
+query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
+    unsigned mod, const uint8_t *data)
+{
+	struct query *q = xmalloc(sizeof(*q));
+	struct smp_req r = {
+		.method = method, .attr = ATTR_SM_INFO, .mod = mod,
+		.path = &p->path, .dest = p->pub.guid, .data = data,
+		.mkey = s->o.mkey,
+	};
+
+	q->s = s;
+	q->gen = kind == Q_ELECT ? s->elect_gen : s->gen;
+	q->guid = p->pub.guid;
+	q->kind = kind;
+	if (smp_request(s->mad, &r, on_query, q) < 0) {
+		free(q);
+		return -1;
+	}
+	LIST_INSERT_HEAD(&s->queries, q, entry);
+	return 0;
+}
+
+/* Record an SMInfo answer of p; false when it is not p's. */
+static bool
+record(struct smstate *s, struct peer *p, const uint8_t *resp)
+{
+	const uint8_t *d = resp + SMP_DATA_OFFSET;
+	uint64_t guid = mad_get_field64((void *)d, 0, IB_SMINFO_GUID_F);
+
+	if (guid != p->pub.guid) {
+		log_warnx("sm: port 0x%016" PRIx64 " answered SMInfo with "
+		    "GUID 0x%016" PRIx64 "; ignored", p->pub.guid, guid);
+		return false;
+	}
+	if (p->pub.priority != get(d, IB_SMINFO_PRIO_F) ||
+	    p->pub.state != get(d, IB_SMINFO_STATE_F))
+		p->refused = false;
+	p->pub.priority = (uint8_t)get(d, IB_SMINFO_PRIO_F);
+	p->pub.state = (enum sm_state)get(d, IB_SMINFO_STATE_F);
+	p->pub.trusted = mad_get_field64((void *)d, 0, IB_SMINFO_KEY_F) ==
+	    s->o.sm_key;
+	p->pub.answered = true;
+	p->pub.misses = 0;
+	p->last_answer = now(s);
+	return true;
+}
+
+/* Trap 144 to the master we stand by for: our priority is above its. */
+static void
+send_trap144(struct smstate *s, const struct peer *m)
+{
+	uint8_t mad[256] = { 0 }, *d = mad + SMP_DATA_OFFSET;
+
+	if (m->pub.lid == 0 || s->self_lid == 0)
+		return;
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, MGMT_CLASS_SMP_LID);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
+	mad_set_method(mad, MAD_TRAP);
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, 0x51000000u | ++s->trap_tid);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, ATTR_NOTICE);
+	mad_set_field(d, 0, IB_NOTICE_IS_GENERIC_F, 1);
+	mad_set_field(d, 0, IB_NOTICE_TYPE_F, TRAP_TYPE_INFO);
+	mad_set_field(d, 0, IB_NOTICE_PRODUCER_F, NODE_CA);
+	mad_set_field(d, 0, IB_NOTICE_TRAP_NUMBER_F, TRAP_SM_LOCAL_CHANGES);
+	mad_set_field(d, 0, IB_NOTICE_ISSUER_LID_F, s->self_lid);
+	mad_set_field(d, 0, IB_NOTICE_DATA_144_LID_F, s->self_lid);
+	mad_set_field(d, 0, IB_NOTICE_DATA_144_CAPMASK_F, CAP_IS_SM);
+	/* Change flags (data bytes 20-21): bit 3, SM priority changed. */
+	d[21] = 0x08;
+	if (smp_reply(s->mad, mad, m->pub.lid) < 0)
+		log_warnx("sm: trap 144 to master LID %u not sent", m->pub.lid);
+	else
+		log_info("sm: priority %u above master 0x%016" PRIx64 "'s %u: "
+		    "trap 144 sent to LID %u", s->o.priority, m->pub.guid,
+		    m->pub.priority, m->pub.lid);
+}
+
+static bool
+higher_than_self(const struct smstate *s, const struct peer *p)
+{
+	return smstate_higher(p->pub.priority, p->pub.guid, s->o.priority,
+	    mad_engine_port_guid(s->mad));
+}
+
+/* ---- polling ---- */
+
+static void
+poll_done(struct smstate *s, struct peer *p, bool ok)
+{
+	char why[160];
+
+	s->poll_inflight = false;
+	if (!ok) {
+		if (p != NULL)
+			p->pub.misses++;
+		snprintf(why, sizeof(why), "0x%016" PRIx64 " did not answer "
+		    "SMInfo (%u of %u)", s->target, s->misses + 1,
+		    s->o.poll_retries);
+		fsm(s, E_MISSED, why);
+		return;
+	}
+	/* Standing by, a higher SM that is not master yet will be one. */
+	if (p->pub.state == SM_MASTER || (s->state == S_STANDBY &&
+	    (p->pub.state == SM_DISCOVERING || p->pub.state == SM_STANDBY) &&
+	    higher_than_self(s, p))) {
+		if (s->state == S_STANDBY && p->pub.state == SM_MASTER &&
+		    p->pub.trusted && !higher_than_self(s, p))
+			send_trap144(s, p);
+		fsm(s, E_ALIVE, "master answered");
+		return;
+	}
+	snprintf(why, sizeof(why), "0x%016" PRIx64 " answered as %s, not a "
+	    "master (%u of %u)", p->pub.guid, smstate_name(p->pub.state),
+	    s->misses + 1, s->o.poll_retries);
+	fsm(s, E_MISSED, why);
+}
+
+static void
+watch_done(struct smstate *s, struct peer *p, bool ok)
+{
+	p->watched = false;
+	if (!ok) {
+		p->pub.misses++;
+		return;
+	}
+	if (s->watch_sweep || s->state != S_MASTER)
+		return;
+	if (p->pub.state == SM_MASTER || (p->pub.trusted && !p->refused &&
+	    p->pub.state == SM_STANDBY && higher_than_self(s, p))) {
+		log_info("sm: 0x%016" PRIx64 " is %s with priority %u: "
+		    "heavy sweep to elect again", p->pub.guid,
+		    smstate_name(p->pub.state), p->pub.priority);
+		s->watch_sweep = true;
+		s->h.sweep(s->h.arg);
+	}
+}
+
+static void finish_election(struct smstate *s);
+
+static void
+on_query(void *arg, int status, const uint8_t *resp)
+{
+	struct query *q = arg;
+	struct smstate *s = q->s;
+	struct peer *p;
+	bool ok = status == 0 && resp != NULL;
+	char why[160];
+
+	if (s == NULL) {
+		free(q);
+		return;
+	}
+	LIST_REMOVE(q, entry);
+	p = peer_find(s, q->guid);
+
+	switch (q->kind) {
+	case Q_ELECT:
+		if (q->gen != s->elect_gen || s->elect_done == NULL)
+			break;
+		if (p != NULL && ok && record(s, p, resp))
+			p->asked = true;
+		else if (p != NULL) {
+			p->pub.misses++;
+			log_info("sm: SM port 0x%016" PRIx64 " did not answer "
+			    "SMInfo (status %d); left out of the election",
+			    q->guid, status);
+		}
+		if (--s->elect_pending == 0)
+			finish_election(s);
+		break;
+	case Q_POLL:
+		if (q->gen != s->gen)
+			break;
+		poll_done(s, p, ok && p != NULL && record(s, p, resp));
+		break;
+	case Q_WATCH:
+		if (p != NULL && q->gen != s->gen)
+			p->watched = false;
+		if (q->gen != s->gen || p == NULL)
+			break;
+		watch_done(s, p, ok && record(s, p, resp));
+		break;
+	case Q_HANDOVER:
+		if (q->gen != s->gen)
+			break;
+		if (ok) {
+			if (p != NULL)
+				(void)record(s, p, resp);
+			snprintf(why, sizeof(why), "0x%016" PRIx64 " accepted "
+			    "the handover", q->guid);
+			s->next = q->guid;
+			fsm(s, E_HANDED, why);
+		} else {
+			/* Not offered again until it changes: no loop of
+			 * sweeps and refusals. */
+			if (p != NULL)
+				p->refused = true;
+			snprintf(why, sizeof(why), "0x%016" PRIx64 " refused "
+			    "the handover (status %d)", q->guid, status);
+			fsm(s, E_HANDOVER_FAILED, why);
+		}
+		break;
+	case Q_ACK:
+		log_debug("sm: ACKNOWLEDGE to 0x%016" PRIx64 ": status %d",
+		    q->guid, status);
+		break;
+	}
+	free(q);
+}
+
+static void
+tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct smstate *s = w->data;
+	uint8_t data[SMP_DATA_SIZE];
+	struct peer *p;
+
+	(void)loop;
+	(void)revents;
+	smstate_encode(s, data, false);
+	switch (s->state) {
+	case S_STANDBY:
+	case S_WAITING:
+		if (s->poll_inflight)
+			return;
+		if ((p = peer_find(s, s->target)) == NULL ||
+		    query(s, p, Q_POLL, MAD_GET, 0, data) < 0) {
+			poll_done(s, p, false);
+			return;
+		}
+		s->poll_inflight = true;
+		break;
+	case S_MASTER:
+		s->watch_sweep = false;
+		/* One Get at a time to each: a dead SM port does not pile
+		 * up requests. */
+		for (size_t i = 0; i < s->npeers; i++)
+			if (!s->peers[i].watched &&
+			    query(s, &s->peers[i], Q_WATCH, MAD_GET, 0,
+			    data) == 0)
+				s->peers[i].watched = true;
+		break;
+	default:
+		ev_timer_stop(s->loop, &s->tick);
+		break;
+	}
+}
+
+/* Void every poll and watch answer still to come, and stop the timer. */
+static void
+tick_stop(struct smstate *s)
+{
+	s->gen++;
+	s->poll_inflight = false;
+	ev_timer_stop(s->loop, &s->tick);
+}
+
+/* (Re)start the timer: first tick after first seconds, then every poll
+ * interval. */
+static void
+tick_start(struct smstate *s, double first)
+{
+	tick_stop(s);
+	ev_timer_set(&s->tick, first, s->o.poll_interval);
+	ev_timer_start(s->loop, &s->tick);
+}
+
+/* ---- actions ---- */
+
+static void
+a_nothing(struct smstate *s)
+{
+	(void)s;
+}
+
+static void
+a_rediscover(struct smstate *s)
+{
+	tick_stop(s);
+	s->target = 0;
+	s->h.sweep(s->h.arg);
+}
+
+static void
+a_master(struct smstate *s)
+{
+	s->target = 0;
+	tick_start(s, s->o.poll_interval);
+}
+
+static void
+a_resume(struct smstate *s)
+{
+	a_master(s);
+	s->h.sweep(s->h.arg);
+}
+
+static void
+a_standby(struct smstate *s)
+{
+	struct peer *p = peer_find(s, s->next);
+
+	if (p != NULL || s->target == 0)
+		s->target = s->next;
+	s->misses = 0;
+	/* Poll at once: a master of lower standing hears of us now. */
+	tick_start(s, 0.);
+}
+
+static void
+a_take_over(struct smstate *s)
+{
+	struct peer *p = peer_find(s, s->signal_from);
+	uint8_t data[SMP_DATA_SIZE];
+
+	s->handovers_taken++;
+	/* The sender checks that an ACKNOWLEDGE comes from a STANDBY SM:
+	 * we were one when its HANDOVER arrived. */
+	smstate_encode(s, data, true);
+	mad_set_field(data, 0, IB_SMINFO_STATE_F, SM_STANDBY);
+	if (p != NULL && query(s, p, Q_ACK, MAD_SET, SM_SIG_ACKNOWLEDGE,
+	    data) == 0)
+		log_info("sm: ACKNOWLEDGE sent to 0x%016" PRIx64, p->pub.guid);
+	a_resume(s);
+}
+
+static void
+a_quiet(struct smstate *s)
+{
+	tick_stop(s);
+}
+
+static void
+a_hand_over(struct smstate *s)
+{
+	struct peer *p = peer_find(s, s->next);
+	uint8_t data[SMP_DATA_SIZE];
+
+	tick_stop(s);
+	s->target = s->next;
+	smstate_encode(s, data, true);
+	if (p == NULL || query(s, p, Q_HANDOVER, MAD_SET, SM_SIG_HANDOVER,
+	    data) < 0) {
+		fsm(s, E_HANDOVER_FAILED, "HANDOVER could not be sent");
+		return;
+	}
+	s->handovers_sent++;
+	log_info("sm: HANDOVER sent to 0x%016" PRIx64 " (priority %u)",
+	    p->pub.guid, p->pub.priority);
+}
+
+static void
+a_wait(struct smstate *s)
+{
+	s->target = s->next;
+	s->misses = 0;
+	tick_start(s, s->o.poll_interval);
+}
+
+static void
+a_sweep(struct smstate *s)
+{
+	s->h.sweep(s->h.arg);
+}
+
+static void
+a_alive(struct smstate *s)
+{
+	s->misses = 0;
+}
+
+static void
+a_missed(struct smstate *s)
+{
+	char why[160];
+
+	if (++s->misses < s->o.poll_retries)
+		return;
+	snprintf(why, sizeof(why), "0x%016" PRIx64 " unanswered or not a "
+	    "master %u polls in a row", s->target, s->misses);
+	fsm(s, E_LOST, why);
+}
+
+/* ---- election ---- */
+
+bool
+smstate_higher(uint8_t prio_a, uint64_t guid_a, uint8_t prio_b,
+    uint64_t guid_b)
+{
+	return prio_a > prio_b || (prio_a == prio_b && guid_a < guid_b);
+}
+
+/* The best of the peers that pass keep(), NULL-safe: index or n. */
+static size_t
+best(const struct sm_candidate *peers, size_t n,
+    bool (*keep)(const struct sm_candidate *, const struct sm_candidate *),
+    const struct sm_candidate *self)
+{
+	size_t b = n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (peers[i].state == SM_NOTACTIVE || !keep(&peers[i], self))
+			continue;
+		if (b == n || smstate_higher(peers[i].priority, peers[i].guid,
+		    peers[b].priority, peers[b].guid))
+			b = i;
+	}
+	return b;
+}
+
+static bool
+k_master(const struct sm_candidate *c, const struct sm_candidate *self)
+{
+	(void)self;
+	return c->state == SM_MASTER;
+}
+
+static bool
+k_higher(const struct sm_candidate *c, const struct sm_candidate *self)
+{
+	return smstate_higher(c->priority, c->guid, self->priority, self->guid);
+}
+
+static bool
+k_foreign_master(const struct sm_candidate *c, const struct sm_candidate *self)
+{
+	return !c->trusted && k_master(c, self);
+}
+
+/* A DISCOVERING SM will find us and stand by first: the handover waits
+ * for that (its trap 144, or the next watch). */
+static bool
+k_trusted_higher(const struct sm_candidate *c, const struct sm_candidate *self)
+{
+	return c->trusted && k_higher(c, self) &&
+	    (c->state == SM_STANDBY || c->state == SM_MASTER);
+}
+
+static bool
+k_trusted_master(const struct sm_candidate *c, const struct sm_candidate *self)
+{
+	return c->trusted && k_master(c, self);
+}
+
+enum sm_verdict
+smstate_decide(const struct sm_candidate *self,
+    const struct sm_candidate *peers, size_t n, size_t *which)
+{
+	size_t b;
+
+	if (self->state != SM_MASTER) {
+		/* A master present keeps the subnet; else the highest. */
+		if ((b = best(peers, n, k_master, self)) < n ||
+		    (b = best(peers, n, k_higher, self)) < n) {
+			*which = b;
+			return SM_V_DEFER;
+		}
+		return SM_V_WIN;
+	}
+	/* A master we cannot authenticate would not take our handover nor
+	 * hand over to us: never fight it. */
+	if ((b = best(peers, n, k_foreign_master, self)) < n) {
+		*which = b;
+		return SM_V_DEFER;
+	}
+	if ((b = best(peers, n, k_trusted_higher, self)) < n) {
+		*which = b;
+		return SM_V_HANDOVER;
+	}
+	/* C14-60.2.1: a lower master hands over to us; wait for it. */
+	if ((b = best(peers, n, k_trusted_master, self)) < n) {
+		*which = b;
+		return SM_V_WAIT;
+	}
+	return SM_V_WIN;
+}
+
+const char *
+smstate_verdict_name(enum sm_verdict v)
+{
+	static const char *const n[] = { "win", "defer", "handover", "wait" };
+	return v <= SM_V_WAIT ? n[v] : "?";
+}
+
+static void
+finish_election(struct smstate *s)
+{
+	struct sm_candidate self = {
+		.guid = mad_engine_port_guid(s->mad),
+		.priority = s->o.priority, .state = iba_state[s->state],
+		.trusted = true,
+	};
+	struct sm_candidate *c = xcalloc(s->npeers, sizeof(*c));
+	size_t *idx = xcalloc(s->npeers, sizeof(*idx));
+	smstate_elect_cb done = s->elect_done;
+	void *arg = s->elect_arg;
+	size_t n = 0, w = 0;
+	enum sm_verdict v;
+	const struct peer *p;
+	char why[200];
+
+	s->elect_done = NULL;
+	for (size_t i = 0; i < s->npeers; i++) {
+		if (!s->peers[i].asked)
+			continue;
+		c[n] = (struct sm_candidate){ .guid = s->peers[i].pub.guid,
+		    .priority = s->peers[i].pub.priority,
+		    .state = s->peers[i].pub.state,
+		    .trusted = s->peers[i].pub.trusted &&
+		    !s->peers[i].refused };
+		idx[n++] = i;
+	}
+	v = smstate_decide(&self, c, n, &w);
+	p = v == SM_V_WIN ? NULL : &s->peers[idx[w]];
+	s->next = p != NULL ? p->pub.guid : 0;
+	switch (v) {
+	case SM_V_WIN:
+		snprintf(why, sizeof(why), "%zu other SM%s answered, none "
+		    "master or of higher standing", n, n == 1 ? "" : "s");
+		fsm(s, E_WON, why);
+		break;
+	case SM_V_DEFER:
+		snprintf(why, sizeof(why), "%s%s SM 0x%016" PRIx64 " (priority "
+		    "%u, %s) found", p->pub.trusted ? "" : "foreign ",
+		    p->pub.state == SM_MASTER ? "master" : "higher",
+		    p->pub.guid, p->pub.priority, smstate_name(p->pub.state));
+		fsm(s, E_DEFER, why);
+		break;
+	case SM_V_HANDOVER:
+		snprintf(why, sizeof(why), "SM 0x%016" PRIx64 " (priority %u, "
+		    "%s) has a higher standing", p->pub.guid, p->pub.priority,
+		    smstate_name(p->pub.state));
+		fsm(s, E_HIGHER, why);
+		break;
+	case SM_V_WAIT:
+		snprintf(why, sizeof(why), "master 0x%016" PRIx64 " (priority "
+		    "%u) of lower standing: waiting for its HANDOVER",
+		    p->pub.guid, p->pub.priority);
+		fsm(s, E_OTHER_MASTER, why);
+		break;
+	}
+	free(c);
+	free(idx);
+	done(arg, smstate_may_write(s));
+}
+
+void
+smstate_elect(struct smstate *s, const struct fabric *f,
+    smstate_elect_cb done, void *arg)
+{
+	uint8_t data[SMP_DATA_SIZE];
+	size_t keep = 0;
+
+	s->elect_gen++;
+	if (s->state != S_DISCOVERING && iba_state[s->state] != SM_MASTER) {
+		log_debug("sm: no election in state %s", st_name(s->state));
+		done(arg, false);
+		return;
+	}
+	s->elect_done = done;
+	s->elect_arg = arg;
+	s->elect_pending = 1;   /* held until every request is out */
+	if (f->sm_port != FABRIC_NONE && f->ports[f->sm_port].info_valid)
+		s->self_lid = (uint16_t)get(f->ports[f->sm_port].info,
+		    IB_PORT_LID_F);
+	smstate_encode(s, data, false);
+	for (size_t i = 0; i < s->npeers; i++)
+		s->peers[i].asked = false;
+	for (uint32_t i = 0; i < f->nports; i++) {
+		const struct fabric_port *port = &f->ports[i];
+		const struct dr_path *path;
+		uint32_t cap;
+		struct peer *p;
+
+		if (i == f->sm_port || !port->info_valid ||
+		    !fabric_port_is_endport(f, i))
+			continue;
+		cap = get(port->info, IB_PORT_CAPMASK_F);
+		if (!(cap & CAP_IS_SM) || (cap & CAP_IS_SM_DISABLED) ||
+		    (path = fabric_port_path(f, i)) == NULL)
+			continue;
+		if ((p = peer_find(s, port->guid)) == NULL)
+			p = peer_add(s, port->guid);
+		p->seen = s->elect_gen;
+		p->path = *path;
+		p->pub.lid = (uint16_t)get(port->info, IB_PORT_LID_F);
+		s->elect_pending++;
+		if (query(s, p, Q_ELECT, MAD_GET, 0, data) < 0)
+			s->elect_pending--;
+	}
+	/* SMs no longer on the fabric are forgotten. */
+	for (size_t i = 0; i < s->npeers; i++)
+		if (s->peers[i].seen == s->elect_gen)
+			s->peers[keep++] = s->peers[i];
+	s->npeers = keep;
+	if (--s->elect_pending == 0)
+		finish_election(s);
+}
+
+/* ---- SMInfo Set ---- */
+
+static enum ev
+signal_event(unsigned mod)
+{
+	switch (mod) {
+	case SM_SIG_HANDOVER: return E_HANDOVER;
+	case SM_SIG_ACKNOWLEDGE: return E_ACK;
+	case SM_SIG_DISABLE: return E_DISABLE;
+	case SM_SIG_STANDBY: return E_STANDBY;
+	case SM_SIG_DISCOVER: return E_DISCOVER;
+	}
+	return E_COUNT;
+}
+
+bool
+smstate_signal_ok(const struct smstate *s, unsigned mod, const uint8_t *smi)
+{
+	enum ev e = signal_event(mod);
+	unsigned sender = get(smi, IB_SMINFO_STATE_F);
+
+	if (e == E_COUNT)
+		return false;
+	if (sender != (e == E_ACK ? SM_STANDBY : SM_MASTER))
+		return false;
+	return lookup(s->state, e) != NULL;
+}
+
+void
+smstate_signal(struct smstate *s, unsigned mod, const uint8_t *smi)
+{
+	uint64_t from = mad_get_field64((void *)smi, 0, IB_SMINFO_GUID_F);
+	enum ev e = signal_event(mod);
+	char why[120];
+
+	if (e == E_COUNT)
+		return;
+	s->signal_from = from;
+	s->next = from;
+	snprintf(why, sizeof(why), "SMInfo Set %s from 0x%016" PRIx64,
+	    ev_name(e), from);
+	fsm(s, e, why);
+}
+
+/* ---- life cycle and views ---- */
+
+struct smstate *
+smstate_new(struct ev_loop *loop, struct mad_engine *mad,
+    const struct smstate_opts *o, const struct smstate_hooks *h)
+{
+	struct smstate *s = xcalloc(1, sizeof(*s));
+
+	s->loop = loop;
+	s->mad = mad;
+	s->o = *o;
+	if (s->o.poll_retries == 0)
+		s->o.poll_retries = 1;
+	s->h = *h;
+	s->state = S_NOTACTIVE;
+	LIST_INIT(&s->queries);
+	ev_init(&s->tick, tick_cb);
+	s->tick.data = s;
+	return s;
+}
+
+void
+smstate_free(struct smstate *s)
+{
+	struct query *q;
+
+	if (s == NULL)
+		return;
+	/* Answers still to come find no state machine. */
+	while ((q = LIST_FIRST(&s->queries)) != NULL) {
+		LIST_REMOVE(q, entry);
+		q->s = NULL;
+	}
+	ev_timer_stop(s->loop, &s->tick);
+	free(s->peers);
+	free(s->view);
+	free(s);
+}
+
+void
+smstate_start(struct smstate *s)
+{
+	fsm(s, E_START, "start");
+}
+
+void
+smstate_set_opts(struct smstate *s, const struct smstate_opts *o)
+{
+	uint8_t old = s->o.priority;
+	double interval = s->o.poll_interval;
+	struct peer *m;
+
+	s->o = *o;
+	if (s->o.poll_retries == 0)
+		s->o.poll_retries = 1;
+	if (o->poll_interval != interval && ev_is_active(&s->tick)) {
+		ev_timer_set(&s->tick, o->poll_interval, o->poll_interval);
+		ev_timer_again(s->loop, &s->tick);
+	}
+	if (o->priority <= old || s->state != S_STANDBY ||
+	    (m = peer_find(s, s->target)) == NULL)
+		return;
+	log_info("sm: priority raised from %u to %u", old, o->priority);
+	if (m->pub.state == SM_MASTER && m->pub.trusted &&
+	    !higher_than_self(s, m))
+		send_trap144(s, m);
+}
+
+enum sm_state
+smstate_state(const struct smstate *s)
+{
+	return iba_state[s->state];
+}
+
+const char *
+smstate_detail(const struct smstate *s)
+{
+	return st_name(s->state);
+}
+
+const char *
+smstate_name(enum sm_state state)
+{
+	switch (state) {
+	case SM_NOTACTIVE: return "NOTACTIVE";
+	case SM_DISCOVERING: return "DISCOVERING";
+	case SM_STANDBY: return "STANDBY";
+	case SM_MASTER: return "MASTER";
+	}
+	return "?";
+}
+
+uint8_t
+smstate_priority(const struct smstate *s)
+{
+	return s->o.priority;
+}
+
+uint64_t
+smstate_key(const struct smstate *s)
+{
+	return s->o.sm_key;
+}
+
+bool
+smstate_may_sweep(const struct smstate *s)
+{
+	return s->state == S_DISCOVERING || iba_state[s->state] == SM_MASTER;
+}
+
+bool
+smstate_may_write(const struct smstate *s)
+{
+	return s->state == S_MASTER;
+}
+
+void
+smstate_get_status(struct smstate *s, struct smstate_status *st)
+{
+	double t = now(s);
+
+	memset(st, 0, sizeof(*st));
+	free(s->view);
+	s->view = xcalloc(s->npeers, sizeof(*s->view));
+	for (size_t i = 0; i < s->npeers; i++) {
+		s->view[i] = s->peers[i].pub;
+		s->view[i].target = s->peers[i].pub.guid == s->target;
+		s->view[i].state_name = smstate_name(s->peers[i].pub.state);
+		s->view[i].last_answer = s->peers[i].last_answer > 0 ?
+		    t - s->peers[i].last_answer : -1;
+	}
+	st->state = st_name(s->state);
+	st->sm_state = iba_state[s->state];
+	st->priority = s->o.priority;
+	st->key_set = s->o.sm_key != 0;
+	st->poll_interval = s->o.poll_interval;
+	st->poll_retries = s->o.poll_retries;
+	st->misses = s->misses;
+	st->master_guid = s->target;
+	st->handovers_sent = s->handovers_sent;
+	st->handovers_taken = s->handovers_taken;
+	st->transitions = s->transitions;
+	st->npeers = s->npeers;
+	st->peers = s->view;
+}
