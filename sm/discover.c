@@ -2,11 +2,13 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
 
+#include "core/alloc.h"
 #include "core/log.h"
 #include "mad/mad.h"
 
@@ -18,7 +20,17 @@ struct discovery {
 	unsigned pending;
 	bool aborted;
 	struct discover_result res;
+	/* [nmute] a node that left a request unanswered in every round: its
+	 * other requests get one round, so that a dead node does not hold
+	 * the sweep up for long */
+	uint8_t *mute;
+	uint32_t nmute;
 };
+
+/* An SMP that got no answer after the engine's retries is sent again, up
+ * to this many times in all: on a lossy fabric one lost node is a node
+ * missing from the subnet, and a second round costs little. */
+#define DISCOVER_ROUNDS 4
 
 /* One request in flight and what it was for. */
 struct dreq {
@@ -28,7 +40,14 @@ struct dreq {
 	uint32_t from;          /* NodeInfo: the port we probed through */
 	uint8_t port;           /* PortInfo: port number */
 	uint8_t method;
+	uint16_t attr;
+	uint32_t mod;
+	uint8_t round;          /* times sent so far, less one */
+	uint8_t has_data;
+	uint8_t data[MAD_DATA_SIZE];
 };
+
+static int send_req(struct dreq *q);
 
 static void ask(struct discovery *d, uint16_t attr, uint32_t mod,
     const struct dr_path *path, uint32_t node, uint32_t from, uint8_t port,
@@ -52,6 +71,7 @@ finish_one(struct discovery *d)
 	if (--d->pending > 0)
 		return;
 	if (d->aborted) {
+		free(d->mute);
 		free(d);
 		return;
 	}
@@ -67,6 +87,7 @@ finish_one(struct discovery *d)
 		d->res.ok = 1;
 	}
 	d->done(d->arg, &d->res);
+	free(d->mute);
 	free(d);
 }
 
@@ -210,6 +231,47 @@ on_port_info(struct dreq *q, const uint8_t *data)
 	probe(d, q->node, q->port);
 }
 
+static bool
+is_mute(const struct discovery *d, uint32_t node)
+{
+	return node != FABRIC_NONE && node < d->nmute && d->mute[node];
+}
+
+static void
+set_mute(struct discovery *d, uint32_t node)
+{
+	uint32_t n;
+
+	if (node == FABRIC_NONE)
+		return;
+	if (node >= d->nmute) {
+		n = node + 64;
+		d->mute = xreallocarray(d->mute, n, 1);
+		memset(d->mute + d->nmute, 0, n - d->nmute);
+		d->nmute = n;
+	}
+	d->mute[node] = 1;
+}
+
+/* No answer (or no way to send): try again while rounds are left (none
+ * for a node that went mute). An error status is an answer and is not
+ * asked again. */
+static bool
+send_again(struct dreq *q, int status)
+{
+	struct discovery *d = q->d;
+
+	if ((status != MAD_ETIMEDOUT && status != MAD_ESEND) ||
+	    q->round + 1 >= DISCOVER_ROUNDS || is_mute(d, q->node))
+		return false;
+	q->round++;
+	d->res.resent++;
+	log_debug("discover: %s %s at hop %u: no answer, round %u",
+	    mad_method_name(q->method), mad_attr_name(q->attr), q->path.hops,
+	    q->round + 1);
+	return send_req(q) == 0;
+}
+
 static void
 on_done(void *arg, int status, const uint8_t *resp)
 {
@@ -219,11 +281,16 @@ on_done(void *arg, int status, const uint8_t *resp)
 
 	if (d->aborted || resp == NULL || status != 0) {
 		if (!d->aborted) {
-			if (status == MAD_ETIMEDOUT)
+			if (send_again(q, status))
+				return;
+			if (status == MAD_ETIMEDOUT) {
 				d->res.timeouts++;
-			else
+				set_mute(d, q->node);
+			} else {
 				d->res.errors++;
-			log_debug("discover: SMP at hop %u failed (status %d)",
+			}
+			log_debug("discover: %s %s at hop %u failed (status %d)",
+			    mad_method_name(q->method), mad_attr_name(q->attr),
 			    q->path.hops, status);
 		}
 		goto out;
@@ -252,34 +319,49 @@ out:
 	finish_one(d);
 }
 
+/* Send q (again); 0, or -1 when the engine refused it. */
+static int
+send_req(struct dreq *q)
+{
+	struct discovery *d = q->d;
+	struct smp_req r = {
+		.method = q->method, .attr = q->attr, .mod = q->mod,
+		.path = &q->path, .data = q->has_data ? q->data : NULL,
+	};
+
+	/* Window key: the node when known. A probe's node is not known yet:
+	 * the port it leaves through stands for it (port indices are small,
+	 * the top bit keeps them apart from GUIDs). */
+	if (q->node != FABRIC_NONE)
+		r.dest = d->f->nodes[q->node].guid;
+	else if (q->from != FABRIC_NONE)
+		r.dest = UINT64_C(1) << 63 | q->from;
+	else
+		r.dest = 0;
+	return mad_smp(d->mad, &r, on_done, q);
+}
+
 static void
 ask(struct discovery *d, uint16_t attr, uint32_t mod,
     const struct dr_path *path, uint32_t node, uint32_t from, uint8_t port,
     uint8_t method, const uint8_t *data)
 {
-	struct dreq *q = malloc(sizeof(*q));
-	struct smp_req r = {
-		.method = method, .attr = attr, .mod = mod, .path = path,
-		.data = data,
-	};
+	struct dreq *q = xcalloc(1, sizeof(*q));
 
-	if (q == NULL)
-		fatal("discover: out of memory");
 	q->d = d;
 	q->path = *path;
 	q->node = node;
 	q->from = from;
 	q->port = port;
 	q->method = method;
-	/* Window key: the node when known. A probe's node is not known yet:
-	 * the port it leaves through stands for it (port indices are small,
-	 * the top bit keeps them apart from GUIDs). */
-	if (node != FABRIC_NONE)
-		r.dest = d->f->nodes[node].guid;
-	else
-		r.dest = UINT64_C(1) << 63 | from;
+	q->attr = attr;
+	q->mod = mod;
+	if (data != NULL) {
+		memcpy(q->data, data, sizeof(q->data));
+		q->has_data = 1;
+	}
 	d->pending++;
-	if (mad_smp(d->mad, &r, on_done, q) < 0) {
+	if (send_req(q) < 0) {
 		d->pending--;
 		d->res.errors++;
 		free(q);
@@ -291,11 +373,6 @@ discover_start(struct mad_engine *mad, struct fabric *f,
     discover_done_cb done, void *arg)
 {
 	struct discovery *d = calloc(1, sizeof(*d));
-	struct dr_path self = { .hops = 0 };
-	struct smp_req r = {
-		.method = MAD_GET, .attr = ATTR_NODE_INFO, .path = &self,
-		.dest = 0,
-	};
 	struct dreq *q;
 
 	if (d == NULL || (q = calloc(1, sizeof(*q))) == NULL)
@@ -308,8 +385,9 @@ discover_start(struct mad_engine *mad, struct fabric *f,
 	q->node = FABRIC_NONE;
 	q->from = FABRIC_NONE;
 	q->method = MAD_GET;
+	q->attr = ATTR_NODE_INFO;
 	d->pending = 1;
-	if (mad_smp(mad, &r, on_done, q) < 0)
+	if (send_req(q) < 0)
 		fatalx("discover: cannot query the local node");
 	return d;
 }
@@ -318,4 +396,76 @@ void
 discover_abort(struct discovery *d)
 {
 	d->aborted = true;
+}
+
+static unsigned
+hole(uint32_t n, uint8_t port, enum discover_hole_kind kind,
+    void (*cb)(void *, const struct discover_hole *), void *arg)
+{
+	struct discover_hole h = { .node = n, .port = port, .kind = kind };
+
+	if (cb != NULL)
+		cb(arg, &h);
+	return 1;
+}
+
+unsigned
+discover_holes(const struct fabric *f,
+    void (*cb)(void *arg, const struct discover_hole *h), void *arg)
+{
+	unsigned count = 0;
+
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		const struct fabric_node *node = &f->nodes[n];
+		bool sw = node->type == NODE_SWITCH;
+
+		if (sw && !node->sw_info_valid) {
+			/* its ports were never asked about */
+			count += hole(n, 0, HOLE_SWITCH_INFO, cb, arg);
+			continue;
+		}
+		for (unsigned num = sw ? 0 : 1; num <= node->nports; num++) {
+			uint32_t p = fabric_port_idx(f, n, (uint8_t)num);
+			const struct fabric_port *port = &f->ports[p];
+
+			if (!sw && !port->present)
+				continue;       /* a CA port not reached */
+			if (!port->info_valid)
+				count += hole(n, (uint8_t)num, HOLE_PORT_INFO, cb,
+				    arg);
+			else if (num != 0 && port->state >= PORT_INIT &&
+			    port->peer == FABRIC_NONE)
+				count += hole(n, (uint8_t)num, HOLE_PEER, cb, arg);
+		}
+	}
+	return count;
+}
+
+void
+discover_hole_text(const struct fabric *f, const struct discover_hole *h,
+    char *buf, size_t len)
+{
+	static const char *const what[] = {
+		[HOLE_SWITCH_INFO] = "SwitchInfo not read",
+		[HOLE_PORT_INFO] = "PortInfo not read",
+		[HOLE_PEER] = "up, but the node behind it did not answer",
+	};
+	const struct fabric_node *n = &f->nodes[h->node];
+	char desc[65];
+	size_t i;
+
+	/* NodeDescription comes from the wire: printable characters only */
+	for (i = 0; n->desc_valid && n->desc[i] != '\0' && i + 1 < sizeof(desc);
+	    i++)
+		desc[i] = n->desc[i] >= 0x20 && n->desc[i] < 0x7f ? n->desc[i] :
+		    '?';
+	desc[i] = '\0';
+	if (h->kind == HOLE_SWITCH_INFO)
+		snprintf(buf, len, "%s \"%s\" 0x%016" PRIx64 ": %s",
+		    fabric_node_type_name(n->type), desc, n->guid,
+		    what[h->kind]);
+	else
+		snprintf(buf, len, "%s \"%s\" 0x%016" PRIx64 " port %u: %s",
+		    fabric_node_type_name(n->type), desc, n->guid, h->port,
+		    what[h->kind]);
 }
