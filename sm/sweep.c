@@ -832,6 +832,33 @@ sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 		arm_timer(sw, o->interval);
 }
 
+struct unreached_ctx {
+	const struct fabric *f;
+	void (*cb)(void *, const char *);
+	void *arg;
+};
+
+static void
+unreached_line(void *arg, const struct discover_hole *h)
+{
+	struct unreached_ctx *c = arg;
+	char line[200];
+
+	discover_hole_text(c->f, h, line, sizeof(line));
+	c->cb(c->arg, line);
+}
+
+unsigned
+sweep_unreached(const struct sweep *sw,
+    void (*cb)(void *arg, const char *line), void *arg)
+{
+	struct unreached_ctx c = { .f = &sw->cur, .cb = cb, .arg = arg };
+
+	if (!sw->have_cur)
+		return 0;
+	return discover_holes(&sw->cur, cb != NULL ? unreached_line : NULL, &c);
+}
+
 /* ---- life cycle ---- */
 
 void
