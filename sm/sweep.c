@@ -662,11 +662,14 @@ heavy_failed(struct sweep *sw)
 }
 
 /* Programmed, but not all of it: the devices hold the new model's state
- * as far as it went, so it is the model in use from now on. */
+ * as far as it went, so it is the model in use from now on, and this SM
+ * is the one that programmed them (a node that never answers must not
+ * keep it from being master; it keeps the subnet from being up). */
 static void
 heavy_incomplete(struct sweep *sw)
 {
 	adopt_next(sw);
+	sminfo_set_state(sw->sm, SM_MASTER);
 	retry_later(sw, "incomplete");
 }
 
