@@ -20,17 +20,24 @@ struct discovery {
 	unsigned pending;
 	bool aborted;
 	struct discover_result res;
-	/* [nmute] a node that left a request unanswered in every round: its
-	 * other requests get one round, so that a dead node does not hold
-	 * the sweep up for long */
-	uint8_t *mute;
-	uint32_t nmute;
+	struct node_life *life;         /* [nlife], by node index */
+	uint32_t nlife;
+};
+
+/* Whether a node answers. A node whose request went unanswered through
+ * every round while it answered nothing else is dead (mute): its other
+ * requests get one round, so that it does not hold the sweep up; an
+ * answer makes it alive again. */
+struct node_life {
+	uint32_t answers;
+	uint8_t mute;
 };
 
 /* An SMP that got no answer after the engine's retries is sent again, up
- * to this many times in all: on a lossy fabric one lost node is a node
- * missing from the subnet, and a second round costs little. */
-#define DISCOVER_ROUNDS 4
+ * to this many times in all: on a lossy fabric one lost SMP is a node
+ * missing from the subnet, and another round costs little (a dead node
+ * costs this many rounds once, then one per request). */
+#define DISCOVER_ROUNDS 8
 
 /* One request in flight and what it was for. */
 struct dreq {
@@ -44,10 +51,12 @@ struct dreq {
 	uint32_t mod;
 	uint8_t round;          /* times sent so far, less one */
 	uint8_t has_data;
+	uint32_t seen;          /* the node's answers when first sent */
 	uint8_t data[MAD_DATA_SIZE];
 };
 
 static int send_req(struct dreq *q);
+static struct node_life *life(struct discovery *d, uint32_t node);
 
 static void ask(struct discovery *d, uint16_t attr, uint32_t mod,
     const struct dr_path *path, uint32_t node, uint32_t from, uint8_t port,
@@ -71,7 +80,7 @@ finish_one(struct discovery *d)
 	if (--d->pending > 0)
 		return;
 	if (d->aborted) {
-		free(d->mute);
+		free(d->life);
 		free(d);
 		return;
 	}
@@ -87,7 +96,7 @@ finish_one(struct discovery *d)
 		d->res.ok = 1;
 	}
 	d->done(d->arg, &d->res);
-	free(d->mute);
+	free(d->life);
 	free(d);
 }
 
@@ -231,38 +240,34 @@ on_port_info(struct dreq *q, const uint8_t *data)
 	probe(d, q->node, q->port);
 }
 
-static bool
-is_mute(const struct discovery *d, uint32_t node)
-{
-	return node != FABRIC_NONE && node < d->nmute && d->mute[node];
-}
-
-static void
-set_mute(struct discovery *d, uint32_t node)
+/* The life record of a known node (NULL for a probe's unknown one). */
+static struct node_life *
+life(struct discovery *d, uint32_t node)
 {
 	uint32_t n;
 
 	if (node == FABRIC_NONE)
-		return;
-	if (node >= d->nmute) {
+		return NULL;
+	if (node >= d->nlife) {
 		n = node + 64;
-		d->mute = xreallocarray(d->mute, n, 1);
-		memset(d->mute + d->nmute, 0, n - d->nmute);
-		d->nmute = n;
+		d->life = xreallocarray(d->life, n, sizeof(*d->life));
+		memset(d->life + d->nlife, 0, (n - d->nlife) * sizeof(*d->life));
+		d->nlife = n;
 	}
-	d->mute[node] = 1;
+	return &d->life[node];
 }
 
 /* No answer (or no way to send): try again while rounds are left (none
- * for a node that went mute). An error status is an answer and is not
- * asked again. */
+ * for a mute node). An error status is an answer and is not asked
+ * again. */
 static bool
 send_again(struct dreq *q, int status)
 {
 	struct discovery *d = q->d;
+	struct node_life *l = life(d, q->node);
 
 	if ((status != MAD_ETIMEDOUT && status != MAD_ESEND) ||
-	    q->round + 1 >= DISCOVER_ROUNDS || is_mute(d, q->node))
+	    (l != NULL && l->mute) || q->round + 1 >= DISCOVER_ROUNDS)
 		return false;
 	q->round++;
 	d->res.resent++;
@@ -284,8 +289,11 @@ on_done(void *arg, int status, const uint8_t *resp)
 			if (send_again(q, status))
 				return;
 			if (status == MAD_ETIMEDOUT) {
+				struct node_life *l = life(d, q->node);
+
 				d->res.timeouts++;
-				set_mute(d, q->node);
+				if (l != NULL && l->answers == q->seen)
+					l->mute = 1;
 			} else {
 				d->res.errors++;
 			}
@@ -294,6 +302,12 @@ on_done(void *arg, int status, const uint8_t *resp)
 			    q->path.hops, status);
 		}
 		goto out;
+	}
+	if (q->node != FABRIC_NONE) {
+		struct node_life *l = life(d, q->node);
+
+		l->answers++;
+		l->mute = 0;
 	}
 	attr = (uint16_t)mad_get_field((void *)resp, 0, IB_MAD_ATTRID_F);
 	resp += MAD_DATA_OFFSET;
@@ -360,6 +374,8 @@ ask(struct discovery *d, uint16_t attr, uint32_t mod,
 		memcpy(q->data, data, sizeof(q->data));
 		q->has_data = 1;
 	}
+	if (node != FABRIC_NONE)
+		q->seen = life(d, node)->answers;
 	d->pending++;
 	if (send_req(q) < 0) {
 		d->pending--;

@@ -15,8 +15,9 @@
 #define PKEY_BLOCK 32                   /* keys per P_KeyTable block */
 #define BLOCK_BYTES 64                  /* both tables: 64 bytes a block */
 /* Times a request may be sent when the engine's retries all go
- * unanswered: a lossy fabric must still be programmed in one sweep. */
-#define PROGRAM_ROUNDS 4
+ * unanswered: a lossy fabric must still be programmed in one sweep (every
+ * node answered discovery a moment ago). */
+#define PROGRAM_ROUNDS 8
 
 /* What we know a device table holds: blocks we read or wrote. One cache
  * for LFTs (key: switch GUID) and one for P_Key tables (key: port GUID and
@@ -53,10 +54,14 @@ struct programmer {
 	program_done_cb done;
 	void *arg;
 	struct program_result res;
-	/* [f->nnodes] a node that left a request unanswered in every round
-	 * this run: its other requests get one round, so that a dead switch
-	 * does not hold the sweep up for long */
-	uint8_t *mute;
+	/* [f->nnodes] whether each node answers: one whose request went
+	 * unanswered through every round while it answered nothing else is
+	 * dead (mute), and its other requests get one round, so that it does
+	 * not hold the sweep up; an answer makes it alive again */
+	struct node_life {
+		uint32_t answers;
+		uint8_t mute;
+	} *life;
 };
 
 struct preq {
@@ -75,6 +80,7 @@ struct preq {
 	 * is sent again. */
 	uint8_t want_state;     /* PortState this Set asks for, 0: none */
 	uint8_t verify;         /* this is that Get */
+	uint32_t seen;          /* the node's answers when first sent */
 	uint8_t data[MAD_DATA_SIZE];
 };
 
@@ -177,7 +183,7 @@ program_free(struct programmer *pr)
 {
 	if (pr == NULL)
 		return;
-	free(pr->mute);
+	free(pr->life);
 	tcache_free(&pr->lfts);
 	tcache_free(&pr->pkeys);
 	free(pr);
@@ -321,7 +327,9 @@ req_node(const struct preq *q)
 static bool
 send_again(struct preq *q, int status)
 {
-	if (q->round + 1 >= PROGRAM_ROUNDS || q->pr->mute[req_node(q)])
+	const struct node_life *l = &q->pr->life[req_node(q)];
+
+	if (l->mute || q->round + 1 >= PROGRAM_ROUNDS)
 		return false;
 	if (q->want_state != 0 && !q->verify) {
 		/* refused or unanswered: did it take effect? */
@@ -364,8 +372,8 @@ failed(struct preq *q, int status)
 
 	req_text(q, what, sizeof(what));
 	pr->res.failures++;
-	if (status == MAD_ETIMEDOUT)
-		pr->mute[req_node(q)] = 1;
+	if (status == MAD_ETIMEDOUT && pr->life[req_node(q)].answers == q->seen)
+		pr->life[req_node(q)].mute = 1;
 	log_warnx("program: %s: %s after %u rounds", what,
 	    status == MAD_ETIMEDOUT ? "no answer" : status == MAD_ESEND ?
 	    "cannot send" : status > 0 ? "error status" : "state not reached",
@@ -388,6 +396,8 @@ on_done(void *arg, int status, const uint8_t *resp)
 		failed(q, status);
 		goto out;
 	}
+	pr->life[req_node(q)].answers++;
+	pr->life[req_node(q)].mute = 0;
 	data = resp + MAD_DATA_OFFSET;
 	if (q->attr == ATTR_PORT_INFO) {
 		struct fabric_port *p = &pr->f->ports[q->idx];
@@ -482,6 +492,7 @@ req_new(struct programmer *pr, uint8_t method, uint16_t attr, uint32_t mod,
 static void
 req_submit(struct programmer *pr, struct preq *q)
 {
+	q->seen = pr->life[req_node(q)].answers;
 	pr->pending++;
 	if (send_req(q) < 0) {
 		pr->pending--;
@@ -776,8 +787,8 @@ program_start(struct programmer *pr, struct fabric *f,
 	pr->done = done;
 	pr->arg = arg;
 	memset(&pr->res, 0, sizeof(pr->res));
-	free(pr->mute);
-	pr->mute = xcalloc(f->nnodes + 1u, 1);
+	free(pr->life);
+	pr->life = xcalloc(f->nnodes + 1u, sizeof(*pr->life));
 	pr->pending = 1;        /* held until every phase-1 request is queued */
 	pr->phase = PH_PORTS;
 	phase_ports(pr);

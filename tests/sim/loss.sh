@@ -46,12 +46,23 @@ fresh_state() {
 	rm -rf "$T/state" "$T/run"
 }
 
+# stir N: ibsim draws its losses from random() and never seeds it, so every
+# fresh ibsim drops the same packets of the same SM run; N SMPs through the
+# lossy first switch move a try to another place in that stream.
+stir() {
+	local i
+	for i in $(seq 1 "$1"); do
+		diag smpquery -D nodedesc 0,1 >/dev/null 2>&1 || true
+	done
+}
+
 part_a() {
 	local try rc ok=0
 	for try in $(seq 1 "$LOSS_TRIES"); do
 		fresh_state
 		sim_start "$NET"
 		set_loss 10
+		stir $(((try - 1) * 7))
 		sm_run 300 --once
 		rc=$?
 		set_loss 0
