@@ -2,11 +2,13 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
 
+#include "core/alloc.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
@@ -20,6 +22,17 @@ struct discovery {
 	bool aborted;
 	bool passive;           /* read only: not master (yet) */
 	struct discover_result res;
+	struct node_life *life;         /* [nlife], by node index */
+	uint32_t nlife;
+};
+
+/* Whether a node answers. A node whose request went unanswered through
+ * every round while it answered nothing else is dead (mute): its other
+ * requests get one round, so that it does not hold the sweep up; an
+ * answer makes it alive again. */
+struct node_life {
+	uint32_t answers;
+	uint8_t mute;
 };
 
 /* One request in flight and what it was for. */
@@ -30,7 +43,16 @@ struct dreq {
 	uint32_t from;          /* NodeInfo: the port we probed through */
 	uint8_t port;           /* PortInfo: port number */
 	uint8_t method;
+	uint16_t attr;
+	uint32_t mod;
+	uint8_t round;          /* times sent so far, less one */
+	uint8_t has_data;
+	uint32_t seen;          /* the node's answers when first sent */
+	uint8_t data[SMP_DATA_SIZE];
 };
+
+static int send_req(struct dreq *q);
+static struct node_life *life(struct discovery *d, uint32_t node);
 
 static void ask(struct discovery *d, uint16_t attr, uint32_t mod,
     const struct dr_path *path, uint32_t node, uint32_t from, uint8_t port,
@@ -54,6 +76,7 @@ finish_one(struct discovery *d)
 	if (--d->pending > 0)
 		return;
 	if (d->aborted) {
+		free(d->life);
 		free(d);
 		return;
 	}
@@ -69,6 +92,7 @@ finish_one(struct discovery *d)
 		d->res.ok = 1;
 	}
 	d->done(d->arg, &d->res);
+	free(d->life);
 	free(d);
 }
 
@@ -214,6 +238,43 @@ on_port_info(struct dreq *q, const uint8_t *data)
 	probe(d, q->node, q->port);
 }
 
+/* The life record of a known node (NULL for a probe's unknown one). */
+static struct node_life *
+life(struct discovery *d, uint32_t node)
+{
+	uint32_t n;
+
+	if (node == FABRIC_NONE)
+		return NULL;
+	if (node >= d->nlife) {
+		n = node + 64;
+		d->life = xreallocarray(d->life, n, sizeof(*d->life));
+		memset(d->life + d->nlife, 0, (n - d->nlife) * sizeof(*d->life));
+		d->nlife = n;
+	}
+	return &d->life[node];
+}
+
+/* No answer (or no way to send): try again while rounds are left (none
+ * for a mute node). An error status is an answer and is not asked
+ * again. */
+static bool
+send_again(struct dreq *q, int status)
+{
+	struct discovery *d = q->d;
+	struct node_life *l = life(d, q->node);
+
+	if ((status != MAD_ETIMEDOUT && status != MAD_ESEND) ||
+	    (l != NULL && l->mute) || q->round + 1 >= DISCOVER_ROUNDS)
+		return false;
+	q->round++;
+	d->res.resent++;
+	log_debug("discover: %s %s at hop %u: no answer, round %u",
+	    mad_method_name(q->method), mad_attr_name(MGMT_CLASS_SMP_LID, q->attr), q->path.hops,
+	    q->round + 1);
+	return send_req(q) == 0;
+}
+
 static void
 on_done(void *arg, int status, const uint8_t *resp)
 {
@@ -223,14 +284,28 @@ on_done(void *arg, int status, const uint8_t *resp)
 
 	if (d->aborted || resp == NULL || status != 0) {
 		if (!d->aborted) {
-			if (status == MAD_ETIMEDOUT)
+			if (send_again(q, status))
+				return;
+			if (status == MAD_ETIMEDOUT) {
+				struct node_life *l = life(d, q->node);
+
 				d->res.timeouts++;
-			else
+				if (l != NULL && l->answers == q->seen)
+					l->mute = 1;
+			} else {
 				d->res.errors++;
-			log_debug("discover: SMP at hop %u failed (status %d)",
+			}
+			log_debug("discover: %s %s at hop %u failed (status %d)",
+			    mad_method_name(q->method), mad_attr_name(MGMT_CLASS_SMP_LID, q->attr),
 			    q->path.hops, status);
 		}
 		goto out;
+	}
+	if (q->node != FABRIC_NONE) {
+		struct node_life *l = life(d, q->node);
+
+		l->answers++;
+		l->mute = 0;
 	}
 	attr = (uint16_t)mad_get_field((void *)resp, 0, IB_MAD_ATTRID_F);
 	resp += SMP_DATA_OFFSET;
@@ -256,34 +331,51 @@ out:
 	finish_one(d);
 }
 
+/* Send q (again); 0, or -1 when the engine refused it. */
+static int
+send_req(struct dreq *q)
+{
+	struct discovery *d = q->d;
+	struct smp_req r = {
+		.method = q->method, .attr = q->attr, .mod = q->mod,
+		.path = &q->path, .data = q->has_data ? q->data : NULL,
+	};
+
+	/* Window key: the node when known. A probe's node is not known yet:
+	 * the port it leaves through stands for it (port indices are small,
+	 * the top bit keeps them apart from GUIDs). */
+	if (q->node != FABRIC_NONE)
+		r.dest = d->f->nodes[q->node].guid;
+	else if (q->from != FABRIC_NONE)
+		r.dest = UINT64_C(1) << 63 | q->from;
+	else
+		r.dest = 0;
+	return smp_request(d->mad, &r, on_done, q);
+}
+
 static void
 ask(struct discovery *d, uint16_t attr, uint32_t mod,
     const struct dr_path *path, uint32_t node, uint32_t from, uint8_t port,
     uint8_t method, const uint8_t *data)
 {
-	struct dreq *q = malloc(sizeof(*q));
-	struct smp_req r = {
-		.method = method, .attr = attr, .mod = mod, .path = path,
-		.data = data,
-	};
+	struct dreq *q = xcalloc(1, sizeof(*q));
 
-	if (q == NULL)
-		fatal("discover: out of memory");
 	q->d = d;
 	q->path = *path;
 	q->node = node;
 	q->from = from;
 	q->port = port;
 	q->method = method;
-	/* Window key: the node when known. A probe's node is not known yet:
-	 * the port it leaves through stands for it (port indices are small,
-	 * the top bit keeps them apart from GUIDs). */
+	q->attr = attr;
+	q->mod = mod;
+	if (data != NULL) {
+		memcpy(q->data, data, sizeof(q->data));
+		q->has_data = 1;
+	}
 	if (node != FABRIC_NONE)
-		r.dest = d->f->nodes[node].guid;
-	else
-		r.dest = UINT64_C(1) << 63 | from;
+		q->seen = life(d, node)->answers;
 	d->pending++;
-	if (smp_request(d->mad, &r, on_done, q) < 0) {
+	if (send_req(q) < 0) {
 		d->pending--;
 		d->res.errors++;
 		free(q);
@@ -295,11 +387,6 @@ discover_start(struct mad_engine *mad, struct fabric *f, bool passive,
     discover_done_cb done, void *arg)
 {
 	struct discovery *d = calloc(1, sizeof(*d));
-	struct dr_path self = { .hops = 0 };
-	struct smp_req r = {
-		.method = MAD_GET, .attr = ATTR_NODE_INFO, .path = &self,
-		.dest = 0,
-	};
 	struct dreq *q;
 
 	if (d == NULL || (q = calloc(1, sizeof(*q))) == NULL)
@@ -313,8 +400,9 @@ discover_start(struct mad_engine *mad, struct fabric *f, bool passive,
 	q->node = FABRIC_NONE;
 	q->from = FABRIC_NONE;
 	q->method = MAD_GET;
+	q->attr = ATTR_NODE_INFO;
 	d->pending = 1;
-	if (smp_request(mad, &r, on_done, q) < 0)
+	if (send_req(q) < 0)
 		fatalx("discover: cannot query the local node");
 	return d;
 }
@@ -323,4 +411,76 @@ void
 discover_abort(struct discovery *d)
 {
 	d->aborted = true;
+}
+
+static unsigned
+hole(uint32_t n, uint8_t port, enum discover_hole_kind kind,
+    void (*cb)(void *, const struct discover_hole *), void *arg)
+{
+	struct discover_hole h = { .node = n, .port = port, .kind = kind };
+
+	if (cb != NULL)
+		cb(arg, &h);
+	return 1;
+}
+
+unsigned
+discover_holes(const struct fabric *f,
+    void (*cb)(void *arg, const struct discover_hole *h), void *arg)
+{
+	unsigned count = 0;
+
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		const struct fabric_node *node = &f->nodes[n];
+		bool sw = node->type == NODE_SWITCH;
+
+		if (sw && !node->sw_info_valid) {
+			/* its ports were never asked about */
+			count += hole(n, 0, HOLE_SWITCH_INFO, cb, arg);
+			continue;
+		}
+		for (unsigned num = sw ? 0 : 1; num <= node->nports; num++) {
+			uint32_t p = fabric_port_idx(f, n, (uint8_t)num);
+			const struct fabric_port *port = &f->ports[p];
+
+			if (!sw && !port->present)
+				continue;       /* a CA port not reached */
+			if (!port->info_valid)
+				count += hole(n, (uint8_t)num, HOLE_PORT_INFO, cb,
+				    arg);
+			else if (num != 0 && port->state >= PORT_INIT &&
+			    port->peer == FABRIC_NONE)
+				count += hole(n, (uint8_t)num, HOLE_PEER, cb, arg);
+		}
+	}
+	return count;
+}
+
+void
+discover_hole_text(const struct fabric *f, const struct discover_hole *h,
+    char *buf, size_t len)
+{
+	static const char *const what[] = {
+		[HOLE_SWITCH_INFO] = "SwitchInfo not read",
+		[HOLE_PORT_INFO] = "PortInfo not read",
+		[HOLE_PEER] = "up, but the node behind it did not answer",
+	};
+	const struct fabric_node *n = &f->nodes[h->node];
+	char desc[65];
+	size_t i;
+
+	/* NodeDescription comes from the wire: printable characters only */
+	for (i = 0; n->desc_valid && n->desc[i] != '\0' && i + 1 < sizeof(desc);
+	    i++)
+		desc[i] = n->desc[i] >= 0x20 && n->desc[i] < 0x7f ? n->desc[i] :
+		    '?';
+	desc[i] = '\0';
+	if (h->kind == HOLE_SWITCH_INFO)
+		snprintf(buf, len, "%s \"%s\" 0x%016" PRIx64 ": %s",
+		    fabric_node_type_name(n->type), desc, n->guid,
+		    what[h->kind]);
+	else
+		snprintf(buf, len, "%s \"%s\" 0x%016" PRIx64 " port %u: %s",
+		    fabric_node_type_name(n->type), desc, n->guid, h->port,
+		    what[h->kind]);
 }

@@ -19,9 +19,16 @@ struct discovery;
 struct discover_result {
 	int ok;                 /* the SM's own port was found and is up */
 	char why[160];          /* when !ok */
-	unsigned timeouts;      /* SMPs that got no answer */
+	unsigned timeouts;      /* SMPs that got no answer in any round */
 	unsigned errors;        /* SMPs answered with an error status */
+	unsigned resent;        /* SMPs sent again after a round unanswered */
 };
+
+/* An SMP that got no answer after the engine's retries is sent again, up
+ * to this many times in all: on a lossy fabric one lost SMP is a node
+ * missing from the subnet, and another round costs little (a dead node
+ * costs this many rounds once, then one per request). */
+#define DISCOVER_ROUNDS 8
 
 typedef void (*discover_done_cb)(void *arg, const struct discover_result *r);
 
@@ -33,5 +40,26 @@ struct discovery *discover_start(struct mad_engine *mad, struct fabric *f,
 /* Abandon a discovery in progress: done is not called; requests still
  * outstanding complete into nothing. */
 void discover_abort(struct discovery *d);
+
+/* What a discovery left unknown in f, so that a sweep that lost an SMP is
+ * never taken for a whole fabric: a switch whose SwitchInfo was not read, a
+ * port (of a switch, or a CA port reached) whose PortInfo was not read, or
+ * a port that is up but whose peer was not reached. */
+enum discover_hole_kind { HOLE_SWITCH_INFO, HOLE_PORT_INFO, HOLE_PEER };
+
+struct discover_hole {
+	uint32_t node;
+	uint8_t port;
+	enum discover_hole_kind kind;
+};
+
+/* Calls cb (may be NULL) for each hole of f in node and port order and
+ * returns how many there are. */
+unsigned discover_holes(const struct fabric *f,
+    void (*cb)(void *arg, const struct discover_hole *h), void *arg);
+/* One line naming the hole: description, node GUID, port, what is
+ * missing. */
+void discover_hole_text(const struct fabric *f, const struct discover_hole *h,
+    char *buf, size_t len);
 
 #endif

@@ -83,7 +83,8 @@ usage(FILE *fp)
 "  -n, --check                check configuration and partitions, then exit\n"
 "  -v, --verbose              with -n: print both, normalized\n"
 "  -g, --guid GUID            port to drive (default: the first InfiniBand port)\n"
-"  -o, --once                 one sweep until the subnet is up, then exit 0\n"
+"  -o, --once                 sweep until the subnet is up, then exit 0 (1:\n"
+"                             not up, naming what could not be reached)\n"
 "  -s, --sweep-interval SEC   light sweep period in seconds (default 10; 0 = off)\n"
 "  -d, --state-dir DIR        state (guid2lid, stats) (default " IBSMD_STATEDIR "/<port-guid>)\n"
 "  -r, --runtime-dir DIR      lock and control socket (default " IBSMD_RUNDIR ")\n"
@@ -368,14 +369,23 @@ notify_ready(struct daemon *d)
 }
 
 static void
+print_unreached(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "ibsmd:   not reached: %s\n", line);
+}
+
+static void
 on_up(void *arg, bool ok, const char *why)
 {
 	struct daemon *d = arg;
 
 	if (d->once) {
 		d->exit_code = ok ? EXIT_OK : EXIT_FAIL;
-		if (!ok)
+		if (!ok) {
 			fprintf(stderr, "ibsmd: subnet not up: %s\n", why);
+			sweep_unreached(d->sweep, print_unreached, NULL);
+		}
 		ev_break(d->loop, EVBREAK_ALL);
 		return;
 	}

@@ -16,6 +16,10 @@
 #define LFT_BLOCK 64
 #define PKEY_BLOCK 32                   /* keys per P_KeyTable block */
 #define BLOCK_BYTES 64                  /* both tables: 64 bytes a block */
+/* Times a request may be sent when the engine's retries all go
+ * unanswered: a lossy fabric must still be programmed in one sweep (every
+ * node answered discovery a moment ago). */
+#define PROGRAM_ROUNDS 8
 
 /* What we know a device table holds: blocks we read or wrote. One cache
  * for LFTs (key: switch GUID) and one for P_Key tables (key: port GUID and
@@ -57,6 +61,14 @@ struct programmer {
 	program_done_cb done;
 	void *arg;
 	struct program_result res;
+	/* [f->nnodes] whether each node answers: one whose request went
+	 * unanswered through every round while it answered nothing else is
+	 * dead (mute), and its other requests get one round, so that it does
+	 * not hold the sweep up; an answer makes it alive again */
+	struct node_life {
+		uint32_t answers;
+		uint8_t mute;
+	} *life;
 };
 
 struct preq {
@@ -65,9 +77,22 @@ struct preq {
 	uint32_t block;
 	uint8_t method;
 	uint16_t attr;
+	uint32_t mod;
+	const struct dr_path *path;     /* in pr->f, which does not change */
+	uint64_t dest;
+	uint8_t round;          /* times sent so far, less one */
+	uint8_t has_data;
+	/* A PortState Set is not idempotent (ARMED again is refused): when
+	 * it fails, a Get tells whether it took effect (verify) before it
+	 * is sent again. */
+	uint8_t want_state;     /* PortState this Set asks for, 0: none */
+	uint8_t verify;         /* this is that Get */
+	uint32_t seen;          /* the node's answers when first sent */
+	uint8_t data[SMP_DATA_SIZE];
 };
 
 static void next_phase(struct programmer *pr);
+static int send_req(struct preq *q);
 static void smp(struct programmer *pr, uint8_t method, uint16_t attr,
     uint32_t mod, const struct dr_path *path, uint64_t dest,
     const uint8_t *data, uint32_t idx, uint32_t block);
@@ -156,6 +181,7 @@ program_free(struct programmer *pr)
 {
 	if (pr == NULL)
 		return;
+	free(pr->life);
 	tcache_free(&pr->lfts);
 	tcache_free(&pr->pkeys);
 	free(pr);
@@ -256,6 +282,105 @@ enforce_differs(struct programmer *pr, uint32_t p)
 	return cur != e && (c == NULL || c->enforce != e);
 }
 
+/* What q was about, for a log line: the node, and the port or block. */
+static void
+req_text(const struct preq *q, char *buf, size_t len)
+{
+	const struct fabric *f = q->pr->f;
+	const struct fabric_node *n;
+	uint8_t num = 0;
+
+	if (q->attr == ATTR_LFT || q->attr == ATTR_SWITCH_INFO) {
+		n = &f->nodes[q->pr->lft->sw_node[q->idx]];
+	} else {
+		n = &f->nodes[f->ports[q->idx].node];
+		num = f->ports[q->idx].num;
+	}
+	if (q->attr == ATTR_LFT)
+		snprintf(buf, len, "%s %s of %s 0x%016" PRIx64 " block %u",
+		    mad_method_name(q->method), mad_attr_name(MGMT_CLASS_SMP_LID, q->attr),
+		    fabric_node_type_name(n->type), n->guid, q->block);
+	else if (q->attr == ATTR_SWITCH_INFO)
+		snprintf(buf, len, "%s %s of switch 0x%016" PRIx64,
+		    mad_method_name(q->method), mad_attr_name(MGMT_CLASS_SMP_LID, q->attr), n->guid);
+	else
+		snprintf(buf, len, "%s %s of %s 0x%016" PRIx64 " port %u%s",
+		    mad_method_name(q->method), mad_attr_name(MGMT_CLASS_SMP_LID, q->attr),
+		    fabric_node_type_name(n->type), n->guid, num,
+		    q->attr == ATTR_PKEY_TABLE ? " (P_Key block)" : "");
+}
+
+/* The node q is for. */
+static uint32_t
+req_node(const struct preq *q)
+{
+	if (q->attr == ATTR_LFT || q->attr == ATTR_SWITCH_INFO)
+		return q->pr->lft->sw_node[q->idx];
+	return q->pr->f->ports[q->idx].node;
+}
+
+/* A request that failed: send it again, or verify a PortState Set, while
+ * rounds are left (one only for a node that went mute). True when q is on
+ * its way again. */
+static bool
+send_again(struct preq *q, int status)
+{
+	const struct node_life *l = &q->pr->life[req_node(q)];
+
+	if (l->mute || q->round + 1 >= PROGRAM_ROUNDS)
+		return false;
+	if (q->want_state != 0 && !q->verify) {
+		/* refused or unanswered: did it take effect? */
+		q->verify = 1;
+		q->method = MAD_GET;
+	} else if (status != MAD_ETIMEDOUT && status != MAD_ESEND) {
+		return false;   /* an error status is an answer */
+	}
+	q->round++;
+	q->pr->res.resent++;
+	return send_req(q) == 0;
+}
+
+/* A verifying Get answered (p holds what it read): the Set is done when
+ * the port reached the state asked for, or went on from it; else it is
+ * sent once more while rounds are left. */
+enum verdict { VERIFY_DONE, VERIFY_AGAIN, VERIFY_FAILED };
+
+static enum verdict
+verify_state(struct preq *q)
+{
+	const struct fabric_port *p = &q->pr->f->ports[q->idx];
+
+	if (p->state >= q->want_state && p->state <= PORT_ACTIVE)
+		return VERIFY_DONE;
+	if (q->round + 1 >= PROGRAM_ROUNDS)
+		return VERIFY_FAILED;
+	q->verify = 0;
+	q->method = MAD_SET;
+	q->round++;
+	q->pr->res.resent++;
+	return send_req(q) == 0 ? VERIFY_AGAIN : VERIFY_FAILED;
+}
+
+static void
+failed(struct preq *q, int status)
+{
+	struct programmer *pr = q->pr;
+	char what[160];
+
+	req_text(q, what, sizeof(what));
+	pr->res.failures++;
+	if (status == MAD_ETIMEDOUT && pr->life[req_node(q)].answers == q->seen)
+		pr->life[req_node(q)].mute = 1;
+	log_warnx("program: %s: %s after %u rounds", what,
+	    status == MAD_ETIMEDOUT ? "no answer" : status == MAD_ESEND ?
+	    "cannot send" : status > 0 ? "error status" : "state not reached",
+	    q->round + 1);
+	if (pr->res.failures == 1)
+		snprintf(pr->res.first_failure, sizeof(pr->res.first_failure),
+		    "%s", what);
+}
+
 static void
 on_done(void *arg, int status, const uint8_t *resp)
 {
@@ -264,14 +389,13 @@ on_done(void *arg, int status, const uint8_t *resp)
 	const uint8_t *data;
 
 	if (status != 0 || resp == NULL) {
-		pr->res.failures++;
-		log_warnx("program: %s %s (%u/%u) failed: %s",
-		    mad_method_name(q->method),
-		    mad_attr_name(MGMT_CLASS_SMP_LID, q->attr), q->idx,
-		    q->block, status == MAD_ETIMEDOUT ? "timed out" :
-		    "error status");
+		if (send_again(q, status))
+			return;
+		failed(q, status);
 		goto out;
 	}
+	pr->life[req_node(q)].answers++;
+	pr->life[req_node(q)].mute = 0;
 	data = resp + SMP_DATA_OFFSET;
 	if (q->attr == ATTR_PORT_INFO) {
 		struct fabric_port *p = &pr->f->ports[q->idx];
@@ -279,7 +403,18 @@ on_done(void *arg, int status, const uint8_t *resp)
 		memcpy(p->info, data, 64);
 		p->state = (uint8_t)get(data, IB_PORT_STATE_F);
 		p->phys = (uint8_t)get(data, IB_PORT_PHYS_STATE_F);
-		if (q->method == MAD_SET && pr->pk != NULL &&
+		if (q->verify) {
+			switch (verify_state(q)) {
+			case VERIFY_AGAIN:
+				return;
+			case VERIFY_FAILED:
+				failed(q, 0);
+				goto out;
+			case VERIFY_DONE:
+				break;
+			}
+		}
+		if ((q->method == MAD_SET || q->verify) && pr->pk != NULL &&
 		    pr->pk[q->idx].enforce >= 0)
 			pkey_cache(pr, q->idx, true)->enforce =
 			    pr->pk[q->idx].enforce;
@@ -317,30 +452,60 @@ out:
 		next_phase(pr);
 }
 
-static void
-smp(struct programmer *pr, uint8_t method, uint16_t attr, uint32_t mod,
+/* Send q (again); 0, or -1 when the engine refused it. */
+static int
+send_req(struct preq *q)
+{
+	struct smp_req r = {
+		.method = q->method, .attr = q->attr, .mod = q->mod,
+		.path = q->path, .dest = q->dest,
+		.data = q->method == MAD_SET && q->has_data ? q->data : NULL,
+	};
+
+	return smp_request(q->pr->mad, &r, on_done, q);
+}
+
+static struct preq *
+req_new(struct programmer *pr, uint8_t method, uint16_t attr, uint32_t mod,
     const struct dr_path *path, uint64_t dest, const uint8_t *data,
     uint32_t idx, uint32_t block)
 {
-	struct preq *q = malloc(sizeof(*q));
-	struct smp_req r = {
-		.method = method, .attr = attr, .mod = mod, .path = path,
-		.dest = dest, .data = data,
-	};
+	struct preq *q = xcalloc(1, sizeof(*q));
 
-	if (q == NULL)
-		fatal("program: out of memory");
 	q->pr = pr;
 	q->idx = idx;
 	q->block = block;
 	q->method = method;
 	q->attr = attr;
+	q->mod = mod;
+	q->path = path;
+	q->dest = dest;
+	if (data != NULL) {
+		memcpy(q->data, data, sizeof(q->data));
+		q->has_data = 1;
+	}
+	return q;
+}
+
+static void
+req_submit(struct programmer *pr, struct preq *q)
+{
+	q->seen = pr->life[req_node(q)].answers;
 	pr->pending++;
-	if (smp_request(pr->mad, &r, on_done, q) < 0) {
+	if (send_req(q) < 0) {
 		pr->pending--;
-		pr->res.failures++;
+		failed(q, MAD_ESEND);
 		free(q);
 	}
+}
+
+static void
+smp(struct programmer *pr, uint8_t method, uint16_t attr, uint32_t mod,
+    const struct dr_path *path, uint64_t dest, const uint8_t *data,
+    uint32_t idx, uint32_t block)
+{
+	req_submit(pr, req_new(pr, method, attr, mod, path, dest, data, idx,
+	    block));
 }
 
 static void
@@ -353,14 +518,19 @@ send_lft(struct programmer *pr, uint32_t sw, uint32_t b, const uint8_t *want)
 	    sw, b);
 }
 
+/* state: the PortState data asks for (PORT_NOCHANGE: none). */
 static void
-port_set(struct programmer *pr, uint32_t p, const uint8_t *data)
+port_set(struct programmer *pr, uint32_t p, const uint8_t *data,
+    uint8_t state)
 {
 	const struct fabric *f = pr->f;
 	const struct fabric_port *port = &f->ports[p];
+	struct preq *q;
 
-	smp(pr, MAD_SET, ATTR_PORT_INFO, port->num, fabric_port_path(f, p),
-	    f->nodes[port->node].guid, data, p, 0);
+	q = req_new(pr, MAD_SET, ATTR_PORT_INFO, port->num,
+	    fabric_port_path(f, p), f->nodes[port->node].guid, data, p, 0);
+	q->want_state = state;
+	req_submit(pr, q);
 }
 
 /* End-port addressing differs from what the port holds. */
@@ -442,7 +612,7 @@ phase_ports(struct programmer *pr)
 		}
 		apply_enforce(pr, p, d);
 		pr->res.portinfo_sets++;
-		port_set(pr, p, d);
+		port_set(pr, p, d, PORT_NOCHANGE);
 	}
 }
 
@@ -569,7 +739,7 @@ phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
 			pr->res.armed++;
 		else
 			pr->res.activated++;
-		port_set(pr, p, d);
+		port_set(pr, p, d, to);
 	}
 }
 
@@ -597,7 +767,8 @@ next_phase(struct programmer *pr)
 			pr->res.ok = pr->res.failures == 0;
 			if (!pr->res.ok)
 				snprintf(pr->res.why, sizeof(pr->res.why),
-				    "%u SMPs failed", pr->res.failures);
+				    "%u SMPs failed (first: %s)",
+				    pr->res.failures, pr->res.first_failure);
 			pr->done(pr->arg, &pr->res);
 			return;
 		}
@@ -639,6 +810,8 @@ program_start(struct programmer *pr, struct fabric *f,
 	pr->done = done;
 	pr->arg = arg;
 	memset(&pr->res, 0, sizeof(pr->res));
+	free(pr->life);
+	pr->life = xcalloc(f->nnodes + 1u, sizeof(*pr->life));
 	pr->pending = 1;        /* held until every phase-1 request is queued */
 	pr->phase = PH_PORTS;
 	phase_ports(pr);

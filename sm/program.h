@@ -45,7 +45,7 @@ struct pkey_want {
 
 struct program_result {
 	int ok;                 /* every Set succeeded */
-	char why[160];
+	char why[256];
 	unsigned portinfo_sets;
 	unsigned switchinfo_sets;
 	unsigned lft_reads;
@@ -53,7 +53,10 @@ struct program_result {
 	unsigned pkey_reads;
 	unsigned pkey_writes;
 	unsigned armed, activated;
-	unsigned failures;
+	unsigned failures;      /* requests that failed in every round */
+	unsigned resent;        /* requests sent again (or verified) after
+				 * a round failed */
+	char first_failure[160]; /* the first of those failures */
 };
 
 typedef void (*program_done_cb)(void *arg, const struct program_result *r);

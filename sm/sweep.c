@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
+#include "core/alloc.h"
 #include "sm/discover.h"
 #include "core/fabric.h"
 #include "sm/inherit.h"
@@ -27,7 +29,16 @@ enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
 		   ST_COUNT };
 enum sweep_event { EV_HEAVY, EV_LIGHT, EV_DISCOVERED, EV_FAILED,
 		   EV_PROGRAMMED, EV_CLEAN, EV_CHANGED, EV_STANDING_BY,
-		   EV_INHERIT, EV_INHERITED, EV_COUNT };
+		   EV_INHERIT, EV_INHERITED, EV_INCOMPLETE, EV_COUNT };
+
+/* Heavy sweeps in a row that may find fewer nodes than the fabric in use,
+ * with ports left unreached, before the smaller fabric is programmed. */
+#define SWEEP_HOLD_MAX 3
+/* Times a light sweep's SwitchInfo Get is sent when no round is
+ * answered, before the switch is taken for changed. */
+#define LIGHT_ROUNDS 2
+/* Holes and failures named in one message. */
+#define SWEEP_NAMED_MAX 4
 
 struct sweep {
 	struct ev_loop *loop;
@@ -39,6 +50,8 @@ struct sweep {
 	void *cb_arg;
 	enum sweep_state state;
 	bool want_heavy, want_light;
+	bool up;                /* the last heavy sweep was complete */
+	unsigned holds;         /* sweeps in a row held by hold_partial() */
 	ev_idle idle;           /* starts requested sweeps when idle */
 	ev_timer timer;         /* light sweep period / retry after failure */
 	struct lid_map *lids;
@@ -73,7 +86,7 @@ struct sweep {
 	bool last_ok;
 	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
 	uint64_t programs;
-	char why[200];
+	char why[1024];
 };
 
 struct transition {
@@ -87,6 +100,7 @@ static void start_heavy(struct sweep *);
 static void start_light(struct sweep *);
 static void compute(struct sweep *);
 static void heavy_failed(struct sweep *);
+static void heavy_incomplete(struct sweep *);
 static void heavy_done(struct sweep *);
 static void light_done(struct sweep *);
 static void standby_done(struct sweep *);
@@ -103,6 +117,7 @@ static const struct transition fsm_table[] = {
 	{ ST_INHERIT,  EV_INHERITED,  route_program, ST_PROGRAM },
 	{ ST_INHERIT,  EV_FAILED,     heavy_failed, ST_IDLE },
 	{ ST_PROGRAM,  EV_PROGRAMMED, heavy_done,   ST_IDLE },
+	{ ST_PROGRAM,  EV_INCOMPLETE, heavy_incomplete, ST_IDLE },
 	{ ST_PROGRAM,  EV_FAILED,     heavy_failed, ST_IDLE },
 	{ ST_LIGHT,    EV_CLEAN,      light_done,   ST_IDLE },
 	{ ST_LIGHT,    EV_CHANGED,    start_heavy,  ST_DISCOVER },
@@ -121,7 +136,7 @@ event_name(enum sweep_event e)
 {
 	static const char *const n[] = { "heavy", "light", "discovered",
 	    "failed", "programmed", "clean", "changed", "standing-by",
-	    "inherit", "inherited" };
+	    "inherit", "inherited", "incomplete" };
 	return e < EV_COUNT ? n[e] : "?";
 }
 
@@ -210,7 +225,7 @@ write_stats(struct sweep *sw)
 	if (sw->have_cur)
 		fabric_count(&sw->cur, &k);
 	write_sm_stats(sw, s.fp);
-	fprintf(s.fp, "subnet_up %d\n", sw->up_at > 0);
+	fprintf(s.fp, "subnet_up %d\n", sw->up);
 	if (sw->up_at > 0)
 		fprintf(s.fp, "subnet_up_seconds %.3f\n", sw->up_at - sw->started);
 	fprintf(s.fp, "sweeps %" PRIu64 "\nheavy_sweeps %" PRIu64 "\n"
@@ -234,6 +249,10 @@ write_stats(struct sweep *sw)
 	    sw->last_prog.portinfo_sets, sw->last_prog.switchinfo_sets,
 	    sw->last_prog.lft_reads, sw->last_prog.lft_writes,
 	    sw->last_prog.pkey_reads, sw->last_prog.pkey_writes);
+	fprintf(s.fp, "program.failures %u\nprogram.resent %u\n"
+	    "failures_in_row %" PRIu64 "\nholes %u\n",
+	    sw->last_prog.failures, sw->last_prog.resent, sw->failures_in_row,
+	    sw->have_cur ? discover_holes(&sw->cur, NULL, NULL) : 0);
 	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
 	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
 	    "inherit.lids_computed %u\n", sw->inherited.kept,
@@ -347,9 +366,10 @@ on_discovered(void *arg, const struct discover_result *r)
 		fsm(sw, EV_FAILED);
 		return;
 	}
-	if (r->timeouts || r->errors)
-		log_info("sweep: discovery: %u SMPs timed out, %u failed",
-		    r->timeouts, r->errors);
+	if (r->timeouts || r->errors || r->resent)
+		log_info("sweep: discovery: %u SMPs sent again after a round "
+		    "unanswered; %u unanswered in every round, %u answered "
+		    "with an error", r->resent, r->timeouts, r->errors);
 	smstate_elect(sw->ss, &sw->next, on_elected, sw);
 }
 
@@ -449,6 +469,97 @@ log_route(const char *msg)
 	log_info("%s", msg);
 }
 
+static void __attribute__((format(printf, 2, 3)))
+why_add(struct sweep *sw, const char *fmt, ...)
+{
+	size_t off = strlen(sw->why);
+	va_list ap;
+
+	if (off + 1 >= sizeof(sw->why))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(sw->why + off, sizeof(sw->why) - off, fmt, ap);
+	va_end(ap);
+}
+
+struct hole_ctx {
+	struct sweep *sw;
+	unsigned n;
+};
+
+#define SWEEP_LOGGED_MAX 32     /* holes logged one by one */
+
+static void
+note_hole(void *arg, const struct discover_hole *h)
+{
+	struct hole_ctx *c = arg;
+	char line[200];
+
+	discover_hole_text(&c->sw->next, h, line, sizeof(line));
+	if (c->n < SWEEP_LOGGED_MAX)
+		log_warnx("sweep: not reached: %s", line);
+	if (c->n < SWEEP_NAMED_MAX)
+		why_add(c->sw, "%s%s", c->n ? "; " : ": ", line);
+	c->n++;
+}
+
+/* Cabled ports (both ends in the model) that programming left short of
+ * ACTIVE; *first is the first of them. */
+static unsigned
+inactive_ports(const struct fabric *f, uint32_t *first)
+{
+	unsigned n = 0;
+
+	for (uint32_t p = 0; p < f->nports; p++) {
+		const struct fabric_port *port = &f->ports[p];
+
+		if (port->num == 0 || port->peer == FABRIC_NONE ||
+		    port->state == PORT_ACTIVE)
+			continue;
+		if (n++ == 0)
+			*first = p;
+	}
+	return n;
+}
+
+/*
+ * A heavy sweep is complete when nothing it asked went unanswered: every
+ * port that is up leads to a node in the model, every switch and port was
+ * read, every Set took effect and every cabled port is ACTIVE. Anything
+ * less is named in sw->why, and the sweep is tried again: a subnet is
+ * never said to be up with a node missing or unrouted.
+ */
+static bool
+complete(struct sweep *sw)
+{
+	const struct fabric *f = &sw->next;
+	struct hole_ctx hc = { .sw = sw };
+	unsigned holes, inactive;
+	uint32_t first = 0;
+
+	sw->why[0] = '\0';
+	if ((holes = discover_holes(f, NULL, NULL)) > 0) {
+		why_add(sw, "%u port%s not reached", holes,
+		    holes == 1 ? "" : "s");
+		discover_holes(f, note_hole, &hc);
+		if (holes > SWEEP_NAMED_MAX)
+			why_add(sw, "; and %u more", holes - SWEEP_NAMED_MAX);
+	}
+	if (!sw->last_prog.ok)
+		why_add(sw, "%sprogramming: %s", sw->why[0] ? "; " : "",
+		    sw->last_prog.why);
+	if ((inactive = inactive_ports(f, &first)) > 0) {
+		const struct fabric_port *p = &f->ports[first];
+		const struct fabric_node *n = &f->nodes[p->node];
+
+		why_add(sw, "%s%u cabled port%s not ACTIVE (first: %s "
+		    "0x%016" PRIx64 " port %u, state %u)", sw->why[0] ? "; " : "",
+		    inactive, inactive == 1 ? "" : "s",
+		    fabric_node_type_name(n->type), n->guid, p->num, p->state);
+	}
+	return sw->why[0] == '\0';
+}
+
 static void
 on_programmed(void *arg, const struct program_result *r)
 {
@@ -460,12 +571,10 @@ on_programmed(void *arg, const struct program_result *r)
 	    "written (%u read), %u ports armed, %u activated%s%s",
 	    r->portinfo_sets, r->switchinfo_sets, r->lft_writes, r->lft_reads,
 	    r->armed, r->activated, r->ok ? "" : "; ", r->ok ? "" : r->why);
-	if (!r->ok) {
-		snprintf(sw->why, sizeof(sw->why), "programming: %s", r->why);
-		fsm(sw, EV_FAILED);
-		return;
-	}
-	fsm(sw, EV_PROGRAMMED);
+	if (r->resent)
+		log_info("sweep: programming: %u SMPs sent again or verified "
+		    "after a round failed", r->resent);
+	fsm(sw, complete(sw) ? EV_PROGRAMMED : EV_INCOMPLETE);
 }
 
 static void
@@ -578,9 +687,45 @@ keep_held_routes(struct sweep *sw)
 		    ir.kept);
 }
 
+/* A discovery that left ports unreached and lost nodes the fabric in use
+ * has is more likely to have lost SMPs than nodes: programming it would
+ * take the routes away from nodes that are still there. Keep the routes
+ * and look again, a few times, before programming the smaller fabric (the
+ * nodes may really be gone, and the rest of the fabric must not wait for
+ * them forever). */
+static bool
+hold_partial(struct sweep *sw)
+{
+	unsigned holes, lost = 0;
+
+	if (!sw->have_cur || sw->holds >= SWEEP_HOLD_MAX ||
+	    (holes = discover_holes(&sw->next, NULL, NULL)) == 0) {
+		sw->holds = 0;
+		return false;
+	}
+	for (uint32_t n = 0; n < sw->cur.nnodes; n++)
+		if (fabric_node_by_guid(&sw->next, sw->cur.nodes[n].guid) ==
+		    FABRIC_NONE)
+			lost++;
+	if (lost == 0) {
+		sw->holds = 0;
+		return false;
+	}
+	sw->holds++;
+	snprintf(sw->why, sizeof(sw->why), "discovery incomplete: %u port%s "
+	    "not reached, %u node%s of the fabric in use not found; its "
+	    "routes are kept (%u of %u)", holes, holes == 1 ? "" : "s", lost,
+	    lost == 1 ? "" : "s", sw->holds, SWEEP_HOLD_MAX);
+	return true;
+}
+
 static void
 compute(struct sweep *sw)
 {
+	if (hold_partial(sw)) {
+		fsm(sw, EV_FAILED);
+		return;
+	}
 	if (assign_lids(sw) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no LID for the SM's port");
 		fsm(sw, EV_FAILED);
@@ -647,11 +792,12 @@ finished(struct sweep *sw, const char *kind, bool ok)
 static void
 heavy_done(struct sweep *sw)
 {
-	bool first = sw->up_at == 0;
+	bool first = sw->up_at == 0, was_up = sw->up;
 	char line[256];
 
 	adopt_next(sw);
 	sw->failures_in_row = 0;
+	sw->up = true;
 	if (sw->learn)
 		sw->keep_routes = true;
 	sw->learn = false;
@@ -661,27 +807,60 @@ heavy_done(struct sweep *sw)
 	if (first)
 		sw->up_at = now();
 	sweep_summary(sw, line, sizeof(line));
-	log_info("%s%s", first ? "SUBNET UP: " : "sweep: done: ", line);
+	log_info("%s%s", was_up ? "sweep: done: " : "SUBNET UP: ", line);
 	write_stats(sw);
 	arm_timer(sw, sw->o.interval);
 	back_to_idle(sw);
 	sw->cb(sw->cb_arg, true, NULL);
 }
 
-static void
-heavy_failed(struct sweep *sw)
+/* Retries back off from 1 s (or a shorter sweep interval), doubling, to
+ * the sweep interval (30 s without one): a fabric settling after a change
+ * often answers the second time, a lossy one needs patience. */
+static double
+retry_delay(const struct sweep *sw)
 {
+	double iv = sw->o.interval, d = iv > 0 && iv < 1 ? iv : 1.0;
+	double cap = iv > d ? iv : iv > 0 ? d : 30.0;
+
+	for (uint64_t i = 1; i < sw->failures_in_row && d < cap; i++)
+		d *= 2;
+	return d < cap ? d : cap;
+}
+
+static void
+retry_later(struct sweep *sw, const char *what)
+{
+	double after;
+
 	sw->failures_in_row++;
+	sw->up = false;
 	finished(sw, "heavy", false);
-	log_warnx("sweep: heavy sweep failed: %s", sw->why);
+	after = retry_delay(sw);
+	log_warnx("sweep: heavy sweep %s: %s; next try in %.1f s", what,
+	    sw->why, after);
 	write_stats(sw);
-	/* Retry soon: a fabric settling after a change often answers the
-	 * second time. */
-	arm_timer(sw, sw->o.interval > 0 && sw->o.interval < 1 ?
-	    sw->o.interval : 1.0);
+	arm_timer(sw, after);
 	back_to_idle(sw);
 	if (sw->failures_in_row >= sw->o.max_failures)
 		sw->cb(sw->cb_arg, false, sw->why);
+}
+
+static void
+heavy_failed(struct sweep *sw)
+{
+	retry_later(sw, "failed");
+}
+
+/* Programmed, but not all of it: the devices hold the new model's state
+ * as far as it went, so it is the model in use from now on (this SM,
+ * elected before programming, stays master: a node that never answers
+ * keeps the subnet from being up, not this SM from being master). */
+static void
+heavy_incomplete(struct sweep *sw)
+{
+	adopt_next(sw);
+	retry_later(sw, "incomplete");
 }
 
 /* ---- standing by, taking over ---- */
@@ -746,7 +925,11 @@ start_inherit(struct sweep *sw)
 struct lreq {
 	struct sweep *sw;
 	unsigned gen;
+	uint32_t node;          /* in sw->cur */
+	unsigned round;
 };
+
+static int light_send(struct lreq *q);
 
 static void
 on_light(void *arg, int status, const uint8_t *resp)
@@ -755,6 +938,9 @@ on_light(void *arg, int status, const uint8_t *resp)
 	struct sweep *sw = q->sw;
 
 	if (q->gen == sw->light_gen && sw->state == ST_LIGHT) {
+		if ((status == MAD_ETIMEDOUT || status == MAD_ESEND) &&
+		    ++q->round < LIGHT_ROUNDS && light_send(q) == 0)
+			return;
 		if (status != 0 || resp == NULL)
 			sw->light_changed = true;
 		else if (mad_get_field((void *)(resp + SMP_DATA_OFFSET), 0,
@@ -764,6 +950,41 @@ on_light(void *arg, int status, const uint8_t *resp)
 			fsm(sw, sw->light_changed ? EV_CHANGED : EV_CLEAN);
 	}
 	free(q);
+}
+
+static int
+light_send(struct lreq *q)
+{
+	const struct fabric *f = &q->sw->cur;
+	struct smp_req r = {
+		.method = MAD_GET, .attr = ATTR_SWITCH_INFO,
+		.path = &f->paths[f->nodes[q->node].path],
+		.dest = f->nodes[q->node].guid,
+	};
+
+	return smp_request(q->sw->mad, &r, on_light, q);
+}
+
+/* The fabric in use has holes (a heavy sweep left something unreached, or
+ * failed since): only a heavy sweep can fill them. */
+static bool
+light_must_escalate(struct sweep *sw)
+{
+	unsigned holes;
+
+	if (!sw->have_cur)
+		return false;
+	if (sw->failures_in_row > 0) {
+		log_info("sweep: light sweep: the last heavy sweep did not "
+		    "complete; sweeping heavy");
+		return true;
+	}
+	if ((holes = discover_holes(&sw->cur, NULL, NULL)) > 0) {
+		log_info("sweep: light sweep: %u port%s of the fabric not "
+		    "reached; sweeping heavy", holes, holes == 1 ? "" : "s");
+		return true;
+	}
+	return false;
 }
 
 static void
@@ -776,23 +997,22 @@ start_light(struct sweep *sw)
 	sw->light_gen++;
 	sw->sweep_started = now();
 	sw->light_changed = false;
+	if (light_must_escalate(sw)) {
+		fsm(sw, EV_CHANGED);
+		return;
+	}
 	sw->light_pending = 1;
 	for (uint32_t n = 0; sw->have_cur && n < f->nnodes; n++) {
-		struct smp_req r = {
-			.method = MAD_GET, .attr = ATTR_SWITCH_INFO,
-			.path = &f->paths[f->nodes[n].path],
-			.dest = f->nodes[n].guid,
-		};
 		struct lreq *q;
 
 		if (f->nodes[n].type != NODE_SWITCH)
 			continue;
-		if ((q = malloc(sizeof(*q))) == NULL)
-			fatal("sweep: out of memory");
+		q = xcalloc(1, sizeof(*q));
 		q->sw = sw;
 		q->gen = sw->light_gen;
+		q->node = n;
 		sw->light_pending++;
-		if (smp_request(sw->mad, &r, on_light, q) < 0) {
+		if (light_send(q) < 0) {
 			sw->light_pending--;
 			free(q);
 		}
@@ -818,7 +1038,7 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->state = state_name(sw->state);
-	st->subnet_up = sw->up_at > 0;
+	st->subnet_up = sw->up;
 	st->up_seconds = sw->up_at > 0 ? sw->up_at - sw->started : 0;
 	st->sweeps = sw->sweeps;
 	st->heavy_sweeps = sw->heavy_sweeps;
@@ -861,6 +1081,33 @@ sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 	if (o->interval != old && sw->state == ST_IDLE && sw->have_cur &&
 	    sw->failures_in_row == 0)
 		arm_timer(sw, o->interval);
+}
+
+struct unreached_ctx {
+	const struct fabric *f;
+	void (*cb)(void *, const char *);
+	void *arg;
+};
+
+static void
+unreached_line(void *arg, const struct discover_hole *h)
+{
+	struct unreached_ctx *c = arg;
+	char line[200];
+
+	discover_hole_text(c->f, h, line, sizeof(line));
+	c->cb(c->arg, line);
+}
+
+unsigned
+sweep_unreached(const struct sweep *sw,
+    void (*cb)(void *arg, const char *line), void *arg)
+{
+	struct unreached_ctx c = { .f = &sw->cur, .cb = cb, .arg = arg };
+
+	if (!sw->have_cur)
+		return 0;
+	return discover_holes(&sw->cur, cb != NULL ? unreached_line : NULL, &c);
 }
 
 /* ---- life cycle ---- */

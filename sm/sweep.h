@@ -61,6 +61,13 @@ void sweep_write_stats(struct sweep *sw);
 /* One line on what the last heavy sweep brought up. */
 void sweep_summary(const struct sweep *sw, char *buf, size_t len);
 
+/* What the fabric in use lacks because the last heavy sweep could not
+ * reach it: one line per switch or port not read and per up port whose
+ * peer did not answer (description, GUID, port), passed to cb; returns
+ * how many. */
+unsigned sweep_unreached(const struct sweep *sw,
+    void (*cb)(void *arg, const char *line), void *arg);
+
 /* Read-only views for the control socket: valid until the next return to
  * the loop. */
 struct sweep_status {
