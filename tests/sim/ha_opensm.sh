@@ -97,6 +97,12 @@ sim_stop
 sim_start "$net"
 ha_opensm o4 h0 -p 5
 ha_wait_opensm_up o4 60
+# OpenSM's SMInfo can still read a state other than MASTER just after its
+# log says SUBNET UP (seen once: ibsmd's election found "1 other SM, none
+# master or of higher standing"); an ibsmd started then rightly becomes
+# master without a handover. Start it once sminfo reads OpenSM as MASTER.
+read -r guid_0 lid_0 <<<"$(ha_port h0)"
+ha_wait_sminfo "$lid_0" SMINFO_MASTER 30
 ha_start i4 h17 -p 12 -O sm_key=0x1 $POLL
 ha_wait_state i4 MASTER 60
 ha_wait_up i4 30
