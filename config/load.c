@@ -20,6 +20,7 @@
 #include "core/log.h"
 
 #define MAX_FILE_SIZE	(1024 * 1024)
+#define MAX_DEPTH	64	/* nested collections in a value */
 
 /* ------------------------------------------------------------------ */
 /* Values */
@@ -187,7 +188,9 @@ set_mark(struct cfg_node *nd, const yaml_event_t *ev)
 	nd->col = (unsigned)ev->start_mark.column + 1;
 }
 
-/* Read the events of a collection whose start was just read. */
+/* Read the events of a collection whose start was just read. Nesting
+ * deeper than MAX_DEPTH stops the load: libyaml's scanner takes time
+ * quadratic in the depth (a 1 MiB file of '[' would take many minutes). */
 static int
 skip_collection(struct loader *ld)
 {
@@ -197,6 +200,17 @@ skip_collection(struct loader *ld)
 	while (depth > 0) {
 		if (next_event(ld, &ev) < 0)
 			return -1;
+		if ((ev.type == YAML_SEQUENCE_START_EVENT ||
+		    ev.type == YAML_MAPPING_START_EVENT) &&
+		    depth == MAX_DEPTH) {
+			config_err_at(&ld->ck,
+			    (unsigned)ev.start_mark.line + 1,
+			    (unsigned)ev.start_mark.column + 1,
+			    "nested deeper than %d levels", MAX_DEPTH);
+			ld->ck.stop = true;
+			yaml_event_delete(&ev);
+			return -1;
+		}
 		if (ev.type == YAML_SEQUENCE_START_EVENT ||
 		    ev.type == YAML_MAPPING_START_EVENT)
 			depth++;

@@ -18,6 +18,7 @@
  * the MAD. */
 struct smp_call {
 	smp_done_cb cb;
+	void (*drop)(void *arg);
 	void *arg;
 };
 
@@ -28,6 +29,17 @@ done(void *arg, int status, const struct transport_rx *resp)
 
 	free(arg);
 	c.cb(c.arg, status, resp != NULL ? resp->mad : NULL);
+}
+
+/* The engine drops the request unanswered: its caller's arg too. */
+static void
+drop(void *arg)
+{
+	struct smp_call *c = arg;
+
+	if (c->drop != NULL)
+		c->drop(c->arg);
+	free(c);
 }
 
 static int
@@ -106,9 +118,10 @@ smp_request(struct mad_engine *e, const struct smp_req *q, smp_done_cb cb,
 	if (q->data != NULL)
 		memcpy(mad + SMP_DATA_OFFSET, q->data, SMP_DATA_SIZE);
 	r.dest = q->dest;
-	r.drop = free;
+	r.drop = drop;
 	c = xmalloc(sizeof(*c));
 	c->cb = cb;
+	c->drop = q->drop;
 	c->arg = arg;
 	if (mad_request(e, &r, done, c) < 0) {
 		free(c);

@@ -32,6 +32,8 @@ struct smp_req {
 				 * value (node GUID, or the path's parent) */
 	const uint8_t *data;    /* SMP_DATA_SIZE bytes to send, NULL for zeros */
 	uint64_t mkey;          /* M_Key in the header (0: none) */
+	void (*drop)(void *arg); /* NULL, or what mad_engine_free() calls
+				 * on the arg of a request it drops */
 };
 
 /* status: 0 success; > 0 the MAD status field of the response (DR D bit

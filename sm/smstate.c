@@ -244,6 +244,17 @@ smstate_encode(const struct smstate *s, uint8_t *data, bool with_key)
 
 static void on_query(void *arg, int status, const uint8_t *resp);
 
+/* The engine dropped a query unanswered (mad_engine_free()). */
+static void
+drop_query(void *arg)
+{
+	struct query *q = arg;
+
+	if (q->s != NULL)
+		LIST_REMOVE(q, entry);
+	free(q);
+}
+
 static int
 query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
     unsigned mod, const uint8_t *data)
@@ -252,7 +263,7 @@ query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
 	struct smp_req r = {
 		.method = method, .attr = ATTR_SM_INFO, .mod = mod,
 		.path = &p->path, .dest = p->pub.guid, .data = data,
-		.mkey = s->o.mkey,
+		.mkey = s->o.mkey, .drop = drop_query,
 	};
 
 	q->s = s;

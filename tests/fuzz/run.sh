@@ -12,6 +12,9 @@
 # that triggered it is kept and its path printed), 77 (skip) when clang or
 # libFuzzer is missing: on Debian they come with the packages clang and
 # libclang-rt-<version>-dev (clang 14: clang-14 libclang-rt-14-dev).
+#
+# Its siblings run_mad.sh (the MAD receive path) and run_config.sh (the
+# ibsmd.conf loader) take the same variables and exit the same way.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -711,6 +711,40 @@ START_TEST(test_too_large)
 }
 END_TEST
 
+/* Deep nesting stops the load at once: libyaml's scanner is quadratic in
+ * the depth, and 200000 '[' took over a minute. */
+START_TEST(test_too_deep)
+{
+	struct ibsmd_config cfg;
+	struct config_errors errs = { 0 };
+	size_t n = 200000;
+	char *text = malloc(n + 16);
+
+	ck_assert_ptr_nonnull(text);
+	strcpy(text, "log_level: ");
+	memset(text + 11, '[', n);
+	text[11 + n] = '\0';
+	config_init(&cfg);
+	ck_assert_int_eq(config_load_buffer(&cfg, "t", text, strlen(text),
+	    CFG_CONFIG_FILE, &errs), CONFIG_INVALID);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_str_eq(errs.line[0], "t:1:77: nested deeper than 64 levels");
+	/* a list of 64 nested lists is only the wrong value */
+	strcpy(text, "m: ");
+	memset(text + 3, '[', 65);
+	memset(text + 68, ']', 65);
+	text[133] = '\0';
+	config_errors_fini(&errs);
+	ck_assert_int_eq(config_load_buffer(&cfg, "t", text, strlen(text),
+	    CFG_CONFIG_FILE, &errs), CONFIG_INVALID);
+	ck_assert_uint_eq(errs.n, 1);
+	ck_assert_str_eq(errs.line[0], "t:1:1: unknown option \"m\"");
+	free(text);
+	config_fini(&cfg);
+	config_errors_fini(&errs);
+}
+END_TEST
+
 /* port_guid and ports belong to the common file (or -c), not an
  * instance's own. */
 START_TEST(test_instance_only_options)
@@ -1339,6 +1373,7 @@ config_suite(void)
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_unreadable_file);
 	tcase_add_test(tc, test_too_large);
+	tcase_add_test(tc, test_too_deep);
 	tcase_add_test(tc, test_instance_only_options);
 	tcase_add_test(tc, test_too_many_errors);
 	tcase_add_test(tc, test_set_values);

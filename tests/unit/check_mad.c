@@ -1420,6 +1420,31 @@ START_TEST(test_drop_hook)
 }
 END_TEST
 
+/* An SMP the engine drops on free goes through the caller's drop hook
+ * (smstate.c frees its queries there), and only the SMP client's. */
+START_TEST(test_smp_drop_hook)
+{
+	struct dr_path p = { .hops = 1, .port = { 0, 1 } };
+	struct smp_req q = { .method = MAD_GET, .attr = ATTR_NODE_INFO,
+	    .path = &p, .dest = 1, .drop = count_drop };
+	struct rec r[3] = { { 0 } };
+
+	drops = 0;
+	start(8, 1, 1000, 1);
+	ck_assert_int_eq(smp(&q, rec_cb, &r[0]), 0);    /* on the wire */
+	ck_assert_int_eq(smp(&q, rec_cb, &r[1]), 0);    /* queued */
+	q.drop = NULL;
+	q.dest = 2;
+	ck_assert_int_eq(smp(&q, rec_cb, &r[2]), 0);    /* no hook */
+	fake_respond(0, 0, NULL);
+	spin();
+	ck_assert_int_eq(r[0].called, 1);
+	stop();
+	ck_assert_int_eq(drops, 1);                     /* r[1] only */
+	ck_assert_int_eq(r[1].called + r[2].called, 0);
+}
+END_TEST
+
 START_TEST(test_smp_register)
 {
 	const struct transport_agent *a;
@@ -1487,6 +1512,7 @@ mad_suite(void)
 	tcase_add_test(tc, test_counter_bound);
 	tcase_add_test(tc, test_smp_register);
 	tcase_add_test(tc, test_drop_hook);
+	tcase_add_test(tc, test_smp_drop_hook);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,7 +1,8 @@
 /*
  * Test hooks of the in-memory transport (fake_transport.c), which
- * implements transport.h for unit tests: it records every MAD sent and lets
- * the test deliver MADs to the receive callback.
+ * implements transport.h for unit tests (and tests/fuzz/fuzz_mad.c): it
+ * records every MAD sent and lets the test deliver MADs to the receive
+ * callback.
  */
 #ifndef IBSMD_FAKE_TRANSPORT_H
 #define IBSMD_FAKE_TRANSPORT_H

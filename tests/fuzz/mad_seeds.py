@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Write the seed corpus of tests/fuzz/fuzz_mad.c into tests/fuzz/mad_seeds/.
+
+Each seed is fuzz_mad.c's 8-byte prefix (set-up state and flags, which sent
+MAD to take the TID from, source address) and one 256-byte MAD. Run it again
+after changing the input format:  python3 tests/fuzz/mad_seeds.py
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "mad_seeds")
+
+SMP_LID, SMP_DR, SA = 0x01, 0x81, 0x03
+GET, SET, TRAP, GETRESP, TRAPREPRESS = 0x01, 0x02, 0x05, 0x81, 0x07
+NOTICE, NODE_INFO, SM_INFO = 0x0002, 0x0011, 0x0020
+KEY = 0xABCD        # fuzz_mad.c's SM_Key
+PEER_A = 0x21       # fuzz_mad.c's other SM
+
+
+def prefix(state=0, flags=0, mode=0, which=0, slid=2, sl=0, qpn=0, pkey=0,
+           qkey=0):
+    return bytes([state | flags | mode << 6, which, slid >> 8, slid & 0xFF,
+                  sl, qpn, pkey, qkey])
+
+
+def header(mclass, method, attr, mod=0, tid=0x1234, version=1, status=0):
+    return struct.pack(">BBBBHHQHHI", 1, mclass, version, method, status, 0,
+                       tid, attr, 0, mod)
+
+
+def mad(hdr, data=b"", at=64):
+    m = bytearray(256)
+    m[0:24] = hdr
+    m[at:at + len(data)] = data
+    return bytes(m)
+
+
+def sminfo(guid, key, prio, state, count=0):
+    return struct.pack(">QQIB", guid, key, count, prio << 4 | state)
+
+
+def dr_header(method, attr, mod=0, tid=0x4321, hops=1, hop_ptr=0, d=0):
+    h = bytearray(header(SMP_DR, method, attr, mod, tid))
+    h[4] = d << 7
+    h[6] = hop_ptr
+    h[7] = hops
+    return bytes(h)
+
+
+def dr_mad(hdr, data, path):
+    m = bytearray(mad(hdr, data))
+    m[32:36] = b"\xff\xff\xff\xff"          # DrSLID, DrDLID permissive
+    m[128:128 + len(path)] = path
+    return bytes(m)
+
+
+seeds = {
+    # SMInfo Get, LID-routed and directed route, with and without our key
+    "sminfo_get_lid": prefix(1) + mad(header(SMP_LID, GET, SM_INFO)),
+    "sminfo_get_dr": prefix(3, slid=0xFFFF) + dr_mad(
+        dr_header(GET, SM_INFO), b"", b"\x00\x01"),
+    "sminfo_get_key": prefix(3) + mad(header(SMP_LID, GET, SM_INFO),
+                                      sminfo(PEER_A, KEY, 1, 2)),
+    # SMInfo Set HANDOVER from a trusted MASTER to a STANDBY, and
+    # ACKNOWLEDGE, DISABLE, STANDBY, DISCOVER, a bad modifier
+    "sminfo_set_handover": prefix(4) + mad(
+        header(SMP_LID, SET, SM_INFO, 1), sminfo(PEER_A, KEY, 15, 3)),
+    "sminfo_set_ack": prefix(5) + mad(
+        header(SMP_LID, SET, SM_INFO, 2), sminfo(PEER_A, KEY, 15, 2)),
+    "sminfo_set_disable": prefix(4) + mad(
+        header(SMP_LID, SET, SM_INFO, 3), sminfo(PEER_A, KEY, 15, 3)),
+    "sminfo_set_standby": prefix(3) + mad(
+        header(SMP_LID, SET, SM_INFO, 4), sminfo(PEER_A, KEY, 15, 3)),
+    "sminfo_set_discover": prefix(4) + mad(
+        header(SMP_LID, SET, SM_INFO, 5), sminfo(PEER_A, KEY, 15, 3)),
+    "sminfo_set_badkey": prefix(4) + mad(
+        header(SMP_LID, SET, SM_INFO, 1), sminfo(PEER_A, 7, 15, 3)),
+    "sminfo_set_mod9": prefix(6) + mad(
+        header(SMP_LID, SET, SM_INFO, 9), sminfo(PEER_A, KEY, 1, 3)),
+    # Trap 128 (link state change) Notice from LID 3, and a TrapRepress
+    "trap128": prefix(3, slid=3) + mad(
+        header(SMP_LID, TRAP, NOTICE, tid=0x99),
+        struct.pack(">BBHHH", 0x81, 0, 128, 3, 0) + b"\0" * 6 +
+        struct.pack(">H", 3)),
+    "trap144_dr": prefix(4, slid=0xFFFF) + dr_mad(
+        dr_header(TRAP, NOTICE, hops=0),
+        struct.pack(">BBHHH", 0x81, 0, 144, 2, 0), b""),
+    "traprepress": prefix(3) + mad(header(SMP_LID, TRAPREPRESS, NOTICE)),
+    # GetResp to the outstanding NodeInfo (directed route), TID taken from
+    # the sent request (mode 3: its paths too), and to the election's
+    # SMInfo Get
+    "getresp_nodeinfo": prefix(0, mode=3, which=0, slid=0xFFFF) + dr_mad(
+        dr_header(GETRESP, NODE_INFO, d=1, hop_ptr=1),
+        bytes([1, 1, 2, 1]) + struct.pack(">QQQ", 0x100, 0x101, 0x102) +
+        bytes(8), b"\x00\x01"),
+    "getresp_sminfo": prefix(2, mode=2, which=0, slid=0xFFFF) + dr_mad(
+        dr_header(GETRESP, SM_INFO, d=1, hop_ptr=1),
+        sminfo(PEER_A, KEY, 15, 3), b"\x00\x02"),
+    "getresp_status": prefix(0, mode=2, which=1) + mad(
+        header(SMP_LID, GETRESP, 0x15, 1, status=0x1C)),
+    # SA: a GetResp to the outstanding NodeRecord Get, a GetTable request
+    # (nobody listens), and a long RMPP-sized one
+    "sa_getresp": prefix(0, mode=2, which=4, qpn=1, qkey=1) + mad(
+        header(SA, GETRESP, 0x11, version=2)),
+    "sa_gettable": prefix(1, qpn=1, qkey=1) + mad(
+        header(SA, 0x12, 0x11, version=2)),
+    "sa_long": prefix(1, qpn=1, qkey=1, flags=0x20) +
+    header(SA, GETRESP, 0x11, version=2) + bytes(1000),
+    # a failed send reported back, and garbage
+    "failed_send": prefix(0, flags=0x10, mode=3, which=2) + mad(
+        header(SMP_LID, GET, 0x12)),
+    "short": prefix(0) + b"\x01\x81\x01",
+    "empty": prefix(7),
+    "garbage": prefix(5, qpn=0x55) + bytes((i * 37 + 11) & 0xFF
+                                           for i in range(300)),
+}
+
+os.makedirs(OUT, exist_ok=True)
+for name, data in seeds.items():
+    with open(os.path.join(OUT, name), "wb") as f:
+        f.write(data)
