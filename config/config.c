@@ -123,7 +123,8 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.name = "smp_retries", .type = CFG_UINT,
 		.offset = OFF(smp_retries), .min = 0, .max = 20, .def = "3",
 		.reloadable = true,
-		.doc = "Retries of an unanswered SMP.",
+		.doc = "Retries of an unanswered SMP before its node is given up "
+		    "for this sweep.",
 	},
 	[CFG_OPT_SM_PRIORITY] = {
 		.name = "sm_priority", .type = CFG_UINT,
