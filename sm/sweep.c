@@ -51,6 +51,7 @@ struct sweep {
 	enum sweep_state state;
 	bool want_heavy, want_light;
 	bool up;                /* the last heavy sweep was complete */
+	unsigned cur_holes;     /* discover_holes() of cur, kept by adopt_next */
 	unsigned holds;         /* sweeps in a row held by hold_partial() */
 	ev_idle idle;           /* starts requested sweeps when idle */
 	ev_timer timer;         /* light sweep period / retry after failure */
@@ -252,7 +253,7 @@ write_stats(struct sweep *sw)
 	fprintf(s.fp, "program.failures %u\nprogram.resent %u\n"
 	    "failures_in_row %" PRIu64 "\nholes %u\n",
 	    sw->last_prog.failures, sw->last_prog.resent, sw->failures_in_row,
-	    sw->have_cur ? discover_holes(&sw->cur, NULL, NULL) : 0);
+	    sw->cur_holes);
 	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
 	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
 	    "inherit.lids_computed %u\n", sw->inherited.kept,
@@ -778,6 +779,9 @@ adopt_next(struct sweep *sw)
 	lft_set_fini(&sw->next_lft);
 	memset(&sw->next_lft, 0, sizeof(sw->next_lft));
 	sw->have_cur = true;
+	/* The model in use changes only here: count its holes once, not at
+	 * every light sweep and stats write. */
+	sw->cur_holes = discover_holes(&sw->cur, NULL, NULL);
 }
 
 /* The end of a sweep, for status and stats. */
@@ -979,7 +983,7 @@ light_must_escalate(struct sweep *sw)
 		    "complete; sweeping heavy");
 		return true;
 	}
-	if ((holes = discover_holes(&sw->cur, NULL, NULL)) > 0) {
+	if ((holes = sw->cur_holes) > 0) {
 		log_info("sweep: light sweep: %u port%s of the fabric not "
 		    "reached; sweeping heavy", holes, holes == 1 ? "" : "s");
 		return true;

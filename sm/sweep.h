@@ -2,7 +2,10 @@
  * The sweep state machine. A heavy sweep discovers the fabric into a new
  * model, assigns LIDs, routes and programs the devices; a light sweep
  * (periodic) reads every switch's SwitchInfo and escalates to a heavy one
- * when a port changed state or a switch stopped answering. Requests (timer,
+ * when a port changed state, a switch stopped answering, or the model in
+ * use has holes (something the last heavy sweep could not reach). A heavy
+ * sweep programs only when the SM state machine says this SM is master,
+ * and is "up" only when complete. Requests (timer,
  * trap, SIGHUP) are coalesced and started from an idle watcher, never from
  * inside another sweep.
  */
