@@ -3,6 +3,7 @@
 #   core/                          includes only core/
 #   mad/ routing/ partitions/ config/  include only core/ and their own folder
 #   core/ routing/ partitions/ config/ never include libev or libibumad
+#   sa/ includes only core/, mad/, partitions/ and sa/
 #   ctl/ (ibsmctl, and the command table sm/ shares) includes only ctl/,
 #       and neither libev nor libibumad: ibsmctl links no floor
 #   every project include is spelled with its folder ("core/fabric.h")
@@ -13,7 +14,7 @@ cd "$top" || exit 99
 
 bad=0
 for f in core/*.[ch] mad/*.[ch] routing/*.[ch] partitions/*.[ch] config/*.[ch] \
-    sm/*.[ch] ctl/*.[ch]; do
+    sa/*.[ch] sm/*.[ch] ctl/*.[ch]; do
 	[ -e "$f" ] || continue
 	floor=${f%%/*}
 	# line number and the included name, quoted or angled
@@ -31,7 +32,10 @@ for f in core/*.[ch] mad/*.[ch] routing/*.[ch] partitions/*.[ch] config/*.[ch] \
 			printf "%s:%d: core/ includes \"%s\" from outside core/\n", f, NR, inc
 		else if (floor == "ctl" && dir != "ctl")
 			printf "%s:%d: ctl/ includes \"%s\": ibsmctl links nothing outside ctl/\n", f, NR, inc
-		else if (floor != "core" && floor != "sm" && dir != "core" && dir != floor)
+		else if (floor == "sa") {
+			if (dir != "core" && dir != "mad" && dir != "partitions" && dir != "sa")
+				printf "%s:%d: sa/ includes \"%s\": only core/, mad/ and partitions/ are below it\n", f, NR, inc
+		} else if (floor != "core" && floor != "sm" && dir != "core" && dir != floor)
 			printf "%s:%d: %s/ includes \"%s\": only core/ and %s/ are below it\n", f, NR, floor, inc, floor
 		next
 	}

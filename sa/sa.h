@@ -1,0 +1,92 @@
+/*
+ * Subnet Administration: the SA agent on QP1 of the SM's port (management
+ * class 0x03, version 2, RMPP). It answers only while this SM is master
+ * and its first sweep is done, from the fabric model, forwarding tables
+ * and P_Key tables of the last completed heavy sweep (a view sm/ hands
+ * over), never from the wire. Requests are answered on the loop, at once:
+ * no answer waits for a sweep.
+ *
+ * sm/ calls: sa_new() once the MAD engine exists; sa_set_view() after each
+ * heavy sweep that programmed; sa_set_serving() when mastership changes;
+ * sa_set_opts() on reload; sa_ports_changed() with the end ports that came
+ * and went (GID in/out of service reports).
+ */
+#ifndef IBSMD_SA_H
+#define IBSMD_SA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ev_loop;
+struct fabric;
+struct lft_set;
+struct mad_engine;
+struct pkey_tables;
+struct sa;
+
+/* One SM known on the subnet, for SMInfoRecord (this SM is one of them). */
+struct sa_sm {
+	uint16_t lid;
+	uint64_t guid;          /* port GUID */
+	uint64_t sm_key;
+	uint32_t act_count;
+	uint8_t priority;
+	uint8_t state;          /* SMInfo SMState: 1 discovering, 2 standby,
+				 * 3 master */
+};
+
+/*
+ * What the SA answers from. Everything is owned by sm/ and stays valid and
+ * unchanged until the next sa_set_view() or sa_free(); the SA copies
+ * nothing but the small fields.
+ */
+struct sa_view {
+	const struct fabric *f;         /* LIDs assigned, PortInfo as read */
+	const struct lft_set *lft;      /* switch indices refer to f */
+	const struct pkey_tables *pk;   /* tables in effect; NULL: partitions
+					 * not managed (every port shares
+					 * every other's default key) */
+	uint64_t subnet_prefix;         /* host order */
+	uint16_t sm_lid;
+	const struct sa_sm *sms;        /* this SM first */
+	size_t nsms;
+};
+
+struct sa_opts {
+	uint64_t sa_key;                /* SM_Key of trusted requests */
+	uint8_t subnet_timeout;         /* PathRecord PacketLifeTime code */
+	unsigned service_lease;         /* seconds; a ServiceRecord Set with
+					 * lease 0 gets this ... see sa/service */
+	unsigned report_timeout_ms;     /* one Report attempt */
+	unsigned report_retries;
+};
+
+struct sa *sa_new(struct ev_loop *loop, struct mad_engine *mad,
+    const struct sa_opts *o);
+void sa_free(struct sa *sa);
+/* Register the SA agent (class 0x03 v2, RMPP) and its listeners. Returns
+ * 0, or -1 with a logged reason. */
+int sa_start(struct sa *sa);
+void sa_set_opts(struct sa *sa, const struct sa_opts *o);
+/* v NULL: no view (before the first sweep); copied shallowly. */
+void sa_set_view(struct sa *sa, const struct sa_view *v);
+/* Master with a view: answer. Otherwise every request is dropped
+ * (counted), as OpenSM does, and requesters time out. */
+void sa_set_serving(struct sa *sa, bool serving);
+
+/* Counters for ibsmctl status and the stats file (SA-specific; per
+ * attribute and method counts are the MAD engine's). */
+struct sa_stats {
+	uint64_t requests;      /* requests received */
+	uint64_t answered;      /* replies sent (any status) */
+	uint64_t errors;        /* replies with a nonzero status */
+	uint64_t not_serving;   /* dropped: not master / no view yet */
+	uint64_t bad_key;       /* dropped: wrong nonzero SM_Key */
+	uint64_t malformed;     /* dropped: too short, bad version ... */
+	uint64_t reports_sent, reports_acked, reports_failed;
+	uint64_t services, subscriptions;       /* now held */
+};
+void sa_get_stats(const struct sa *sa, struct sa_stats *st);
+
+#endif

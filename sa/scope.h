@@ -1,0 +1,42 @@
+/*
+ * Partition scoping: which end ports may see each other through the SA.
+ * Two ports share a partition when their P_Key tables hold a key with the
+ * same low 15 bits and at least one of the two holds it as a full member
+ * (two limited members cannot talk). A port whose table is unknown or
+ * empty, or a view without P_Key tables, shares with every port (as
+ * OpenSM). Pure: reads the view only. Lookups are a binary search in the
+ * tables, then a scan of the two tables' entries: independent of the
+ * fabric's size.
+ */
+#ifndef IBSMD_SA_SCOPE_H
+#define IBSMD_SA_SCOPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sa/sa.h"
+
+/* The P_Key table of end port p (indices as in v->f), NULL if unknown. */
+const struct pkey_table *sa_scope_table(const struct sa_view *v, uint32_t p);
+
+/* Whether a and b share a partition. */
+bool sa_scope_share(const struct sa_view *v, uint32_t a, uint32_t b);
+
+/*
+ * Whether port p holds pkey (low 15 bits compared); *full receives
+ * whether as a full member. A port with no known table holds every key,
+ * as a full member.
+ */
+bool sa_scope_has(const struct sa_view *v, uint32_t p, uint16_t pkey,
+    bool *full);
+
+/*
+ * The key a path between a and b uses when the request names none: the
+ * lowest shared key (low 15 bits) with the membership bit as a holds it.
+ * Returns false when they share none. Two ports without known tables get
+ * 0xFFFF.
+ */
+bool sa_scope_common_pkey(const struct sa_view *v, uint32_t a, uint32_t b,
+    uint16_t *pkey);
+
+#endif
