@@ -22,6 +22,7 @@ struct ev_loop;
 struct fabric;
 struct lft_set;
 struct mad_engine;
+struct pkey_policy;
 struct pkey_tables;
 struct sa;
 
@@ -47,6 +48,8 @@ struct sa_view {
 	const struct pkey_tables *pk;   /* tables in effect; NULL: partitions
 					 * not managed (every port shares
 					 * every other's default key) */
+	const struct pkey_policy *policy; /* partitions.conf in effect (SL,
+					 * groups); NULL: none */
 	uint64_t subnet_prefix;         /* host order */
 	uint16_t sm_lid;
 	const struct sa_sm *sms;        /* this SM first */
