@@ -1,0 +1,17 @@
+/*
+ * The attribute modules the SA serves (sa/attr.h), NULL-terminated. An
+ * attribute absent here is dropped unanswered, as OpenSM does with those
+ * it does not know; ClassPortInfo's CapabilityMask follows this list.
+ */
+#include "autoconfig.h"
+
+#include <stddef.h>
+
+#include "sa/attr.h"
+#include "sa/records.h"
+
+const struct sa_attr *const sa_attrs[] = {
+	&sa_attr_classport,
+	&sa_attr_node,
+	NULL
+};
