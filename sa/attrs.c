@@ -13,5 +13,13 @@
 const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_classport,
 	&sa_attr_node,
+	&sa_attr_portinfo,
+	&sa_attr_sminfo,
+	&sa_attr_link,
+	&sa_attr_switchinfo,
+	&sa_attr_lft,
+	&sa_attr_mft,
+	&sa_attr_pkey,
+	&sa_attr_guidinfo,
 	NULL
 };
