@@ -82,9 +82,9 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	[CFG_OPT_ROUTING_ENGINE] = {
 		.name = "routing_engine", .type = CFG_ENUM_LIST,
 		.offset = OFF(routing_engine), .min = 1, .max = CFG_NAMES_MAX,
-		.allowed = engines, .def = "[minhop]", .reloadable = true,
-		.doc = "Routing engines to try in order; the first that can "
-		    "route is used.",
+		.allowed = engines, .def = "[ftree, updn]", .reloadable = true,
+		.doc = "Routing engines to try in order; the first routing "
+		    "loop-free is used.",
 	},
 	[CFG_OPT_ROOT_GUIDS] = {
 		.name = "root_guids", .type = CFG_GUID_LIST,

@@ -479,8 +479,10 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(cfg.log_level, LOG_LVL_INFO);
 	ck_assert_str_eq(cfg.log_file, "-");
 	ck_assert(cfg.sweep_interval == 10);
-	ck_assert_uint_eq(cfg.routing_engine.n, 1);
-	ck_assert_str_eq(cfg.routing_engine.name[0], "minhop");
+	/* deadlock-free everywhere: ftree on fat trees, updn elsewhere */
+	ck_assert_uint_eq(cfg.routing_engine.n, 2);
+	ck_assert_str_eq(cfg.routing_engine.name[0], "ftree");
+	ck_assert_str_eq(cfg.routing_engine.name[1], "updn");
 	ck_assert_uint_eq(cfg.max_wire_smps, 64);
 	ck_assert_uint_eq(cfg.max_smps_per_node, 4);
 	ck_assert_uint_eq(cfg.smp_timeout, 200);
@@ -536,7 +538,8 @@ END_TEST
 /* routing_engine allows the names it was told, no others, and says so. */
 START_TEST(test_engine_names)
 {
-	static const char *const other[] = { "lash", "minhop", NULL };
+	static const char *const other[] = { "lash", "updn", "ftree",
+	    NULL };
 	const struct cfg_option *o = config_option("routing_engine");
 	struct config_errors errs = { 0 };
 	struct ibsmd_config cfg;
@@ -545,19 +548,19 @@ START_TEST(test_engine_names)
 	engines = other;
 	config_set_engine_names(engine_name);
 	config_init(&cfg);
-	ck_assert_int_eq(config_set(&cfg, "routing_engine", "lash,minhop",
+	ck_assert_int_eq(config_set(&cfg, "routing_engine", "lash,updn",
 	    CFG_CMDLINE, &errs), CONFIG_OK);
 	ck_assert_uint_eq(cfg.routing_engine.n, 2);
 	ck_assert_str_eq(cfg.routing_engine.name[0], "lash");
-	ck_assert_int_eq(config_set(&cfg, "routing_engine", "ftree",
+	ck_assert_int_eq(config_set(&cfg, "routing_engine", "minhop",
 	    CFG_CMDLINE, &errs), CONFIG_INVALID);
 	ck_assert_uint_eq(errs.n, 1);
 	ck_assert_str_eq(errs.line[0], "command line: routing_engine: "
-	    "\"ftree\" is not one of lash, minhop");
+	    "\"minhop\" is not one of lash, updn, ftree");
 	ck_assert_str_eq(cfg.routing_engine.name[0], "lash");
 	config_option_summary(o, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "list of lash, minhop; default: [minhop]; "
-	    "reloadable");
+	ck_assert_str_eq(buf, "list of lash, updn, ftree; default: "
+	    "[ftree, updn]; reloadable");
 	config_fini(&cfg);
 	config_errors_fini(&errs);
 	engines = ibsmd_engines;
@@ -966,7 +969,7 @@ START_TEST(test_reload_diff)
 	    CFG_COMMON_FILE, &errs), 0);
 	ck_assert_uint_eq(config_reload_diff(&cur, &next, on_diff, &d), 6);
 	ck_assert_str_eq(d.now, "log_level info->debug, sweep_interval 10->5, "
-	    "routing_engine [minhop]->[updn, minhop]");
+	    "routing_engine [ftree, updn]->[updn, minhop]");
 	ck_assert_str_eq(d.later, "port_guid 0x0000000000000001->"
 	    "0x0000000000000002, state_dir /a->/b, subnet_prefix "
 	    "0xfe80000000000000->0xfe80000000000001");
