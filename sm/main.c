@@ -88,8 +88,8 @@ usage(FILE *fp)
 "  -s, --sweep-interval SEC   light sweep period in seconds (default 10; 0 = off)\n"
 "  -d, --state-dir DIR        state (guid2lid, stats) (default " IBSMD_STATEDIR "/<port-guid>)\n"
 "  -r, --runtime-dir DIR      lock and control socket (default " IBSMD_RUNDIR ")\n"
-"  -R, --routing-engine LIST  routing engines to try in order (default minhop):\n"
-"                             ftree, updn, minhop\n"
+"  -R, --routing-engine LIST  routing engines to try in order (default\n"
+"                             ftree,updn): ftree, updn, minhop\n"
 "  -P, --partitions FILE      partitions.conf (default " IBSMD_SYSCONFDIR "/partitions.conf)\n"
 "      --allow-both-pkeys     '=both' members get full and limited P_Keys\n"
 "      --partition-enforcement MODE  both, in, out or off (default both)\n"
@@ -170,9 +170,14 @@ log_notes(const struct pkey_errors *errs)
 {
 	char line[1024];
 
-	for (size_t i = 0; i < errs->n; i++)
-		if (pkey_msg_format(errs, i, line, sizeof(line)) >= 0)
+	for (size_t i = 0; i < errs->n; i++) {
+		if (pkey_msg_format(errs, i, line, sizeof(line)) < 0)
+			continue;
+		if (errs->msgs[i].level == PKEY_MSG_WARNING)
+			log_warnx("partitions: %s", line);
+		else
 			log_info("partitions: %s", line);
+	}
 }
 
 /* The partition policy named by cfg: a missing file means the default
@@ -769,13 +774,15 @@ check_mode(struct daemon *d)
 
 	pkey_errors_init(&pe);
 	pol = load_policy(&d->cfg, &pe, &missing);
-	if (pol == NULL) {
+	{
+		/* errors when refused; warnings (an empty file) either way */
 		char *t = pkey_errors_text(&pe, false);
 
 		fputs(t ? t : "", stderr);
 		free(t);
-		rc = EXIT_FAIL;
 	}
+	if (pol == NULL)
+		rc = EXIT_FAIL;
 	if (d->verbose && pol != NULL) {
 		char *t = pkey_policy_format(pol, NULL);
 
