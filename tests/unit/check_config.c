@@ -683,8 +683,29 @@ START_TEST(test_unreadable_file)
 	ck_assert_int_eq(config_load(&cfg, tmpdir, CFG_CONFIG_FILE, &errs),
 	    CONFIG_INVALID);
 	ck_assert_uint_eq(errs.n, 1);
-	snprintf(want, sizeof(want), "%s: Is a directory", tmpdir);
+	snprintf(want, sizeof(want), "%s: not a regular file (a directory)",
+	    tmpdir);
 	ck_assert_str_eq(errs.line[0], want);
+	/* A FIFO is refused at once, without waiting for a writer. */
+	ck_assert_int_eq(mkfifo(tpath("fifo"), 0600), 0);
+	ck_assert_int_eq(config_load(&cfg, tpath("fifo"), CFG_CONFIG_FILE,
+	    &errs), CONFIG_INVALID);
+	snprintf(want, sizeof(want), "%s: not a regular file (a FIFO)",
+	    tpath("fifo"));
+	ck_assert_str_eq(errs.line[1], want);
+	unlink(tpath("fifo"));
+	/* A symlink loop, and a device that never ends. */
+	ck_assert_int_eq(symlink("loop", tpath("loop")), 0);
+	ck_assert_int_eq(config_load(&cfg, tpath("loop"), CFG_CONFIG_FILE,
+	    &errs), CONFIG_INVALID);
+	ck_assert_ptr_nonnull(strstr(errs.line[2], "loop: Too many levels of "
+	    "symbolic links"));
+	unlink(tpath("loop"));
+	ck_assert_int_eq(config_load(&cfg, "/dev/zero", CFG_CONFIG_FILE,
+	    &errs), CONFIG_INVALID);
+	ck_assert_str_eq(errs.line[3], "/dev/zero: not a regular file (a "
+	    "character device)");
+	ck_assert_uint_eq(errs.n, 4);
 	/* /dev/null is an empty configuration. */
 	ck_assert_int_eq(config_load(&cfg, "/dev/null", CFG_CONFIG_FILE,
 	    &errs), CONFIG_OK);
@@ -707,8 +728,8 @@ START_TEST(test_too_large)
 	ck_assert_int_eq(config_load(&cfg, tpath("big"), CFG_CONFIG_FILE,
 	    &errs), CONFIG_INVALID);
 	ck_assert_uint_eq(errs.n, 1);
-	ck_assert_ptr_nonnull(strstr(errs.line[0], ": too large (1 MiB at "
-	    "most)"));
+	ck_assert_ptr_nonnull(strstr(errs.line[0], ": too large: 1520000 "
+	    "bytes (1048576 at most)"));
 	config_fini(&cfg);
 	config_errors_fini(&errs);
 }
