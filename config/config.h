@@ -105,6 +105,8 @@ enum cfg_opt_id {
 
 /* Option flags. */
 #define CFG_F_NOT_INSTANCE	0x1	/* refused in a per-instance file */
+#define CFG_F_ZERO_OFF		0x2	/* UINT, DOUBLE: 0 (off) is allowed
+					 * besides min to max */
 
 struct cfg_option {
 	const char *name;

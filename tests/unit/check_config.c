@@ -581,8 +581,8 @@ START_TEST(test_precedence)
 	    "sweep_interval: 1\nsm_priority: 1\nlog_level: warn\n"
 	    "smp_retries: 1\nports: all\n");
 	write_file(tpath("instance.conf"),
-	    "# instance\nsweep_interval: 2\nsm_priority: 2\nsmp_timeout: 2\n");
-	write_file(tpath("c.conf"), "sweep_interval: 3\nsmp_timeout: 3\n");
+	    "# instance\nsweep_interval: 2\nsm_priority: 2\nsmp_timeout: 20\n");
+	write_file(tpath("c.conf"), "sweep_interval: 3\nsmp_timeout: 30\n");
 	config_init(&cfg);
 	ck_assert_int_eq(config_load(&cfg, tpath("common.conf"),
 	    CFG_COMMON_FILE, &errs), CONFIG_OK);
@@ -596,7 +596,7 @@ START_TEST(test_precedence)
 
 	ck_assert_str_eq(value_of(&cfg, "sweep_interval"), "4");
 	ck_assert_int_eq(cfg.source[ID("sweep_interval")], CFG_CMDLINE);
-	ck_assert_str_eq(value_of(&cfg, "smp_timeout"), "3");
+	ck_assert_str_eq(value_of(&cfg, "smp_timeout"), "30");
 	ck_assert_int_eq(cfg.source[ID("smp_timeout")], CFG_CONFIG_FILE);
 	ck_assert_str_eq(value_of(&cfg, "sm_priority"), "2");
 	ck_assert_int_eq(cfg.source[ID("sm_priority")], CFG_INSTANCE_FILE);
@@ -621,7 +621,7 @@ START_TEST(test_precedence)
 	    "common file, line 5")));
 	ck_assert_ptr_nonnull(strstr(out, nvline("sweep_interval: 4",
 	    "command line")));
-	ck_assert_ptr_nonnull(strstr(out, nvline("smp_timeout: 3",
+	ck_assert_ptr_nonnull(strstr(out, nvline("smp_timeout: 30",
 	    "-c file, line 2")));
 	ck_assert_ptr_nonnull(strstr(out, nvline("sm_priority: 2",
 	    "instance file, line 3")));
@@ -889,8 +889,11 @@ static const struct {
 	{ "sm_priority", "",
 	  "command line: sm_priority: missing value" },
 	{ "sweep_interval", "-1",
-	  "command line: sweep_interval: -1 is out of range (0 to 86400 "
-	  "seconds)" },
+	  "command line: sweep_interval: -1 is out of range (0 for off, or "
+	  "0.1 to 86400 seconds)" },
+	{ "sweep_interval", "1e-9",
+	  "command line: sweep_interval: 1e-9 is out of range (0 for off, or "
+	  "0.1 to 86400 seconds)" },
 	{ "log_level", "loud",
 	  "command line: log_level: \"loud\" is not one of error, warn, info, "
 	  "debug" },
