@@ -13,6 +13,20 @@ ctl() { timeout -k 1 2 "$IBSMCTL" --runtime-dir "$T/run" "$@" 8>&-; }
 sim_start "$FABRICS/ring6.net"
 sm_start -c /dev/null -P "$T/none.conf"
 wait_subnet_up 60
+# `ibsmctl status` says since when the subnet is up: a wall-clock time
+# within the last minute, and for how long (text and JSON).
+ctl status >"$T/status0" 2>&1 || fail "ibsmctl status failed"
+since=$(sed -n 's/.*up since \([0-9T:+-]*\) (for \([^;]*\);.*/\1/p' "$T/status0")
+[ -n "$since" ] || fail "ibsmctl status does not say since when the subnet is up: $(grep -i up "$T/status0")"
+ctl status --json | python3 -c '
+import datetime, json, sys, time
+s = json.load(sys.stdin)["sweep"]
+t = datetime.datetime.strptime(s["up_since"], "%Y-%m-%dT%H:%M:%S%z").timestamp()
+assert abs(t - s["up_since_epoch"]) < 1, s
+assert 0 <= time.time() - t < 60, s
+assert 0 <= s["up_for_seconds"] < 60, s
+' || fail "ibsmctl status --json: no sane up_since/up_for_seconds"
+log "status: subnet up since $since"
 sock=$(ls "$T"/run/*.sock 2>/dev/null | head -1)
 [ -S "$sock" ] || fail "no control socket in $T/run"
 
