@@ -35,7 +35,9 @@
 
 #define CTL_REQ_MAX        4096 /* bytes of one request line */
 #define CTL_MAX_ARGS       8    /* words of a request, mode included */
-#define CTL_MAX_CLIENTS    32   /* connections served at once */
+#define CTL_MAX_CLIENTS    64   /* connections served at once; when full,
+				 * the oldest one still sending its request
+				 * makes room for the new one */
 #define CTL_REQ_TIMEOUT    5.0  /* seconds to send the request */
 #define CTL_WRITE_TIMEOUT  10.0 /* seconds without progress in the answer */
 #define CTL_ACCEPT_BURST   16   /* accepts per wake-up */
@@ -574,6 +576,34 @@ conn_new(struct ctl *c, int fd)
 	ev_timer_start(c->loop, &cn->timer);
 }
 
+/*
+ * Make room for a new client: close the oldest connection that has not
+ * finished sending its request (one that sent nothing first), so that
+ * idle connections cannot lock ibsmctl out for CTL_REQ_TIMEOUT. Answers
+ * being written are never cut. -1 when every connection is answering.
+ */
+static int
+evict_idle(struct ctl *c)
+{
+	struct ctl_conn *cn, *silent = NULL, *partial = NULL;
+
+	/* newest first: the last match is the oldest */
+	LIST_FOREACH(cn, &c->conns, entry) {
+		if (cn->writing)
+			continue;
+		if (cn->reqlen == 0)
+			silent = cn;
+		else
+			partial = cn;
+	}
+	if ((cn = silent ? silent : partial) == NULL)
+		return -1;
+	log_debug("ctl: %u clients already: closing the oldest one still "
+	    "sending its request", c->nconns);
+	conn_free(cn);
+	return 0;
+}
+
 static void
 on_accept(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -595,7 +625,7 @@ on_accept(struct ev_loop *loop, ev_io *w, int revents)
 			ev_timer_start(loop, &c->pause);
 			return;
 		}
-		if (c->nconns >= CTL_MAX_CLIENTS) {
+		if (c->nconns >= CTL_MAX_CLIENTS && evict_idle(c) < 0) {
 			log_debug("ctl: %u clients already, one dropped",
 			    c->nconns);
 			close(fd);

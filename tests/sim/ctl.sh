@@ -68,7 +68,7 @@ alive() { kill -0 "$SM_PID" 2>/dev/null || fail "ibsmd (pid $SM_PID) died"; }
 sim_start "$FABRICS/ft2_8.net"
 # A known configuration and policy: the host's /etc/ibsmd stays out of it.
 printf 'Default=0x7fff, ipoib : ALL=full;\nblue=0x0010 : 0x100004=full;\n' >"$T/partitions.conf"
-sm_start -c /dev/null -P "$T/partitions.conf"
+sm_start -c /dev/null -P "$T/partitions.conf" -R minhop
 wait_subnet_up 120
 SOCK=$(ls "$RUN"/*.sock 2>/dev/null)
 [ -S "$SOCK" ] || fail "no control socket in $RUN"
