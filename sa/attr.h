@@ -114,6 +114,10 @@ struct sa_attr {
 	uint16_t id;
 	const char *name;               /* "NodeRecord", for logs and stats */
 	uint16_t rec_size;              /* bytes, a multiple of 8 */
+	uint16_t resp_attr;             /* AttributeID of the answer when it
+					 * is not id (MultiPathRecord is
+					 * answered with PathRecords, 0x35);
+					 * 0: id */
 	sa_handler_fn get;              /* Get and GetTable (GetMulti for
 					 * MultiPathRecord); NULL: none */
 	sa_handler_fn set;              /* NULL: Set not served */
