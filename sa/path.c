@@ -486,10 +486,9 @@ path_query(struct query *qy)
 	rc = check_codes(w, qy->mask);
 	if (rc != SA_STATUS_OK)
 		return rc;
-	/* A requester the fabric does not know shares no partition; OpenSM
-	 * drops the request, the agent may too. */
+	/* A requester the fabric does not know: OpenSM drops the request. */
 	if (qy->requester == FABRIC_NONE)
-		return SA_STATUS_OK;
+		return SA_STATUS_DROP;
 	/* Multicast destinations: no groups yet, so no paths. */
 	if ((qy->mask & PR_CM_DGID) && w->dgid[0] == 0xFF)
 		return SA_STATUS_OK;
@@ -573,7 +572,9 @@ mpath_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	avail = (q->len - SA_HDR_SIZE - SA_MPATH_FIXED_SIZE) / 16;
 	if (m.sgid_count == 0 || m.dgid_count == 0 || ngids > avail)
 		return SA_STATUS_REQ_INVALID;
-	if (qy.requester == FABRIC_NONE || qy.limit == 0)
+	if (qy.requester == FABRIC_NONE)
+		return SA_STATUS_DROP;
+	if (qy.limit == 0)
 		return SA_STATUS_OK;
 	ports = xcalloc(ngids, sizeof(*ports));
 	for (i = 0; i < ngids && rc == SA_STATUS_OK; i++) {
@@ -605,7 +606,6 @@ const struct sa_attr sa_attr_multipath_record = {
 	.id = SA_ATTR_MULTIPATH_REC,
 	.name = "MultiPathRecord",
 	.rec_size = SA_PATH_REC_SIZE,   /* of the PathRecords answered */
-	.resp_attr = SA_ATTR_PATH_REC,
 	.get = mpath_get,
 	.init = path_init,
 	.fini = path_fini,
