@@ -30,7 +30,7 @@ skip_unless_sim
 
 sq() { diag saquery "$@" 2>&1 | grep -v '^ibwarn'; }
 # first FIELD: FIELD of the first record of a PathRecord dump on stdin
-first() { sed -n "s/^[[:space:]]*$1\.*//p" | head -1; }
+first() { sed -n "s/^[[:space:]]*$1\.\.*//p" | head -1; }
 
 # Gb/s x 10 of a port: LinkWidthActive x LinkSpeedActive; MtuCap bytes.
 declare -A PI
