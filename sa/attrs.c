@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "sa/attr.h"
+#include "sa/path.h"
 #include "sa/records.h"
 
 const struct sa_attr *const sa_attrs[] = {
@@ -21,5 +22,7 @@ const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_mft,
 	&sa_attr_pkey,
 	&sa_attr_guidinfo,
+	&sa_attr_path_record,
+	&sa_attr_multipath_record,
 	NULL
 };
