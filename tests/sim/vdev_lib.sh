@@ -26,6 +26,7 @@
 
 : "${VDEV:=$PWD/tests/fixture/vdev}"
 : "${GUIDREQ:=$PWD/tests/fixture/guidreq}"
+: "${SMPSET:=$PWD/tests/fixture/smpset}"
 VDEV_DIR=$T/vdev
 mkdir -p "$VDEV_DIR"
 UMADFIX_VDEV=$VDEV_DIR
@@ -102,4 +103,10 @@ guidreq() {
 	local host=$1
 	shift
 	SIM_HOST=$host LD_PRELOAD=$SIM_PRELOAD timeout 60 "$GUIDREQ" "$@" 8>&-
+}
+
+# smpset ARGS...: SubnSet of any attribute (tests/fixture/smpset.c: -D path
+# or -L lid, attribute, modifier, hex data), printed like smpdump.
+smpset() {
+	diag "$SMPSET" "$@"
 }
