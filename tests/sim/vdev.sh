@@ -225,4 +225,16 @@ printf '%s\n' "$out" | grep -qx "2 $g2" || fail "OpenSM's GUIDInfoRecord disagre
 out=$(guidreq h1 set 0 4="$g2")
 g4=$(printf '%s\n' "$out" | awk '$1 == 4 { print $2 }')
 log "request of a GUID in use: index 4 -> ${g4:-nothing} (OpenSM)"
+# Delete index 3 (as the driver releases a VF): OpenSM clears it on the device
+out=$(guidreq h1 delete 0 3="$g3") || fail "GUIDInfoRecord Delete to OpenSM failed: $out"
+ok=0
+for _ in $(seq 1 40); do
+	gi=$(diag smpquery GI "$lid1" 2>/dev/null)
+	if printf '%s\n' "$gi" | grep -q "^ *2: $g2 0x0000000000000000\$"; then
+		ok=1
+		break
+	fi
+	sleep 0.5
+done
+[ $ok = 1 ] || fail "after Delete, smpquery GUIDInfo of h1: $(printf '%s\n' "$gi" | head -2)"
 log "PASS"
