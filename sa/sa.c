@@ -378,7 +378,9 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 	}
 	q.attr_mod = field32(mad, IB_MAD_ATTRMOD_F);
 	q.comp_mask = field(mad, IB_SA_COMPMASK_F);
-	q.trusted = key != 0 && key == sa->o.sa_key;
+	/* As OpenSM: the key equal to sa_key is trusted, 0 included (with
+	 * sa_key 0, every request is). */
+	q.trusted = key == sa->o.sa_key;
 	q.mad = mad;
 	q.len = rx->len;
 	q.from = rx->from;
