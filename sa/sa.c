@@ -271,17 +271,21 @@ send_records(struct sa *sa, const struct transport_rx *rx,
 {
 	size_t data = out->n * (size_t)a->rec_size;
 	size_t len = SA_HDR_SIZE + data;
+	bool rmpp = q->method == MAD_GETTABLE || q->method == MAD_GETMULTI;
 	uint8_t *m;
 
-	if (len < TRANSPORT_MAD_SIZE)
-		len = TRANSPORT_MAD_SIZE;
-	m = xcalloc(1, len);
+	/* A table goes out at its exact length: the kernel's RMPP (and a
+	 * client counting records) takes the payload length from it, so
+	 * padding would read as extra zero records. One MAD otherwise. */
+	if (!rmpp)
+		len = TRANSPORT_MAD_SIZE;       /* one record at most */
+	m = xcalloc(1, len > TRANSPORT_MAD_SIZE ? len : TRANSPORT_MAD_SIZE);
 	reply_header(m, rx->mad, SA_HDR_SIZE, q->method, SA_STATUS_OK);
 	if (out->n > 0 && a->id != SA_ATTR_CLASS_PORT_INFO)
 		mad_set_field(m, 0, IB_SA_ATTROFFS_F, a->rec_size / 8);
 	if (q->method == MAD_GETMULTI && a->id == SA_ATTR_MULTIPATH_REC)
 		mad_set_field(m, 0, IB_MAD_ATTRID_F, SA_ATTR_PATH_REC);
-	if (q->method == MAD_GETTABLE || q->method == MAD_GETMULTI) {
+	if (rmpp) {
 		/* Written whole: the kernel's RMPP segments it (and rewrites
 		 * PayloadLength per segment); the length here is the whole
 		 * payload after the RMPP header, for a single segment. */
