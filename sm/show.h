@@ -20,6 +20,7 @@
 #include "sm/json.h"
 #include "mad/mad.h"
 #include "routing/routing.h"
+#include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
@@ -78,6 +79,8 @@ struct show_status {
 	unsigned mad_outstanding, mad_queued;
 	const struct show_counter *counters;
 	size_t ncounters;
+	const struct sa_stats *sa;              /* NULL: no SA agent */
+	bool sa_serving;
 };
 
 void show_status(struct show *s, const struct show_status *st);

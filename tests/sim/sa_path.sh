@@ -209,7 +209,7 @@ for pair in "$H0:$H1" "$H1:$H3" "$H3:$H2" "$H1:$H0"; do
 	    [ "$(printf '%s\n' "$pr" | first dlid)" != 0 ] &&
 	    fail "ports $pair share no partition, yet: $pr"
 done
-pr=$(SIM_HOST=h1 LD_PRELOAD=$UMAD2SIM timeout 60 saquery -p --src-to-dst "$H0:$H2" 2>&1 8>&-)
+pr=$(SIM_HOST=h1 LD_PRELOAD=$SIM_PRELOAD timeout 60 saquery -p --src-to-dst "$H0:$H2" 2>&1 8>&-)
 printf '%s\n' "$pr" | grep -q 'dlid' &&
     [ "$(printf '%s\n' "$pr" | first dlid)" != 0 ] &&
     fail "h1 shares no partition with h0 and h2, yet sees their path: $pr"
