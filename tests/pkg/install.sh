@@ -1,7 +1,7 @@
 #!/bin/sh
 # make install into a DESTDIR, as configure --prefix=/usr --sysconfdir=/etc
-# --localstatedir=/var lays it out (the same variables given to make
-# install), then checks the installed tree:
+# --localstatedir=/var lays it out (the installation directories given to
+# make install), then checks the installed tree:
 #   - exactly the expected files, with the expected modes;
 #   - the units start programs that are in the tree, at the paths the units
 #     name, and systemd-analyze verify has nothing to say about them (the
@@ -37,8 +37,14 @@ mk() {
 	    "${MAKE_PROGRAM:-make}" -s -C "$TOP_BUILDDIR" "$@" >"$tmp/make.out" 2>&1 ||
 	    { cat "$tmp/make.out"; echo "FAIL: make $*"; exit 1; }
 }
-layout="prefix=/usr sysconfdir=/etc localstatedir=/var
-    systemdsystemunitdir=/lib/systemd/system"
+# Every directory given, so that none set at configure time (a package
+# build's --libexecdir, say) moves a file.
+dirs() {
+	echo "prefix=$1 exec_prefix=$1 bindir=$1/bin sbindir=$1/sbin" \
+	    "libexecdir=$1/libexec datarootdir=$1/share mandir=$1/share/man" \
+	    "sysconfdir=$2 localstatedir=$3 systemdsystemunitdir=$4"
+}
+layout=$(dirs /usr /etc /var /lib/systemd/system)
 # shellcheck disable=SC2086 # $layout is a list of words
 mk install DESTDIR="$tmp/root" $layout
 root=$tmp/root
@@ -145,8 +151,9 @@ left=$(cd "$root" && find . -type f | LC_ALL=C sort)
     bad "after make uninstall, files left: $(echo $left)"
 
 # Another prefix: the units and the helper name its programs.
-mk install DESTDIR="$tmp/opt" prefix=/opt/ibsmd \
-    systemdsystemunitdir=/opt/ibsmd/lib/systemd/system
+# shellcheck disable=SC2046
+mk install DESTDIR="$tmp/opt" $(dirs /opt/ibsmd /opt/ibsmd/etc /opt/ibsmd/var \
+    /opt/ibsmd/lib/systemd/system)
 u=$tmp/opt/opt/ibsmd/lib/systemd/system
 grep -qxF 'ExecStart=/opt/ibsmd/sbin/ibsmd --guid %i' "$u/ibsmd@.service" &&
     grep -qxF 'ExecStart=/opt/ibsmd/libexec/ibsmd/ibsmd-instances start' "$u/ibsmd.service" &&
