@@ -600,8 +600,10 @@ on_programmed(void *arg, const struct program_result *r)
 	sw->last_prog = *r;
 	sw->programs++;
 	log_info("sweep: programmed: %u PortInfo, %u SwitchInfo, %u LFT blocks "
-	    "written (%u read), %u ports armed, %u activated%s%s",
+	    "written (%u read), %u P_Key blocks written (%u read), %u ports "
+	    "armed, %u activated%s%s",
 	    r->portinfo_sets, r->switchinfo_sets, r->lft_writes, r->lft_reads,
+	    r->pkey_writes, r->pkey_reads,
 	    r->armed, r->activated, r->ok ? "" : "; ", r->ok ? "" : r->why);
 	if (r->resent)
 		log_info("sweep: programming: %u SMPs sent again or verified "
@@ -989,12 +991,77 @@ finished(struct sweep *sw, const char *kind, bool ok)
 	sw->last_ok = ok;
 }
 
+/* Lines of log_changes() before it only counts. */
+#define CHANGES_NAMED_MAX 16
+
+/* Nodes and links of a that b lacks ("lost"/"new" by what): a node by GUID,
+ * a link by both ends' node GUIDs and port numbers, each link once. */
+static unsigned
+diff_models(const struct fabric *a, const struct fabric *b, const char *what,
+    unsigned named)
+{
+	char na[128], nb[128];
+
+	for (uint32_t n = 0; n < a->nnodes; n++)
+		if (fabric_node_by_guid(b, a->nodes[n].guid) == FABRIC_NONE &&
+		    named++ < CHANGES_NAMED_MAX)
+			log_info("sweep: %s node: %s", what,
+			    query_node_text(a, n, na, sizeof(na)));
+	for (uint32_t p = 0; p < a->nports; p++) {
+		const struct fabric_port *port = &a->ports[p];
+		const struct fabric_port *peer;
+		uint32_t bn, bq, pn;
+
+		if (port->peer == FABRIC_NONE || port->num == 0)
+			continue;
+		peer = &a->ports[port->peer];
+		pn = peer->node;
+		/* once per link; links of a lost or new node go with it */
+		if (port->peer < p && a->ports[port->peer].peer == p)
+			continue;
+		if ((bn = fabric_node_by_guid(b, a->nodes[port->node].guid)) ==
+		    FABRIC_NONE || fabric_node_by_guid(b, a->nodes[pn].guid) ==
+		    FABRIC_NONE)
+			continue;
+		if (port->num <= b->nodes[bn].nports) {
+			bq = fabric_port_idx(b, bn, port->num);
+			if (b->ports[bq].peer != FABRIC_NONE &&
+			    b->nodes[fabric_peer_node(b, bq)].guid ==
+			    a->nodes[pn].guid &&
+			    b->ports[b->ports[bq].peer].num == peer->num)
+				continue;
+		}
+		if (named++ < CHANGES_NAMED_MAX)
+			log_info("sweep: %s link: %s port %u -- %s port %u", what,
+			    query_node_text(a, port->node, na, sizeof(na)),
+			    port->num, query_node_text(a, pn, nb, sizeof(nb)),
+			    peer->num);
+	}
+	return named;
+}
+
+/* What the new model changes in the one in use, named for the log. */
+static void
+log_changes(struct sweep *sw)
+{
+	unsigned named;
+
+	if (!sw->have_cur)
+		return;
+	named = diff_models(sw->cur, sw->next, "lost", 0);
+	named = diff_models(sw->next, sw->cur, "new", named);
+	if (named > CHANGES_NAMED_MAX)
+		log_info("sweep: and %u more node and link changes",
+		    named - CHANGES_NAMED_MAX);
+}
+
 static void
 heavy_done(struct sweep *sw)
 {
 	bool first = sw->up_at == 0, was_up = sw->up;
 	char line[256];
 
+	log_changes(sw);
 	adopt_next(sw);
 	sw->reroute = false;
 	sw->failures_in_row = 0;
