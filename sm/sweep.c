@@ -109,6 +109,12 @@ struct sweep {
 	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
 	uint64_t programs;
 	char why[1024];
+	/* A failure that persists (the SM's own port down, a node that never
+	 * answers) is logged when it starts and when it ends; the retries in
+	 * between, with the same reason, log at debug level only. */
+	char persist[1024];             /* the failure logged; "" when none */
+	double persist_since;
+	uint64_t persist_tries;
 };
 
 struct transition {
@@ -124,6 +130,7 @@ static void compute(struct sweep *);
 static void heavy_failed(struct sweep *);
 static void heavy_incomplete(struct sweep *);
 static void heavy_done(struct sweep *);
+static void persist_end(struct sweep *, const char *);
 static void light_done(struct sweep *);
 static void standby_done(struct sweep *);
 static void start_inherit(struct sweep *);
@@ -414,7 +421,12 @@ start_heavy(struct sweep *sw)
 	ev_timer_stop(sw->loop, &sw->timer);
 	fabric_fini(sw->next);
 	fabric_init(sw->next);
-	log_info("sweep: heavy sweep %" PRIu64 " started", sw->heavy_sweeps);
+	if (sw->persist[0])
+		log_debug("sweep: heavy sweep %" PRIu64 " started (retry %"
+		    PRIu64 ")", sw->heavy_sweeps, sw->persist_tries);
+	else
+		log_info("sweep: heavy sweep %" PRIu64 " started",
+		    sw->heavy_sweeps);
 	sw->disc = discover_start(sw->mad, sw->next,
 	    !smstate_may_write(sw->ss), on_discovered, sw);
 }
@@ -528,7 +540,10 @@ note_hole(void *arg, const struct discover_hole *h)
 	char line[200];
 
 	discover_hole_text(c->sw->next, h, line, sizeof(line));
-	if (c->n < SWEEP_LOGGED_MAX)
+	/* while a failure persists, retry_later() says whether it changed */
+	if (c->n < SWEEP_LOGGED_MAX && c->sw->persist[0])
+		log_debug("sweep: not reached: %s", line);
+	else if (c->n < SWEEP_LOGGED_MAX)
 		log_warnx("sweep: not reached: %s", line);
 	if (c->n < SWEEP_NAMED_MAX)
 		why_add(c->sw, "%s%s", c->n ? "; " : ": ", line);
@@ -1063,6 +1078,7 @@ heavy_done(struct sweep *sw)
 
 	log_changes(sw);
 	adopt_next(sw);
+	persist_end(sw, "cleared");
 	sw->reroute = false;
 	sw->failures_in_row = 0;
 	sw->up = true;
@@ -1089,6 +1105,19 @@ heavy_done(struct sweep *sw)
 	sw->cb(sw->cb_arg, true, NULL);
 }
 
+/* The end of a persistent failure (how: "cleared", "changed"). */
+static void
+persist_end(struct sweep *sw, const char *how)
+{
+	if (sw->persist[0] == '\0')
+		return;
+	log_info("sweep: %s after %" PRIu64 " heavy sweep%s in %.1f s: %s", how,
+	    sw->persist_tries, sw->persist_tries == 1 ? "" : "s",
+	    now() - sw->persist_since, sw->persist);
+	sw->persist[0] = '\0';
+	sw->persist_tries = 0;
+}
+
 /* Retries back off from 1 s (or a shorter sweep interval), doubling, to
  * the sweep interval (30 s without one): a fabric settling after a change
  * often answers the second time, a lossy one needs patience. */
@@ -1112,8 +1141,20 @@ retry_later(struct sweep *sw, const char *what)
 	sw->up = false;
 	finished(sw, "heavy", false);
 	after = retry_delay(sw);
-	log_warnx("sweep: heavy sweep %s: %s; next try in %.1f s", what,
-	    sw->why, after);
+	if (strcmp(sw->persist, sw->why) == 0) {
+		sw->persist_tries++;
+		log_debug("sweep: heavy sweep %s again (%" PRIu64 " tries, "
+		    "%.1f s): %s; next try in %.1f s", what, sw->persist_tries,
+		    now() - sw->persist_since, sw->why, after);
+	} else {
+		persist_end(sw, "changed");
+		log_warnx("sweep: heavy sweep %s: %s; next try in %.1f s (the "
+		    "retries are logged when this changes or ends)", what,
+		    sw->why, after);
+		snprintf(sw->persist, sizeof(sw->persist), "%s", sw->why);
+		sw->persist_since = now();
+		sw->persist_tries = 1;
+	}
 	write_stats(sw);
 	arm_timer(sw, after);
 	back_to_idle(sw);
@@ -1149,6 +1190,7 @@ standby_done(struct sweep *sw)
 	learn_lids(sw);
 	program_forget(sw->prog);
 	sw->learn = true;
+	persist_end(sw, "cleared");
 	finished(sw, "heavy", true);
 	log_info("sweep: standing by (%s): nothing written",
 	    smstate_detail(sw->ss));
@@ -1250,8 +1292,12 @@ light_must_escalate(struct sweep *sw)
 	if (!sw->have_cur)
 		return false;
 	if (sw->failures_in_row > 0) {
-		log_info("sweep: light sweep: the last heavy sweep did not "
-		    "complete; sweeping heavy");
+		if (sw->persist[0])
+			log_debug("sweep: light sweep: the last heavy sweep "
+			    "did not complete; sweeping heavy");
+		else
+			log_info("sweep: light sweep: the last heavy sweep did "
+			    "not complete; sweeping heavy");
 		return true;
 	}
 	if ((holes = sw->cur_holes) > 0) {
