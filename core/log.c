@@ -12,6 +12,7 @@ enum log_level log_level_cur = LOG_LVL_INFO;
 static FILE *log_fp;            /* NULL: stderr */
 static char *log_path;          /* set when logging to a file */
 static int log_syslog;
+static char log_ident[32] = "ibsmd";
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
@@ -19,6 +20,7 @@ int
 log_init(const char *ident, const char *dest, enum log_level level)
 {
 	log_level_cur = level;
+	snprintf(log_ident, sizeof(log_ident), "%s", ident);
 	if (dest == NULL || strcmp(dest, "-") == 0 || strcmp(dest, "stderr") == 0)
 		return 0;
 	if (strcmp(dest, "syslog") == 0) {
@@ -123,6 +125,26 @@ vlog(enum log_level level, const char *fmt, va_list ap, const char *err)
 	}
 	fprintf(fp, "%s: %s%s%s\n", level_names[level], msg, err ? ": " : "",
 	    err ? err : "");
+}
+
+void
+log_warn_all(const char *fmt, ...)
+{
+	const char *e = strerror(errno);
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_warnx("%s: %s", msg, e);
+	if (log_fp != NULL || log_syslog)
+		fprintf(stderr, "%s: warn: %s: %s\n", log_ident, msg, e);
+	if (!log_syslog) {
+		openlog(log_ident, LOG_PID, LOG_DAEMON);
+		syslog(LOG_WARNING, "%s: %s", msg, e);
+		closelog();
+	}
 }
 
 #define LOG_BODY(level, err) do { \

@@ -20,6 +20,9 @@ const char *log_level_name(enum log_level level);
 
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* log_warn(), and also on stderr and in syslog when the log is elsewhere:
+ * for a failure of the log itself (a reopen after SIGUSR1). */
+void log_warn_all(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));

@@ -145,6 +145,31 @@ const struct pkey_partition *pkey_policy_find(const struct pkey_policy *p,
  * members that name nothing in the fabric. */
 char *pkey_policy_format(const struct pkey_policy *p, const struct fabric *f);
 
+/* Members, as ibsmctl shows them. pkey_member_format(): member j of pt as
+ * -nv writes it without its membership ("ALL_CAS", "0x...", "0x...-0x...",
+ * "\"pattern\""); -1 if there is no member j. pkey_member_membership():
+ * its enum pkey_membership. */
+const char *pkey_membership_name(unsigned membership);  /* "full", ... */
+int pkey_member_format(const struct pkey_partition *pt, size_t j, char *buf,
+    size_t len);
+unsigned pkey_member_membership(const struct pkey_partition *pt, size_t j);
+/* The end ports of f that partition pt gives a P_Key (member < 0: all its
+ * entries, the last naming a port deciding, the SM's port forced full in
+ * the Default partition), or that entry member alone names; fn gets each,
+ * in (GUID, port) order, with its membership. */
+typedef void pkey_port_fn(void *arg, uint32_t port, unsigned membership,
+    bool sm_forced);
+void pkey_partition_ports(const struct pkey_partition *pt,
+    const struct fabric *f, long member, pkey_port_fn *fn, void *arg);
+
+/* What changed from policy a to policy b, one line per partition changed
+ * (for a reload's log): "partition NAME=0xKEY added (N member entries)",
+ * "... removed (...)", "partition NAME=0xKEY: members +N -M (+ENTRY ...
+ * -ENTRY ...); flags: mtu 4 -> 5, ...". Returns the lines given to fn. */
+typedef void pkey_diff_fn(void *arg, const char *line);
+unsigned pkey_policy_diff(const struct pkey_policy *a,
+    const struct pkey_policy *b, pkey_diff_fn *fn, void *arg);
+
 /* ---- P_Key tables ----------------------------------------------------- */
 
 enum pkey_table_kind {

@@ -1062,3 +1062,238 @@ pkey_tables_find(const struct pkey_tables *t, uint64_t guid, uint8_t num)
 	}
 	return NULL;
 }
+
+/* ---- members and ports, for ibsmctl ----------------------------------- */
+
+const char *
+pkey_membership_name(unsigned m)
+{
+	return membership_name((uint8_t)m);
+}
+
+int
+pkey_member_format(const struct pkey_partition *pt, size_t j, char *buf,
+    size_t len)
+{
+	struct pkey_buf b = { 0 };
+	int n;
+
+	if (j >= pt->nmembers)
+		return -1;
+	put_member(&b, &pt->members[j]);
+	n = snprintf(buf, len, "%s", b.s ? b.s : "");
+	free(b.s);
+	return n;
+}
+
+unsigned
+pkey_member_membership(const struct pkey_partition *pt, size_t j)
+{
+	return j < pt->nmembers ? pt->members[j].membership : 0;
+}
+
+void
+pkey_partition_ports(const struct pkey_partition *pt, const struct fabric *f,
+    long member, pkey_port_fn *fn, void *arg)
+{
+	struct guid_port *ports;
+	struct resolver r;
+
+	resolver_init(&r, f, NULL);
+	if (member < 0)
+		resolve_partition(&r, pt);
+	else if ((size_t)member < pt->nmembers)
+		resolve_member(&r, pt, &pt->members[member]);
+	ports = pkey_xcalloc(r.ntouched ? r.ntouched : 1, sizeof(*ports));
+	for (size_t i = 0; i < r.ntouched; i++) {
+		ports[i].port = r.touched[i];
+		ports[i].guid = f->ports[r.touched[i]].guid;
+	}
+	qsort(ports, r.ntouched, sizeof(*ports), guid_port_cmp);
+	for (size_t i = 0; i < r.ntouched; i++)
+		fn(arg, ports[i].port, r.state[ports[i].port],
+		    ports[i].port == r.sm_forced);
+	free(ports);
+	resolver_fini(&r);
+}
+
+/* ---- what a reload changed ------------------------------------------- */
+
+#define DIFF_NAMED_MAX 4        /* members named in one line */
+
+static void
+part_label(const struct pkey_partition *pt, char *buf, size_t len)
+{
+	if (pt->name != NULL)
+		snprintf(buf, len, "%s=0x%04x", pt->name, pt->pkey);
+	else
+		snprintf(buf, len, "0x%04x", pt->pkey);
+}
+
+static char *
+member_text(const struct pkey_member *m)
+{
+	struct pkey_buf b = { 0 };
+
+	put_member(&b, m);
+	pkey_buf_printf(&b, "=%s", membership_name(m->membership));
+	return b.s;
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **
+member_texts(const struct pkey_partition *pt)
+{
+	char **v = pkey_xcalloc(pt->nmembers + 1, sizeof(*v));
+
+	for (size_t i = 0; i < pt->nmembers; i++)
+		v[i] = member_text(&pt->members[i]);
+	qsort(v, pt->nmembers, sizeof(*v), str_cmp);
+	return v;
+}
+
+static void
+texts_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Members of a and b compared as sorted lists of "member=membership":
+ * counts and the first few names of those only in b (+) and only in a
+ * (-). Returns whether anything differs. */
+static bool
+diff_members(const struct pkey_partition *a, const struct pkey_partition *b,
+    struct pkey_buf *out)
+{
+	char **x = member_texts(a), **y = member_texts(b);
+	struct pkey_buf plus = { 0 }, minus = { 0 };
+	size_t i = 0, j = 0, np = 0, nm = 0;
+	int c;
+
+	while (i < a->nmembers || j < b->nmembers) {
+		c = i == a->nmembers ? 1 : j == b->nmembers ? -1 :
+		    strcmp(x[i], y[j]);
+		if (c == 0) {
+			i++, j++;
+		} else if (c < 0) {
+			if (nm++ < DIFF_NAMED_MAX)
+				pkey_buf_printf(&minus, " -%s", x[i]);
+			i++;
+		} else {
+			if (np++ < DIFF_NAMED_MAX)
+				pkey_buf_printf(&plus, " +%s", y[j]);
+			j++;
+		}
+	}
+	if (np > DIFF_NAMED_MAX)
+		pkey_buf_printf(&plus, " ...");
+	if (nm > DIFF_NAMED_MAX)
+		pkey_buf_printf(&minus, " ...");
+	if (np + nm > 0)
+		pkey_buf_printf(out, "members +%zu -%zu (%s%s%s)", np, nm,
+		    plus.s ? plus.s + 1 : "", plus.s && minus.s ? " " : "",
+		    minus.s ? minus.s + 1 : "");
+	free(plus.s);
+	free(minus.s);
+	texts_free(x, a->nmembers);
+	texts_free(y, b->nmembers);
+	return np + nm > 0;
+}
+
+/* Flags that differ, as "name old -> new" joined by ", ". */
+static void
+diff_flags(const struct pkey_partition *a, const struct pkey_partition *b,
+    struct pkey_buf *out)
+{
+	const struct pkey_group_flags *x = &a->flags, *y = &b->flags;
+	size_t start = out->len;
+#define SEP (out->len > start ? ", " : "")
+
+	if (a->ipoib != b->ipoib)
+		pkey_buf_printf(out, "%sipoib %s -> %s", SEP,
+		    a->ipoib ? "on" : "off", b->ipoib ? "on" : "off");
+	if (a->indx0 != b->indx0)
+		pkey_buf_printf(out, "%sindx0 %s -> %s", SEP,
+		    a->indx0 ? "on" : "off", b->indx0 ? "on" : "off");
+	if (x->mtu != y->mtu)
+		pkey_buf_printf(out, "%smtu %u -> %u", SEP, x->mtu, y->mtu);
+	if (x->rate != y->rate)
+		pkey_buf_printf(out, "%srate %u -> %u", SEP, x->rate, y->rate);
+	if (x->sl != y->sl)
+		pkey_buf_printf(out, "%ssl %u -> %u", SEP, x->sl, y->sl);
+	if (x->scope_mask != y->scope_mask)
+		pkey_buf_printf(out, "%sscopes 0x%04x -> 0x%04x", SEP,
+		    x->scope_mask, y->scope_mask);
+	if (x->qkey != y->qkey)
+		pkey_buf_printf(out, "%sQ_Key 0x%08" PRIx32 " -> 0x%08" PRIx32,
+		    SEP, x->qkey, y->qkey);
+	if (x->tclass != y->tclass)
+		pkey_buf_printf(out, "%sTClass %u -> %u", SEP, x->tclass,
+		    y->tclass);
+	if (x->flow_label != y->flow_label)
+		pkey_buf_printf(out, "%sFlowLabel 0x%05" PRIx32 " -> 0x%05"
+		    PRIx32, SEP, x->flow_label, y->flow_label);
+	if (a->nmgroups != b->nmgroups)
+		pkey_buf_printf(out, "%smgid groups %zu -> %zu", SEP,
+		    a->nmgroups, b->nmgroups);
+	if ((a->name == NULL) != (b->name == NULL) ||
+	    (a->name != NULL && strcmp(a->name, b->name) != 0))
+		pkey_buf_printf(out, "%sname %s -> %s", SEP,
+		    a->name ? a->name : "(none)", b->name ? b->name : "(none)");
+#undef SEP
+}
+
+unsigned
+pkey_policy_diff(const struct pkey_policy *a, const struct pkey_policy *b,
+    pkey_diff_fn *fn, void *arg)
+{
+	size_t i = 0, j = 0;
+	unsigned lines = 0;
+	char label[160];
+
+	while (i < a->n || j < b->n) {
+		const struct pkey_partition *x = i < a->n ? &a->v[i] : NULL;
+		const struct pkey_partition *y = j < b->n ? &b->v[j] : NULL;
+		struct pkey_buf line = { 0 };
+
+		if (y == NULL || (x != NULL && x->pkey < y->pkey)) {
+			part_label(x, label, sizeof(label));
+			pkey_buf_printf(&line, "partition %s removed (%zu member "
+			    "entr%s)", label, x->nmembers,
+			    x->nmembers == 1 ? "y" : "ies");
+			i++;
+		} else if (x == NULL || y->pkey < x->pkey) {
+			part_label(y, label, sizeof(label));
+			pkey_buf_printf(&line, "partition %s added (%zu member "
+			    "entr%s)", label, y->nmembers,
+			    y->nmembers == 1 ? "y" : "ies");
+			j++;
+		} else {
+			struct pkey_buf m = { 0 }, f = { 0 };
+
+			part_label(y, label, sizeof(label));
+			diff_members(x, y, &m);
+			diff_flags(x, y, &f);
+			if (m.s != NULL || f.s != NULL)
+				pkey_buf_printf(&line, "partition %s: %s%s%s%s",
+				    label, m.s ? m.s : "", m.s && f.s ? "; " : "",
+				    f.s ? "flags: " : "", f.s ? f.s : "");
+			free(m.s);
+			free(f.s);
+			i++, j++;
+		}
+		if (line.s != NULL) {
+			fn(arg, line.s);
+			lines++;
+		}
+		free(line.s);
+	}
+	return lines;
+}

@@ -622,6 +622,34 @@ join_errors(const struct config_errors *ce, const struct pkey_errors *pe)
 	return out;
 }
 
+static void
+log_pkey_diff(void *arg, const char *line)
+{
+	(void)arg;
+	log_info("reload: partitions: %s", line);
+}
+
+/* Every error of a rejected reload as a log line of its own, so that each
+ * carries the log's timestamp and level (a file, syslog). */
+static void
+log_rejected(const char *text)
+{
+	const char *p = text, *nl;
+	unsigned n = 0;
+
+	for (p = text; *p != '\0'; p = *nl ? nl + 1 : nl) {
+		nl = strchrnul(p, '\n');
+		n += nl > p;
+	}
+	log_warnx("reload: rejected, nothing changed: %u error%s", n,
+	    n == 1 ? "" : "s");
+	for (p = text; *p != '\0'; p = *nl ? nl + 1 : nl) {
+		nl = strchrnul(p, '\n');
+		if (nl > p)
+			log_warnx("reload: %.*s", (int)(nl - p), p);
+	}
+}
+
 /* Re-read configuration and partitions; apply all of it or nothing. */
 static int
 reload(void *arg, char **errors)
@@ -651,7 +679,7 @@ reload(void *arg, char **errors)
 	if (rc < 0) {
 		char *text = join_errors(&ce, &pe);
 
-		log_warnx("reload: rejected, nothing changed:\n%s", text);
+		log_rejected(text);
 		if (errors != NULL)
 			*errors = text;
 		else
@@ -678,6 +706,9 @@ reload(void *arg, char **errors)
 
 		/* The SA's view names the policy: move it to the new one
 		 * before the old is freed. */
+		if (old != NULL && pkey_policy_diff(old, pol, log_pkey_diff,
+		    NULL) == 0)
+			log_info("reload: partitions: unchanged");
 		d->policy = pol;
 		sa_opts_from(&d->cfg, &sao);
 		if (d->sa != NULL) {
@@ -697,6 +728,7 @@ reload(void *arg, char **errors)
 	sweep_set_opts(d->sweep, &so);
 	log_info("reload: configuration and partitions%s applied",
 	    missing ? " (no partitions file: default partition only)" : "");
+	sweep_after_reload(d->sweep);
 	sweep_request(d->sweep, true);
 	config_errors_fini(&ce);
 	pkey_errors_fini(&pe);
@@ -731,7 +763,12 @@ on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 		break;
 	case SIGUSR1:
 		if (log_reopen() < 0)
-			log_warn("cannot reopen the log file");
+			log_warn_all("SIGUSR1: cannot reopen the log file %s; "
+			    "still writing to the one open before",
+			    d->cfg.log_file);
+		else
+			log_info("SIGUSR1: log file %s reopened",
+			    d->cfg.log_file);
 		break;
 	}
 }

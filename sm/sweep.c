@@ -113,6 +113,8 @@ struct sweep {
 	 * answers) is logged when it starts and when it ends; the retries in
 	 * between, with the same reason, log at debug level only. */
 	char persist[1024];             /* the failure logged; "" when none */
+	bool after_reload;              /* the next programming says what
+					 * a reload made it write */
 	double persist_since;
 	uint64_t persist_tries;
 };
@@ -620,6 +622,12 @@ on_programmed(void *arg, const struct program_result *r)
 	    r->portinfo_sets, r->switchinfo_sets, r->lft_writes, r->lft_reads,
 	    r->pkey_writes, r->pkey_reads,
 	    r->armed, r->activated, r->ok ? "" : "; ", r->ok ? "" : r->why);
+	if (sw->after_reload) {
+		sw->after_reload = false;
+		log_info("reload: applied by heavy sweep %" PRIu64 ": %u P_Key "
+		    "blocks written, %u PortInfo, %u LFT blocks", sw->heavy_sweeps,
+		    r->pkey_writes, r->portinfo_sets, r->lft_writes);
+	}
 	if (r->resent)
 		log_info("sweep: programming: %u SMPs sent again or verified "
 		    "after a round failed", r->resent);
@@ -1385,6 +1393,12 @@ const struct lft_set *
 sweep_lft(const struct sweep *sw)
 {
 	return sw->have_cur ? sw->cur_lft : NULL;
+}
+
+void
+sweep_after_reload(struct sweep *sw)
+{
+	sw->after_reload = true;
 }
 
 const struct pkey_tables *

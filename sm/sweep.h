@@ -62,6 +62,9 @@ void sweep_free(struct sweep *sw);
 
 /* Ask for a sweep; heavy wins over light. Coalesced. */
 void sweep_request(struct sweep *sw, bool heavy);
+/* A reload was applied: the next programming logs the P_Key blocks (and
+ * other blocks) it wrote for it. */
+void sweep_after_reload(struct sweep *sw);
 /* A heavy sweep that routes afresh, as on a fresh start, ignoring the
  * routes in use (ibsmctl reroute); asked again until one completes. */
 void sweep_reroute(struct sweep *sw);

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <dirent.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -966,6 +967,108 @@ START_TEST(test_format_fabric)
 }
 END_TEST
 
+struct diff_lines {
+	char text[2048];
+};
+
+static void
+diff_line(void *arg, const char *line)
+{
+	struct diff_lines *d = arg;
+
+	strncat(d->text, line, sizeof(d->text) - strlen(d->text) - 2);
+	strcat(d->text, "\n");
+}
+
+START_TEST(test_policy_diff)
+{
+	struct pkey_policy *a = parse_ok("Default=0x7fff : ALL=full;\n"
+	    "a=0x0001, ipoib : 0x0002c90300000011, 0x0002c90300000021=full;\n"
+	    "gone=0x0003 : ALL_CAS;\n"
+	    "same=0x0004 : SELF=full;\n");
+	struct pkey_policy *b = parse_ok("Default=0x7fff : ALL=full;\n"
+	    "a=0x0001, ipoib, mtu=5 : 0x0002c90300000021=full, "
+	    "0x0002c90300000031, 0x0002c90300000041=both;\n"
+	    "same=0x0004 : SELF=full;\n"
+	    "new=0x0005 : ALL=limited;\n");
+	struct diff_lines d = { "" };
+
+	ck_assert_uint_eq(pkey_policy_diff(a, b, diff_line, &d), 3);
+	ck_assert_str_eq(d.text,
+	    "partition a=0x0001: members +2 -1 (+0x0002c90300000031=limited "
+	    "+0x0002c90300000041=both -0x0002c90300000011=limited); flags: "
+	    "mtu 4 -> 5\n"
+	    "partition gone=0x0003 removed (1 member entry)\n"
+	    "partition new=0x0005 added (1 member entry)\n");
+	d.text[0] = '\0';
+	ck_assert_uint_eq(pkey_policy_diff(a, a, diff_line, &d), 0);
+	ck_assert_str_eq(d.text, "");
+	pkey_policy_free(a);
+	pkey_policy_free(b);
+	a = parse_ok("p=0x0010 : ALL_CAS=full;\n");
+	b = parse_ok("p=0x0010, ipoib, sl=2 : ALL_CAS=limited;\n");
+	ck_assert_uint_eq(pkey_policy_diff(a, b, diff_line, &d), 1);
+	ck_assert_str_eq(d.text, "partition p=0x0010: members +1 -1 "
+	    "(+ALL_CAS=limited -ALL_CAS=full); flags: ipoib off -> on, "
+	    "sl 0 -> 2\n");
+	pkey_policy_free(a);
+	pkey_policy_free(b);
+}
+END_TEST
+
+struct port_list {
+	char text[1024];
+	const struct fabric *f;
+};
+
+static void
+list_port(void *arg, uint32_t port, unsigned membership, bool forced)
+{
+	struct port_list *l = arg;
+	char line[128];
+
+	snprintf(line, sizeof(line), "%016" PRIx64 "/%u=%s%s ",
+	    l->f->ports[port].guid, l->f->ports[port].num,
+	    pkey_membership_name(membership), forced ? "!" : "");
+	strncat(l->text, line, sizeof(l->text) - strlen(l->text) - 1);
+}
+
+START_TEST(test_member_ports)
+{
+	struct pkey_policy *p = parse_ok("Default=0x7fff : ALL_CAS=limited;\n"
+	    "a=0x0001 : \"h[23]*\"=both, 0x0002c90300000021=full, "
+	    "0x0002c90300000777;\n");
+	const struct pkey_partition *pt = pkey_policy_find(p, 1);
+	struct tfab t;
+	struct port_list l = { "", NULL };
+	char buf[64];
+
+	tfab_init(&t);
+	l.f = &t.f;
+	ck_assert_ptr_nonnull(pt);
+	ck_assert_int_gt(pkey_member_format(pt, 0, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "\"h[23]*\"");
+	ck_assert_uint_eq(pkey_member_membership(pt, 0), PKEY_BOTH);
+	pkey_member_format(pt, 1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0x0002c90300000021");
+	ck_assert_int_eq(pkey_member_format(pt, 3, buf, sizeof(buf)), -1);
+	/* the entry alone */
+	pkey_partition_ports(pt, &t.f, 0, list_port, &l);
+	ck_assert_str_eq(l.text, "0002c90300000021/1=both "
+	    "0002c90300000031/1=both ");
+	/* the partition: the last entry naming a port decides */
+	l.text[0] = '\0';
+	pkey_partition_ports(pt, &t.f, -1, list_port, &l);
+	ck_assert_str_eq(l.text, "0002c90300000021/1=full "
+	    "0002c90300000031/1=both ");
+	l.text[0] = '\0';
+	pkey_partition_ports(pt, &t.f, 2, list_port, &l);
+	ck_assert_str_eq(l.text, "");
+	pkey_policy_free(p);
+	fabric_fini(&t.f);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_str_eq(pkey_mtu_bytes(4), "2048");
@@ -1010,6 +1113,8 @@ partitions_suite(void)
 	tcase_add_test(tables, test_sm_port_forced_full);
 	tcase_add_test(tables, test_alias_guids);
 	tcase_add_test(tables, test_format_fabric);
+	tcase_add_test(tables, test_policy_diff);
+	tcase_add_test(tables, test_member_ports);
 	suite_add_tcase(s, tables);
 	return s;
 }
