@@ -236,11 +236,7 @@ int config_load(struct ibsmd_config *cfg, const char *path,
     enum cfg_source source, struct config_errors *errs);
 /*
  * Read a whole configuration-like file (ibsmd.conf, partitions.conf) without
- * ever blocking: opened O_NONBLOCK, it must be a regular file (or /dev/null,
- * read as empty) of at most max bytes. Returns CONFIG_OK with *text
- * (malloc'd, NUL-terminated) and *len; CONFIG_MISSING when path does not
- * exist; CONFIG_INVALID with the reason in why ("not a regular file (a
- * FIFO)", "too large: ...", strerror for the rest).
+ * ever blocking: core/file.h's file_read() with CONFIG_* results.
  */
 #define CONFIG_MAX_BYTES	(1u << 20)	/* ibsmd.conf */
 int config_read_file(const char *path, size_t max, char **text, size_t *len,

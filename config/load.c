@@ -19,6 +19,7 @@
 #include <yaml.h>
 
 #include "core/alloc.h"
+#include "core/file.h"
 #include "core/log.h"
 
 #define MAX_DEPTH	64	/* nested collections in a value */
@@ -498,92 +499,17 @@ config_load_buffer(struct ibsmd_config *cfg, const char *name,
 	return load(cfg, name, text, len, source, errs);
 }
 
-static const char *
-file_kind(mode_t m)
-{
-	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" :
-	    S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device" :
-	    S_ISBLK(m) ? "a block device" : "not a file";
-}
-
-/* /dev/null stands for an empty file (-c /dev/null: no configuration). */
-static bool
-is_dev_null(const struct stat *st)
-{
-	struct stat dn;
-
-	return S_ISCHR(st->st_mode) && stat("/dev/null", &dn) == 0 &&
-	    S_ISCHR(dn.st_mode) && dn.st_rdev == st->st_rdev;
-}
-
 int
 config_read_file(const char *path, size_t max, char **text, size_t *len,
     char *why, size_t whylen)
 {
-	struct stat st;
-	size_t got = 0, cap;
-	char *buf;
-	ssize_t n;
-	int fd;
-
-	*text = NULL;
-	*len = 0;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0 && errno == ENOENT)
+	switch (file_read(path, max, text, len, why, whylen)) {
+	case FILE_OK:
+		return CONFIG_OK;
+	case FILE_MISSING:
 		return CONFIG_MISSING;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(why, whylen, "%s", strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return CONFIG_INVALID;
 	}
-	if (!S_ISREG(st.st_mode) && !is_dev_null(&st)) {
-		snprintf(why, whylen, "not a regular file (%s)",
-		    file_kind(st.st_mode));
-		close(fd);
-		return CONFIG_INVALID;
-	}
-	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
-		snprintf(why, whylen, "too large: %ju bytes (%zu at most)",
-		    (uintmax_t)st.st_size, max);
-		close(fd);
-		return CONFIG_INVALID;
-	}
-	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 1;
-	buf = xcalloc(cap, 1);
-	for (;;) {
-		if (got + 1 >= cap) {
-			/* the file grew while we read it */
-			if (cap > max) {
-				snprintf(why, whylen, "too large: more than %zu "
-				    "bytes", max);
-				free(buf);
-				close(fd);
-				return CONFIG_INVALID;
-			}
-			cap *= 2;
-			if ((buf = realloc(buf, cap)) == NULL)
-				fatal("config");
-		}
-		n = read(fd, buf + got, cap - got - 1);
-		if (n == 0)
-			break;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			snprintf(why, whylen, "%s", strerror(errno));
-			free(buf);
-			close(fd);
-			return CONFIG_INVALID;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	*text = buf;
-	*len = got;
-	return CONFIG_OK;
+	return CONFIG_INVALID;
 }
 
 int

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "core/guidhash.h"
 #include "core/log.h"
 
@@ -44,6 +45,7 @@ struct lid_map {
 	uint32_t fblk;		/* this call: no free block below */
 	uint32_t tblk;		/* this call: no block to take over below */
 	int dirty;
+	char why[160];		/* why the last load or save failed */
 };
 
 /* What happened to one request, for the logs. */
@@ -371,36 +373,32 @@ int
 lid_map_load(struct lid_map *m, const char *path, unsigned *bad)
 {
 	struct lid_map *t, swap;
-	FILE *fp;
-	char *buf = NULL;
-	size_t bufsz = 0;
-	ssize_t len;
+	char *text;
+	const char *p, *nl, *end;
+	size_t len;
 	unsigned line = 0, nbad = 0;
-	int serrno;
 
 	if (bad != NULL)
 		*bad = 0;
-	if ((fp = fopen(path, "re")) == NULL) {
-		if (errno != ENOENT)
-			return -1;
+	m->why[0] = '\0';
+	switch (file_read(path, LID_MAP_MAX_BYTES, &text, &len, m->why,
+	    sizeof(m->why))) {
+	case FILE_MISSING:
 		clear(m);
 		return 0;
-	}
-	/* Parse aside, so that a read error leaves m as it was. */
-	t = lid_map_new();
-	while ((len = getline(&buf, &bufsz, fp)) != -1)
-		if (parse_line(t, path, ++line, buf, (size_t)len) == -1)
-			nbad++;
-	serrno = errno;
-	if (ferror(fp)) {
-		free(buf);
-		fclose(fp);
-		lid_map_free(t);
-		errno = serrno;
+	case FILE_INVALID:
 		return -1;
 	}
-	free(buf);
-	fclose(fp);
+	/* Parse aside, so that a bad file leaves m as it was. */
+	t = lid_map_new();
+	end = text + len;
+	for (p = text; p < end; p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			nl = end;
+		if (parse_line(t, path, ++line, p, (size_t)(nl - p)) == -1)
+			nbad++;
+	}
+	free(text);
 	swap = *m;
 	*m = *t;
 	*t = swap;
@@ -409,6 +407,12 @@ lid_map_load(struct lid_map *m, const char *path, unsigned *bad)
 	if (bad != NULL)
 		*bad = nbad;
 	return 0;
+}
+
+const char *
+lid_map_why(const struct lid_map *m)
+{
+	return m->why;
 }
 
 /*
@@ -493,6 +497,11 @@ lid_map_save(struct lid_map *m, const char *path)
 	FILE *fp;
 	int fd, serrno;
 
+	m->why[0] = '\0';
+	if (file_check_replace(path, m->why, sizeof(m->why)) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
 	if ((tmp = malloc(plen + sizeof(".tmp"))) == NULL)
 		fatal("lid: out of memory");
 	memcpy(tmp, path, plen);

@@ -28,11 +28,18 @@ void lid_map_free(struct lid_map *m);
 /* Load path into m (replacing its content). A missing file is not an error
  * (empty map). Bad lines are logged as "path:line: reason" and skipped;
  * *bad (if not NULL) receives their count. Returns 0, or -1 when the file
- * exists but cannot be read. */
+ * exists but cannot be read: not a regular file (a FIFO, a directory,
+ * /dev/zero: never read), larger than LID_MAP_MAX_BYTES, unreadable; the
+ * reason is lid_map_why(). */
+#define LID_MAP_MAX_BYTES       (16u << 20)
 int lid_map_load(struct lid_map *m, const char *path, unsigned *bad);
+/* Why the last lid_map_load() or lid_map_save() failed ("" if it did not
+ * say: then errno does). */
+const char *lid_map_why(const struct lid_map *m);
 
 /* Write the map atomically: temporary file, fsync, rename, fsync of the
- * directory. Returns 0 or -1 with errno set. */
+ * directory. A path that exists and is not a regular file is not replaced
+ * (-1, lid_map_why() says why). Returns 0 or -1 with errno set. */
 int lid_map_save(struct lid_map *m, const char *path);
 
 /* Assign base LIDs (aligned to 2^lmc) to the n requests, in order of

@@ -15,6 +15,7 @@
 
 #include "core/alias.h"
 #include "core/alloc.h"
+#include "core/file.h"
 #include "core/query.h"
 #include "sm/discover.h"
 #include "core/fabric.h"
@@ -113,6 +114,8 @@ struct sweep {
 	 * answers) is logged when it starts and when it ends; the retries in
 	 * between, with the same reason, log at debug level only. */
 	char persist[1024];             /* the failure logged; "" when none */
+	bool lids_unsaved;              /* guid2lid could not be saved (said) */
+	bool stats_unwritten;           /* the stats file neither (said) */
 	bool after_reload;              /* the next programming says what
 					 * a reload made it write */
 	double persist_since;
@@ -242,15 +245,23 @@ write_sm_stats(struct sweep *sw, FILE *fp)
 static void
 write_stats(struct sweep *sw)
 {
-	char tmp[4200];
+	char tmp[4200], why[160];
 	struct stats_ctx s;
 	struct fabric_counts k = { 0 };
 
 	if (sw->o.state_dir == NULL)
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", sw->stats);
+	if (file_check_replace(sw->stats, why, sizeof(why)) < 0) {
+		if (!sw->stats_unwritten)
+			log_warnx("sweep: cannot write %s: %s", sw->stats, why);
+		sw->stats_unwritten = true;
+		return;
+	}
 	if ((s.fp = fopen(tmp, "w")) == NULL) {
-		log_warn("sweep: cannot write %s", tmp);
+		if (!sw->stats_unwritten)
+			log_warn("sweep: cannot write %s", tmp);
+		sw->stats_unwritten = true;
 		return;
 	}
 	if (sw->have_cur)
@@ -297,8 +308,15 @@ write_stats(struct sweep *sw)
 	if (sw->stats_cb != NULL)
 		sw->stats_cb(sw->stats_arg, s.fp);
 	if (fflush(s.fp) != 0 || fclose(s.fp) != 0 ||
-	    rename(tmp, sw->stats) != 0)
-		log_warn("sweep: cannot write %s", sw->stats);
+	    rename(tmp, sw->stats) != 0) {
+		if (!sw->stats_unwritten)
+			log_warn("sweep: cannot write %s", sw->stats);
+		sw->stats_unwritten = true;
+	} else {
+		if (sw->stats_unwritten)
+			log_info("sweep: %s written again", sw->stats);
+		sw->stats_unwritten = false;
+	}
 }
 
 void
@@ -468,8 +486,22 @@ lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 static void
 save_lids(struct sweep *sw)
 {
-	if (lid_map_dirty(sw->lids) && sw->o.state_dir != NULL &&
-	    lid_map_save(sw->lids, sw->guid2lid) < 0)
+	if (!lid_map_dirty(sw->lids) || sw->o.state_dir == NULL)
+		return;
+	if (lid_map_save(sw->lids, sw->guid2lid) == 0) {
+		if (sw->lids_unsaved)
+			log_info("sweep: %s saved again", sw->guid2lid);
+		sw->lids_unsaved = false;
+		return;
+	}
+	/* said once; the LIDs stay in memory and are saved when it can */
+	if (sw->lids_unsaved)
+		return;
+	sw->lids_unsaved = true;
+	if (lid_map_why(sw->lids)[0])
+		log_warnx("sweep: cannot save %s: %s", sw->guid2lid,
+		    lid_map_why(sw->lids));
+	else
 		log_warn("sweep: cannot save %s", sw->guid2lid);
 }
 
@@ -1530,8 +1562,9 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 		    o->state_dir);
 		snprintf(sw->stats, sizeof(sw->stats), "%s/stats", o->state_dir);
 		if (lid_map_load(sw->lids, sw->guid2lid, &bad) < 0)
-			log_warn("sweep: cannot read %s; starting with no "
-			    "remembered LIDs", sw->guid2lid);
+			log_warnx("sweep: cannot read %s: %s; starting with no "
+			    "remembered LIDs", sw->guid2lid,
+			    lid_map_why(sw->lids));
 		else if (lid_map_count(sw->lids) > 0 || bad > 0)
 			log_info("sweep: %zu LIDs remembered in %s%s",
 			    lid_map_count(sw->lids), sw->guid2lid,

@@ -14,12 +14,14 @@
 #include "core/alias.h"
 #include "core/alloc.h"
 #include "core/fabric.h"
+#include "core/file.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
 #include "sm/vfguid.h"
 
 #define ALIAS_FILE "alias_guids"
+#define VFGUID_MAX_BYTES (16u << 20)     /* the file read at start */
 
 struct vfguid {
 	struct mad_engine *mad;
@@ -28,6 +30,7 @@ struct vfguid {
 	char path[4096];
 	uint64_t m_key;
 	uint64_t sets, confirmed, failed;
+	bool unsaved;           /* the file could not be replaced (said) */
 };
 
 struct vreq {
@@ -47,27 +50,18 @@ bad_line(void *arg, unsigned line, const char *why)
 static void
 load(struct vfguid *vg)
 {
-	FILE *fp = fopen(vg->path, "r");
-	char *text = NULL;
-	size_t cap = 0, len = 0, n;
+	char *text, why[160];
+	size_t len;
 
-	if (fp == NULL) {
-		if (errno != ENOENT)
-			log_warn("vfguid: %s", vg->path);
+	switch (file_read(vg->path, VFGUID_MAX_BYTES, &text, &len, why,
+	    sizeof(why))) {
+	case FILE_MISSING:
+		return;
+	case FILE_INVALID:
+		log_warnx("vfguid: cannot read %s: %s; starting with no alias "
+		    "GUIDs", vg->path, why);
 		return;
 	}
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? 2 * cap : 8192;
-			text = xreallocarray(text, cap, 1);
-		}
-		n = fread(text + len, 1, cap - len - 1, fp);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	fclose(fp);
-	text[len] = '\0';
 	alias_store_parse(vg->st, text, bad_line, vg->path);
 	free(text);
 	log_info("vfguid: %zu alias GUIDs active from %s",
@@ -79,12 +73,21 @@ static void
 save(struct vfguid *vg)
 {
 	char tmp[sizeof(vg->path) + 8], *text, *slash, dir[sizeof(vg->path)];
+	char why[160];
 	size_t len;
 	FILE *fp;
 	int fd;
 
 	if (!alias_store_dirty(vg->st))
 		return;
+	if (file_check_replace(vg->path, why, sizeof(why)) < 0) {
+		/* said once; saved when it can be */
+		if (!vg->unsaved)
+			log_warnx("vfguid: cannot save %s: %s", vg->path, why);
+		vg->unsaved = true;
+		return;
+	}
+	vg->unsaved = false;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", vg->path);
 	text = alias_store_format(vg->st);
 	len = strlen(text);

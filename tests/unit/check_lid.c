@@ -821,6 +821,49 @@ START_TEST(test_save_atomic)
 }
 END_TEST
 
+START_TEST(test_file_not_regular)
+{
+	struct lid_map *m = lid_map_new();
+	struct lid_req r = { .guid = G(1) };
+	char target[64];
+	ssize_t n;
+
+	ck_assert_int_eq(lid_assign(m, &r, 1, 0), 0);
+	/* guid2lid linked to /dev/zero: refused at once, never read */
+	ck_assert_int_eq(symlink("/dev/zero", tpath("zero")), 0);
+	ck_assert_int_eq(lid_map_load(m, tpath("zero"), NULL), -1);
+	ck_assert_str_eq(lid_map_why(m),
+	    "not a regular file (a character device)");
+	ck_assert_uint_eq(lid_map_count(m), 1);
+	/* and not replaced by a save */
+	ck_assert_int_eq(lid_map_save(m, tpath("zero")), -1);
+	ck_assert_str_eq(lid_map_why(m),
+	    "not a regular file (a character device): not replaced");
+	n = readlink(tpath("zero"), target, sizeof(target) - 1);
+	ck_assert_int_gt(n, 0);
+	target[n] = '\0';
+	ck_assert_str_eq(target, "/dev/zero");
+	ck_assert_int_eq(lid_map_dirty(m), 1);
+	/* a FIFO without a writer: no blocking */
+	ck_assert_int_eq(mkfifo(tpath("fifo"), 0600), 0);
+	ck_assert_int_eq(lid_map_load(m, tpath("fifo"), NULL), -1);
+	ck_assert_str_eq(lid_map_why(m), "not a regular file (a FIFO)");
+	ck_assert_int_eq(lid_map_save(m, tpath("fifo")), -1);
+	ck_assert_int_eq(access(tpath("fifo.tmp"), F_OK), -1);
+	/* a directory */
+	ck_assert_int_eq(mkdir(tpath("d"), 0755), 0);
+	ck_assert_int_eq(lid_map_save(m, tpath("d")), -1);
+	ck_assert_str_eq(lid_map_why(m),
+	    "not a regular file (a directory): not replaced");
+	/* a link to a regular file is fine */
+	ck_assert_int_eq(lid_map_save(m, tpath("real")), 0);
+	ck_assert_int_eq(symlink(tpath("real"), tpath("link")), 0);
+	ck_assert_int_eq(lid_map_load(m, tpath("link"), NULL), 0);
+	ck_assert_uint_eq(lid_map_get(m, G(1)), 1);
+	lid_map_free(m);
+}
+END_TEST
+
 START_TEST(test_save_no_dir)
 {
 	struct lid_map *m = lid_map_new();
@@ -873,6 +916,7 @@ lid_suite(void)
 	tcase_add_test(tc, test_file_unreadable);
 	tcase_add_test(tc, test_save_atomic);
 	tcase_add_test(tc, test_save_no_dir);
+	tcase_add_test(tc, test_file_not_regular);
 	suite_add_tcase(s, tc);
 	return s;
 }
