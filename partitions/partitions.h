@@ -162,6 +162,9 @@ typedef void pkey_port_fn(void *arg, uint32_t port, unsigned membership,
 void pkey_partition_ports(const struct pkey_partition *pt,
     const struct fabric *f, long member, pkey_port_fn *fn, void *arg);
 
+/* Text for a GID, as inet_ntop() writes IPv6 addresses. */
+void pkey_gid_format(const uint8_t gid[16], char *buf, size_t len);
+
 /* What changed from policy a to policy b, one line per partition changed
  * (for a reload's log): "partition NAME=0xKEY added (N member entries)",
  * "... removed (...)", "partition NAME=0xKEY: members +N -M (+ENTRY ...

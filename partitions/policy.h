@@ -62,8 +62,6 @@ void pkey_msgs_sort(struct pkey_errors *e, size_t from);
 bool pkey_glob_match(const char *pat, const char *s);
 const char *pkey_glob_check(const char *pat);
 
-/* Text for a GID, as inet_ntop() writes IPv6 addresses. */
-void pkey_gid_format(const uint8_t gid[16], char *buf, size_t len);
 
 /* Growable text. */
 struct pkey_buf {

@@ -179,7 +179,7 @@ cmd_ports(struct ctl *c, struct show *s, int argc, char **argv)
 	(void)argc;
 	if (need_fabric(c, s, &f, &lft) < 0)
 		return -1;
-	return show_ports(s, f, argv[1]);
+	return show_ports_pkeys(s, f, sweep_pkeys(c->d.sweep), argv[1]);
 }
 
 static int
@@ -200,22 +200,12 @@ static int
 cmd_partitions(struct ctl *c, struct show *s, int argc, char **argv)
 {
 	char *text;
-	size_t n;
 
 	(void)argc;
 	(void)argv;
 	text = c->d.partitions(c->d.arg);
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_string(&s->j, "policy", text);
-		json_object_end(&s->j);
-	} else if (text == NULL)
-		show_printf(s, "no partition policy\n");
-	else {
-		n = strlen(text);
-		show_printf(s, "%s%s", text, n && text[n - 1] == '\n' ? "" :
-		    "\n");
-	}
+	show_partitions(s, c->d.policy ? c->d.policy(c->d.arg) : NULL,
+	    sweep_fabric(c->d.sweep), text);
 	free(text);
 	return 0;
 }

@@ -24,6 +24,7 @@ struct sminfo;
 struct smstate;
 struct sweep;
 struct ctl;
+struct pkey_policy;
 
 struct ctl_deps {
 	struct sweep *sweep;
@@ -39,6 +40,8 @@ struct ctl_deps {
 	int (*reload)(void *arg, char **errors);
 	char *(*partitions)(void *arg);
 	void *arg;
+	/* The policy in force, for partitions --json (NULL: none). */
+	const struct pkey_policy *(*policy)(void *arg);
 };
 
 /* Listen on path (a stale socket file is replaced; mode 0600). Returns

@@ -735,6 +735,12 @@ reload(void *arg, char **errors)
 	return 0;
 }
 
+static const struct pkey_policy *
+policy_in_force(void *arg)
+{
+	return ((struct daemon *)arg)->policy;
+}
+
 static char *
 partitions_text(void *arg)
 {
@@ -1129,7 +1135,7 @@ main(int argc, char *argv[])
 	}
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
+		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .port_guid = d.guid, .reload = reload, .partitions = partitions_text, .policy = policy_in_force,
 		    .arg = &d };
 		char sock[4200];
 

@@ -843,8 +843,63 @@ show_nodes(struct show *s, const struct fabric *f)
 
 /* ------------------------------------------------------------ ports */
 
+/* The P_Key table in effect for port p (NULL: none). */
+static const struct pkey_table *
+port_pkeys(const struct fabric *f, const struct pkey_tables *pk, uint32_t p)
+{
+	const struct fabric_port *port = &f->ports[p];
+
+	return pk != NULL ? pkey_tables_find(pk, port->guid, port->num) : NULL;
+}
+
 static void
-port_json(const struct fabric *f, struct json *j, uint32_t p)
+pkeys_json(struct json *j, const struct pkey_table *t)
+{
+	json_key(j, "pkeys");
+	if (t == NULL) {
+		json_null(j);
+		return;
+	}
+	json_array_begin(j);
+	for (unsigned i = 0; i < t->cap; i++) {
+		if ((t->keys[i] & 0x7fff) == 0)
+			continue;
+		json_object_begin(j);
+		json_kv_uint(j, "index", i);
+		json_kv_uint(j, "pkey", t->keys[i]);
+		json_kv_string(j, "membership", t->keys[i] & PKEY_FULL ?
+		    "full" : "limited");
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_kv_string(j, "pkey_table", t->kind == PKEY_TABLE_ENFORCE ?
+	    "enforcement" : "port");
+}
+
+static void
+pkeys_cell(struct table *tb, const struct pkey_table *t)
+{
+	char buf[512];
+	size_t off = 0;
+	unsigned n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; t != NULL && i < t->cap; i++) {
+		if ((t->keys[i] & 0x7fff) == 0)
+			continue;
+		if (off + 16 >= sizeof(buf)) {
+			snprintf(buf + off, sizeof(buf) - off, ",...");
+			break;
+		}
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
+		    "%s0x%04x", n++ ? "," : "", t->keys[i]);
+	}
+	table_cell(tb, "%s", n ? buf : "-");
+}
+
+static void
+port_json(const struct fabric *f, const struct pkey_tables *pk,
+    struct json *j, uint32_t p)
 {
 	const struct fabric_port *port = &f->ports[p];
 	const char *s;
@@ -882,11 +937,13 @@ port_json(const struct fabric *f, struct json *j, uint32_t p)
 		json_kv_guid(j, "port_guid", q->guid);
 		json_object_end(j);
 	}
+	pkeys_json(j, port_pkeys(f, pk, p));
 	json_object_end(j);
 }
 
 static void
-port_row(const struct fabric *f, struct table *t, uint32_t p)
+port_row(const struct fabric *f, const struct pkey_tables *pk,
+    struct table *t, uint32_t p)
 {
 	const struct fabric_port *port = &f->ports[p];
 	const char *s;
@@ -922,10 +979,18 @@ port_row(const struct fabric *f, struct table *t, uint32_t p)
 		table_cell(t, "%s", qn->desc_valid ?
 		    show_clean(qn->desc, desc, sizeof(desc)) : "-");
 	}
+	pkeys_cell(t, port_pkeys(f, pk, p));
 }
 
 int
 show_ports(struct show *s, const struct fabric *f, const char *what)
+{
+	return show_ports_pkeys(s, f, NULL, what);
+}
+
+int
+show_ports_pkeys(struct show *s, const struct fabric *f,
+    const struct pkey_tables *pk, const char *what)
 {
 	const struct fabric_node *node;
 	struct query_target tg;
@@ -957,7 +1022,7 @@ show_ports(struct show *s, const struct fabric *f, const char *what)
 		json_key(j, "ports");
 		json_array_begin(j);
 		for (p = first; p <= last; p++)
-			port_json(f, j, p);
+			port_json(f, pk, j, p);
 		json_array_end(j);
 		json_object_end(j);
 		return 0;
@@ -965,7 +1030,7 @@ show_ports(struct show *s, const struct fabric *f, const char *what)
 	ob_printf(&s->text, "%s 0x%016" PRIx64 " \"%s\", %u ports\n",
 	    fabric_node_type_name(node->type), node->guid, node->desc_valid ?
 	    show_clean(node->desc, desc, sizeof(desc)) : "", node->nports);
-	table_init(&t, "rllllllll");
+	table_init(&t, "rlllllllll");
 	table_cell(&t, "PORT");
 	table_cell(&t, "GUID");
 	table_cell(&t, "STATE");
@@ -975,8 +1040,9 @@ show_ports(struct show *s, const struct fabric *f, const char *what)
 	table_cell(&t, "SPEED");
 	table_cell(&t, "PEER");
 	table_cell(&t, "PEER DESCRIPTION");
+	table_cell(&t, "P_KEYS");
 	for (p = first; p <= last; p++)
-		port_row(f, &t, p);
+		port_row(f, pk, &t, p);
 	table_print(&t, &s->text);
 	table_free(&t);
 	return 0;
@@ -1128,4 +1194,162 @@ show_route(struct show *s, const struct fabric *f, const struct lft_set *lft,
 	else
 		route_text(&s->text, f, hops, n, f->ports[src].lid, dlid);
 	return 0;
+}
+
+/* ------------------------------------------------------------ partitions */
+
+static void
+scopes_json(struct json *j, uint16_t mask)
+{
+	json_key(j, "scope");
+	json_array_begin(j);
+	for (unsigned b = 0; b < 16; b++)
+		if (mask & (1u << b))
+			json_uint(j, b);
+	json_array_end(j);
+}
+
+static void
+group_flags_json(struct json *j, const struct pkey_group_flags *g)
+{
+	char hex[16];
+
+	json_kv_uint(j, "mtu", g->mtu);
+	json_kv_uint(j, "rate", g->rate);
+	json_kv_uint(j, "sl", g->sl);
+	scopes_json(j, g->scope_mask);
+	snprintf(hex, sizeof(hex), "0x%08" PRIx32, g->qkey);
+	json_kv_string(j, "qkey", hex);
+	json_kv_uint(j, "tclass", g->tclass);
+	json_kv_uint(j, "flow_label", g->flow_label);
+}
+
+static const char *
+member_kind(const char *text)
+{
+	if (text[0] == '"')
+		return "description";
+	if (strncmp(text, "0x", 2) == 0)
+		return strchr(text, '-') ? "range" : "guid";
+	return "keyword";
+}
+
+struct ports_ctx {
+	const struct fabric *f;
+	struct json *j;
+};
+
+static void
+partition_port_json(void *arg, uint32_t p, unsigned membership, bool forced)
+{
+	struct ports_ctx *c = arg;
+	const struct fabric_port *port = &c->f->ports[p];
+	const struct fabric_node *n = &c->f->nodes[port->node];
+
+	json_object_begin(c->j);
+	json_kv_guid(c->j, "guid", port->guid);
+	json_kv_uint(c->j, "port", port->num);
+	json_kv_uint(c->j, "lid", port->lid);
+	json_kv_guid(c->j, "node_guid", n->guid);
+	json_kv_string(c->j, "type", fabric_node_type_name(n->type));
+	json_kv_string(c->j, "desc", n->desc_valid ? n->desc : NULL);
+	json_kv_string(c->j, "membership", pkey_membership_name(membership));
+	if (forced)
+		json_kv_bool(c->j, "sm_port_forced_full", true);
+	json_object_end(c->j);
+}
+
+static void
+partition_ports_json(struct json *j, const struct pkey_partition *pt,
+    const struct fabric *f, long member)
+{
+	struct ports_ctx c = { f, j };
+
+	json_key(j, "ports");
+	if (f == NULL) {
+		json_null(j);
+		return;
+	}
+	json_array_begin(j);
+	pkey_partition_ports(pt, f, member, partition_port_json, &c);
+	json_array_end(j);
+}
+
+static void
+partition_json(struct json *j, const struct pkey_partition *pt,
+    const struct fabric *f)
+{
+	char text[300], hex[8];
+
+	json_object_begin(j);
+	json_kv_string(j, "name", pt->name);
+	json_kv_uint(j, "pkey", pt->pkey);
+	snprintf(hex, sizeof(hex), "0x%04x", pt->pkey);
+	json_kv_string(j, "pkey_hex", hex);
+	json_kv_bool(j, "implicit", pt->implicit);
+	json_kv_bool(j, "generated", pt->generated);
+	json_key(j, "flags");
+	json_object_begin(j);
+	json_kv_bool(j, "ipoib", pt->ipoib);
+	json_kv_bool(j, "indx0", pt->indx0);
+	group_flags_json(j, &pt->flags);
+	json_object_end(j);
+	json_key(j, "groups");
+	json_array_begin(j);
+	for (size_t i = 0; i < pt->nmgroups; i++) {
+		pkey_gid_format(pt->mgroups[i].mgid, text, sizeof(text));
+		json_object_begin(j);
+		json_kv_string(j, "mgid", text);
+		json_kv_bool(j, "ip", pt->mgroups[i].ip);
+		group_flags_json(j, &pt->mgroups[i].flags);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_key(j, "members");
+	json_array_begin(j);
+	for (size_t i = 0; i < pt->nmembers; i++) {
+		if (pkey_member_format(pt, i, text, sizeof(text)) < 0)
+			continue;
+		json_object_begin(j);
+		json_kv_string(j, "member", text);
+		json_kv_string(j, "kind", member_kind(text));
+		json_kv_string(j, "membership",
+		    pkey_membership_name(pkey_member_membership(pt, i)));
+		partition_ports_json(j, pt, f, (long)i);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	partition_ports_json(j, pt, f, -1);
+	json_object_end(j);
+}
+
+void
+show_partitions(struct show *s, const struct pkey_policy *p,
+    const struct fabric *f, const char *text)
+{
+	size_t n;
+
+	if (!s->json) {
+		if (text == NULL)
+			show_printf(s, "no partition policy\n");
+		else {
+			n = strlen(text);
+			show_printf(s, "%s%s", text,
+			    n && text[n - 1] == '\n' ? "" : "\n");
+		}
+		return;
+	}
+	json_object_begin(&s->j);
+	json_key(&s->j, "partitions");
+	if (p == NULL)
+		json_null(&s->j);
+	else {
+		json_array_begin(&s->j);
+		for (size_t i = 0; i < pkey_policy_count(p); i++)
+			partition_json(&s->j, pkey_policy_get(p, i), f);
+		json_array_end(&s->j);
+	}
+	json_kv_bool(&s->j, "fabric", f != NULL);
+	json_kv_string(&s->j, "policy", text);
+	json_object_end(&s->j);
 }

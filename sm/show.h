@@ -19,6 +19,7 @@
 #include "core/fabric.h"
 #include "sm/json.h"
 #include "mad/mad.h"
+#include "partitions/partitions.h"
 #include "routing/routing.h"
 #include "sa/sa.h"
 #include "sm/sminfo.h"
@@ -88,6 +89,10 @@ void show_status(struct show *s, const struct show_status *st);
 void show_nodes(struct show *s, const struct fabric *f);
 /* The ports of the node named by what, or the one CA port it names. */
 int show_ports(struct show *s, const struct fabric *f, const char *what);
+/* The same with each port's P_Keys from pk (the tables in effect:
+ * sweep_pkeys(); NULL: none shown): text column P_KEYS, JSON "pkeys". */
+int show_ports_pkeys(struct show *s, const struct fabric *f,
+    const struct pkey_tables *pk, const char *what);
 /* The path from src to dst (a LID, or the first end port with a LID of
  * the node named) following lft, whose switch indices refer to f: every
  * node passed with its ingress and egress port. Returns -1 with the reason
@@ -95,5 +100,13 @@ int show_ports(struct show *s, const struct fabric *f, const char *what);
  * loop, the wrong end port). */
 int show_route(struct show *s, const struct fabric *f,
     const struct lft_set *lft, const char *src, const char *dst);
+
+/* The partition policy: text (the -nv form, given as text) or JSON: every
+ * partition with its name, P_Key, flags (ipoib, indx0, mtu, rate, sl,
+ * scope, qkey, tclass, flow_label), groups, members (as written, kind,
+ * membership and the ports each names in f) and the ports it gives a P_Key
+ * in f (each with its membership); ports are null without a fabric. */
+void show_partitions(struct show *s, const struct pkey_policy *p,
+    const struct fabric *f, const char *text);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "core/fabric.h"
 #include "routing/routing.h"
+#include "partitions/partitions.h"
 #include "sm/show.h"
 #include "tests/unit/testfab.h"
 
@@ -298,6 +299,123 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* A policy over the ft2 of setup(): HCA node 6 (leaf 0, port 1) is a full
+ * member of blue, every CA a limited one of red. */
+static struct pkey_policy *
+show_policy(struct pkey_tables *pk)
+{
+	struct pkey_errors e;
+	struct pkey_policy *p;
+	char text[512];
+	uint64_t g6 = f.ports[fabric_port_idx(&f, 6, 1)].guid;
+
+	for (uint32_t n = 0; n < f.nnodes; n++) {
+		f.nodes[n].partition_cap = 8;
+		f.nodes[n].enforce_cap = 8;
+		snprintf(f.nodes[n].desc, sizeof(f.nodes[n].desc), "n%u", n);
+		f.nodes[n].desc_valid = true;
+	}
+	snprintf(text, sizeof(text), "Default=0x7fff : ALL=full;\n"
+	    "blue=0x0010, ipoib, mtu=5, scope=5 : 0x%016" PRIx64 "=full, "
+	    "\"n7\";\nred=0x0020 : ALL_CAS=limited;\n", g6);
+	pkey_errors_init(&e);
+	p = pkey_policy_parse("p.conf", text, strlen(text), &e);
+	ck_assert_msg(p != NULL, "%s", pkey_errors_text(&e, true));
+	pkey_errors_fini(&e);
+	if (pk != NULL)
+		pkey_tables_build(p, &f, NULL, &(struct pkey_opts){ 0 }, pk,
+		    NULL, NULL);
+	return p;
+}
+
+START_TEST(test_ports_pkeys)
+{
+	struct pkey_tables pk = { 0 };
+	struct pkey_policy *p = show_policy(&pk);
+	char what[32];
+
+	snprintf(what, sizeof(what), "0x%016" PRIx64, f.nodes[6].guid);
+	show_init(&s, false);
+	ck_assert_int_eq(show_ports_pkeys(&s, &f, &pk, what), 0);
+	ck_assert_msg(strstr(s.text.p, "P_KEYS") != NULL, "%s", s.text.p);
+	ck_assert_msg(strstr(s.text.p, "0xffff,0x8010,0x0020") != NULL, "%s",
+	    s.text.p);
+	show_fini(&s);
+	show_init(&s, true);
+	ck_assert_int_eq(show_ports_pkeys(&s, &f, &pk, what), 0);
+	ck_assert_msg(balanced(s.j.buf), "%s", s.j.buf);
+	ck_assert_msg(strstr(s.j.buf, "\"pkeys\":[{\"index\":0,\"pkey\":65535,"
+	    "\"membership\":\"full\"},{\"index\":1,\"pkey\":32784,"
+	    "\"membership\":\"full\"},{\"index\":2,\"pkey\":32,"
+	    "\"membership\":\"limited\"}],\"pkey_table\":\"port\"") != NULL,
+	    "%s", s.j.buf);
+	show_fini(&s);
+	/* the leaf port facing it enforces the same set */
+	show_init(&s, true);
+	snprintf(what, sizeof(what), "0x%016" PRIx64, f.nodes[0].guid);
+	ck_assert_int_eq(show_ports_pkeys(&s, &f, &pk, what), 0);
+	ck_assert_msg(strstr(s.j.buf, "\"pkey_table\":\"enforcement\"") != NULL,
+	    "%s", s.j.buf);
+	/* without tables: null */
+	show_fini(&s);
+	show_init(&s, true);
+	ck_assert_int_eq(show_ports(&s, &f, what), 0);
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"pkeys\":null"));
+	pkey_tables_free(&pk);
+	pkey_policy_free(p);
+}
+END_TEST
+
+START_TEST(test_partitions_json)
+{
+	struct pkey_policy *p = show_policy(NULL);
+	char want[512];
+	uint64_t g6 = f.ports[fabric_port_idx(&f, 6, 1)].guid;
+	uint64_t g7 = f.ports[fabric_port_idx(&f, 7, 1)].guid;
+
+	show_init(&s, true);
+	show_partitions(&s, p, &f, "text");
+	ck_assert_msg(balanced(s.j.buf), "%s", s.j.buf);
+	ck_assert_msg(strstr(s.j.buf, "{\"name\":\"blue\",\"pkey\":16,"
+	    "\"pkey_hex\":\"0x0010\",\"implicit\":false,\"generated\":false,"
+	    "\"flags\":{\"ipoib\":true,\"indx0\":false,\"mtu\":5,\"rate\":3,"
+	    "\"sl\":0,\"scope\":[5],\"qkey\":\"0x00000000\",\"tclass\":0,"
+	    "\"flow_label\":0},\"groups\":[],\"members\":[") != NULL, "%s",
+	    s.j.buf);
+	snprintf(want, sizeof(want), "{\"member\":\"0x%016" PRIx64 "\","
+	    "\"kind\":\"guid\",\"membership\":\"full\",\"ports\":[{\"guid\":"
+	    "\"0x%016" PRIx64 "\",\"port\":1,\"lid\":%u,", g6, g6,
+	    f.ports[fabric_port_idx(&f, 6, 1)].lid);
+	ck_assert_msg(strstr(s.j.buf, want) != NULL, "%s\nin %s", want, s.j.buf);
+	ck_assert_msg(strstr(s.j.buf, "{\"member\":\"\\\"n7\\\"\","
+	    "\"kind\":\"description\",\"membership\":\"limited\"") != NULL,
+	    "%s", s.j.buf);
+	/* the partition's own ports: the GUID entry and n7's port */
+	snprintf(want, sizeof(want), "\"desc\":\"n7\",\"membership\":"
+	    "\"limited\"}]}],\"ports\":[");
+	ck_assert_msg(strstr(s.j.buf, want) != NULL, "%s", s.j.buf);
+	snprintf(want, sizeof(want), "\"guid\":\"0x%016" PRIx64 "\"", g7);
+	ck_assert_ptr_nonnull(strstr(s.j.buf, want));
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "{\"member\":\"ALL_CAS\","
+	    "\"kind\":\"keyword\",\"membership\":\"limited\""));
+	ck_assert_ptr_null(strstr(s.j.buf, "sm_port_forced_full"));
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"fabric\":true,"
+	    "\"policy\":\"text\"}"));
+	show_fini(&s);
+	/* no fabric yet: ports are null */
+	show_init(&s, true);
+	show_partitions(&s, p, NULL, NULL);
+	ck_assert_msg(balanced(s.j.buf), "%s", s.j.buf);
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"membership\":\"full\","
+	    "\"ports\":null"));
+	show_fini(&s);
+	show_init(&s, false);
+	show_partitions(&s, p, &f, "the text");
+	ck_assert_str_eq(s.text.p, "the text\n");
+	pkey_policy_free(p);
+}
+END_TEST
+
 START_TEST(test_nodes)
 {
 	show_init(&s, false);
@@ -441,6 +559,8 @@ show_suite(void)
 	tcase_add_test(tc, test_time_and_duration);
 	tcase_add_test(tc, test_route_all_pairs);
 	tcase_add_test(tc, test_route_switches);
+	tcase_add_test(tc, test_ports_pkeys);
+	tcase_add_test(tc, test_partitions_json);
 	tcase_add_test(tc, test_route_text);
 	tcase_add_test(tc, test_route_json_path);
 	tcase_add_test(tc, test_route_broken);
