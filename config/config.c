@@ -202,6 +202,27 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.doc = "Allow a port to be both a full and a limited member of "
 		    "one partition.",
 	},
+	[CFG_OPT_SA_KEY] = {
+		.name = "sa_key", .type = CFG_GUID, .offset = OFF(sa_key),
+		.unit = "64-bit key", .def = "0x0000000000000001",
+		.reloadable = true,
+		.doc = "SM_Key of trusted SA requests; another nonzero key: "
+		    "dropped.",
+	},
+	[CFG_OPT_SUBNET_TIMEOUT] = {
+		.name = "subnet_timeout", .type = CFG_UINT,
+		.offset = OFF(subnet_timeout), .min = 0, .max = 31, .def = "18",
+		.reloadable = true,
+		.doc = "PathRecord PacketLifeTime: 4.096 us x 2^value "
+		    "(18: about 1 s).",
+	},
+	[CFG_OPT_SERVICE_LEASE] = {
+		.name = "service_lease", .type = CFG_UINT,
+		.offset = OFF(service_lease), .min = 0, .max = 2147483647,
+		.def = "0", .unit = "seconds", .reloadable = true,
+		.doc = "Longest ServiceRecord lease granted; 0: no limit "
+		    "(infinite leases allowed).",
+	},
 };
 
 static const char *const source_names[CFG_NSOURCES] = {

@@ -100,6 +100,9 @@ enum cfg_opt_id {
 	CFG_OPT_PARTITIONS_FILE,
 	CFG_OPT_PARTITION_ENFORCEMENT,
 	CFG_OPT_ALLOW_BOTH_PKEYS,
+	CFG_OPT_SA_KEY,
+	CFG_OPT_SUBNET_TIMEOUT,
+	CFG_OPT_SERVICE_LEASE,
 	CFG_NOPTIONS
 };
 
@@ -165,6 +168,9 @@ struct ibsmd_config {
 	char *partitions_file;
 	enum cfg_enforcement partition_enforcement;
 	bool allow_both_pkeys;
+	uint64_t sa_key;		/* SM_Key of trusted SA requests */
+	unsigned subnet_timeout;	/* PacketLifeTime code, 0..31 */
+	unsigned service_lease;		/* longest ServiceRecord lease, s; 0: none */
 
 	/* Where each value came from, and its line in that file (0: none). */
 	enum cfg_source source[CFG_NOPTIONS];

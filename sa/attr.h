@@ -59,6 +59,9 @@ enum {
 	SA_STATUS_INSUFFICIENT_COMPONENTS = 0x0600,
 	SA_STATUS_DENIED = 0x0700,
 };
+/* Not a wire status: a handler returns it to have the request dropped
+ * without an answer (OpenSM's silent cases); counted. */
+#define SA_STATUS_DROP 0x10000u
 
 /* One request, decoded by the agent. */
 struct sa_req {
@@ -135,6 +138,16 @@ void *sa_attr_state(struct sa *sa, uint16_t id);
 const struct sa_view *sa_current_view(const struct sa *sa);
 struct mad_engine *sa_mad(struct sa *sa);
 const struct sa_opts *sa_get_opts(const struct sa *sa);
+/* The module serving attribute id in sa_attrs, NULL if none. */
+const struct sa_attr *sa_attr_find(uint16_t id);
+/* The counters, for modules that keep some (reports, services). */
+struct sa_stats *sa_stats_mut(struct sa *sa);
+/* ClassPortInfo:RespTimeValue: 16 (268 ms, as OpenSM) or more when
+ * answers were measured slower. */
+unsigned sa_resp_time_value(const struct sa *sa);
+/* The receive path of one request (the MAD engine's listener calls it;
+ * unit tests and the fuzzer call it directly). */
+void sa_dispatch(struct sa *sa, const struct transport_rx *rx);
 
 /*
  * Component masks. Component i of a record is entry i of its table: its

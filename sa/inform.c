@@ -194,6 +194,21 @@ find_sub(struct inform_state *st, uint64_t guid, uint16_t enumv)
 	return NULL;
 }
 
+/* The SA's counters follow the module's (ibsmctl status, stats file). */
+static void
+sync_stats(struct inform_state *st)
+{
+	struct sa_stats *ss;
+
+	if (st->sa == NULL || st->dead)
+		return;
+	ss = sa_stats_mut(st->sa);
+	ss->subscriptions = st->n;
+	ss->reports_sent = st->sent;
+	ss->reports_acked = st->acked;
+	ss->reports_failed = st->failed;
+}
+
 static void
 state_release(struct inform_state *st)
 {
@@ -236,6 +251,7 @@ report_finish(struct report *r, bool acked)
 	}
 	st->inflight--;
 	free(r);
+	sync_stats(st);
 	if (st->dead && st->inflight == 0)
 		state_release(st);
 }
@@ -368,6 +384,7 @@ drop_sub(struct inform_state *st, size_t i)
 {
 	memmove(&st->v[i], &st->v[i + 1], (st->n - i - 1) * sizeof(*st->v));
 	st->n--;
+	sync_stats(st);
 }
 
 static void
@@ -377,6 +394,10 @@ notice(struct inform_state *st, const struct sa_view *v,
 	uint8_t b[SA_NOTICE_SIZE];
 	bool remove;
 
+	/* only the master forwards events (a standby's subscriptions wait
+	 * for it to be master again, or for ClientReregister elsewhere) */
+	if (st->sa != NULL && !sa_is_serving(st->sa))
+		return;
 	sa_notice_encode(n, b);
 	for (size_t i = 0; i < st->n;) {
 		struct sub *s = &st->v[i];
@@ -396,6 +417,7 @@ notice(struct inform_state *st, const struct sa_view *v,
 		}
 		i++;
 	}
+	sync_stats(st);
 }
 
 void
@@ -556,6 +578,7 @@ ii_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 		s->to.qkey = TRANSPORT_QKEY_GSI;
 	log_debug("sa: port 0x%016" PRIx64 " (LID %u QPN %u) subscribed to "
 	    "trap %u", guid, q->from.lid, q->from.qpn, ii.trap);
+	sync_stats(st);
 	memcpy(reply, q->rec, SA_INFORM_SIZE);
 	return SA_STATUS_OK;
 }

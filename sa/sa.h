@@ -77,6 +77,8 @@ void sa_set_view(struct sa *sa, const struct sa_view *v);
 /* Master with a view: answer. Otherwise every request is dropped
  * (counted), as OpenSM does, and requesters time out. */
 void sa_set_serving(struct sa *sa, bool serving);
+/* Whether requests are answered now (serving, with a view). */
+bool sa_is_serving(const struct sa *sa);
 
 /* Counters for ibsmctl status and the stats file (SA-specific; per
  * attribute and method counts are the MAD engine's). */
@@ -87,6 +89,10 @@ struct sa_stats {
 	uint64_t not_serving;   /* dropped: not master / no view yet */
 	uint64_t bad_key;       /* dropped: wrong nonzero SM_Key */
 	uint64_t malformed;     /* dropped: too short, bad version ... */
+	uint64_t unsupported;   /* dropped: attribute or method not served
+				 * (as OpenSM: no answer) */
+	uint64_t dropped;       /* dropped by a handler (SA_STATUS_DROP) */
+	uint64_t answer_max_us; /* slowest answer, receive to send */
 	uint64_t reports_sent, reports_acked, reports_failed;
 	uint64_t services, subscriptions;       /* now held */
 };

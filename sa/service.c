@@ -96,11 +96,19 @@ pkey_valid(uint16_t k)
 }
 
 static void
+sync_stats(struct svc_state *st)
+{
+	if (st->sa != NULL)
+		sa_stats_mut(st->sa)->services = st->n;
+}
+
+static void
 drop(struct svc_state *st, size_t i)
 {
 	/* keep the order (ibsmctl shows oldest first) */
 	memmove(&st->v[i], &st->v[i + 1], (st->n - i - 1) * sizeof(*st->v));
 	st->n--;
+	sync_stats(st);
 }
 
 static void
@@ -293,6 +301,7 @@ sr_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 			st->v = xreallocarray(st->v, st->cap, sizeof(*st->v));
 		}
 		s = &st->v[st->n++];
+		sync_stats(st);
 	}
 	memcpy(s->rec, rec, sizeof(rec));
 	/* lease 0: gone at the next look, as OpenSM's next timer tick */

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include <ev.h>
+#include <infiniband/mad.h>
 #ifdef HAVE_LIBSYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
@@ -37,6 +38,7 @@
 #include "mad/smp.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
+#include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
@@ -46,6 +48,7 @@
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_LOCKED = 3 };
 
 #define MAX_CLI 64
+#define SA_SMS_MAX 16
 #define PARTITIONS_MAX_BYTES (16u << 20)
 
 struct daemon {
@@ -54,6 +57,12 @@ struct daemon {
 	struct smstate *ss;
 	struct sminfo *sm;
 	struct sweep *sweep;
+	struct sa *sa;
+	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
+	 * whenever the SM state changes or a view is handed over */
+	struct sa_sm sms[SA_SMS_MAX];
+	size_t nsms;
+	bool sa_swept;          /* a complete heavy sweep as master */
 	struct ctl *ctl;
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
 	ev_timer watchdog;
@@ -376,6 +385,90 @@ print_unreached(void *arg, const char *line)
 }
 
 static void
+sa_opts_from(const struct ibsmd_config *c, struct sa_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->sa_key = c->sa_key;
+	o->subnet_timeout = (uint8_t)c->subnet_timeout;
+	o->service_lease = c->service_lease;
+}
+
+/* This SM and the others smstate knows, for SMInfoRecord. */
+static void
+sa_sms_refresh(struct daemon *d)
+{
+	const struct fabric *f = sweep_fabric(d->sweep);
+	struct smstate_status st;
+	uint8_t smi[64];
+	struct sa_sm *me = &d->sms[0];
+
+	smstate_encode(d->ss, smi, true);
+	memset(me, 0, sizeof(*me));
+	me->guid = d->guid;
+	me->lid = f != NULL && f->sm_port != FABRIC_NONE ?
+	    f->ports[f->sm_port].lid : 0;
+	me->sm_key = smstate_key(d->ss);
+	me->act_count = (uint32_t)mad_get_field(smi, 0, IB_SMINFO_ACT_F);
+	me->priority = smstate_priority(d->ss);
+	me->state = (uint8_t)mad_get_field(smi, 0, IB_SMINFO_STATE_F);
+	d->nsms = 1;
+	smstate_get_status(d->ss, &st);
+	for (size_t i = 0; i < st.npeers && d->nsms < SA_SMS_MAX; i++) {
+		struct sa_sm *o = &d->sms[d->nsms++];
+		const struct smstate_peer *p = &st.peers[i];
+
+		memset(o, 0, sizeof(*o));
+		o->guid = p->guid;
+		o->lid = p->lid;
+		o->priority = p->priority;
+		/* enum sm_state is SMInfo's SMState */
+		o->state = (uint8_t)p->state;
+	}
+}
+
+/* Hand the SA the model in use (the sweep calls this while the previous
+ * model, which the SA may still name, is allocated). */
+static void
+sa_view_update(struct daemon *d)
+{
+	struct sa_view v = { 0 };
+	const struct fabric *f = sweep_fabric(d->sweep);
+
+	if (d->sa == NULL)
+		return;
+	if (f == NULL) {
+		sa_set_view(d->sa, NULL);
+		return;
+	}
+	sa_sms_refresh(d);
+	v.f = f;
+	v.lft = sweep_lft(d->sweep);
+	v.pk = sweep_pkeys(d->sweep);
+	v.policy = d->policy;
+	v.subnet_prefix = d->cfg.subnet_prefix;
+	v.sm_lid = d->sms[0].lid;
+	v.sms = d->sms;
+	v.nsms = d->nsms;
+	sa_set_view(d->sa, &v);
+}
+
+static void
+on_adopt(void *arg)
+{
+	sa_view_update(arg);
+}
+
+/* The SA answers as master once a heavy sweep completed as master. */
+static void
+sa_serving_update(struct daemon *d)
+{
+	if (smstate_state(d->ss) != SM_MASTER)
+		d->sa_swept = false;
+	if (d->sa != NULL)
+		sa_set_serving(d->sa, d->sa_swept);
+}
+
+static void
 on_up(void *arg, bool ok, const char *why)
 {
 	struct daemon *d = arg;
@@ -389,8 +482,11 @@ on_up(void *arg, bool ok, const char *why)
 		ev_break(d->loop, EVBREAK_ALL);
 		return;
 	}
-	if (ok && smstate_state(d->ss) == SM_MASTER)
+	if (ok && smstate_state(d->ss) == SM_MASTER) {
+		d->sa_swept = true;
 		notify_ready(d);
+	}
+	sa_serving_update(d);
 	notify_status(d);
 }
 
@@ -410,6 +506,9 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 	}
 	if (to == SM_STANDBY)
 		notify_ready(d);
+	if (sweep_fabric(d->sweep) != NULL)
+		sa_sms_refresh(d);
+	sa_serving_update(d);
 	notify_status(d);
 	sweep_write_stats(d->sweep);
 }
@@ -529,8 +628,21 @@ reload(void *arg, char **errors)
 	}
 	config_apply_reloadable(&d->cfg, &next);
 	config_fini(&next);
-	pkey_policy_free(d->policy);
-	d->policy = pol;
+	{
+		struct pkey_policy *old = d->policy;
+		struct sa_opts sao;
+
+		/* The SA's view names the policy: move it to the new one
+		 * before the old is freed. */
+		d->policy = pol;
+		sa_opts_from(&d->cfg, &sao);
+		if (d->sa != NULL) {
+			sa_set_opts(d->sa, &sao);
+			if (sweep_fabric(d->sweep) != NULL)
+				sa_view_update(d);
+		}
+		pkey_policy_free(old);
+	}
 	log_set_level(d->cfg.log_level);
 	mad_opts_from(&d->cfg, &mo);
 	mad_engine_set_opts(d->mad, &mo);
@@ -911,6 +1023,18 @@ main(int argc, char *argv[])
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
 	{
+		struct sa_opts sao;
+
+		sa_opts_from(&d.cfg, &sao);
+		d.sa = sa_new(d.loop, d.mad, &sao);
+		if (sa_start(d.sa) < 0) {
+			log_warnx("no Subnet Administration on this port");
+			sa_free(d.sa);
+			d.sa = NULL;
+		}
+		sweep_set_adopt_hook(d.sweep, on_adopt, &d);
+	}
+	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
 		    .sm = d.sm, .ss = d.ss, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
 		    .arg = &d };
@@ -941,6 +1065,7 @@ main(int argc, char *argv[])
 		printf("ibsmd: subnet up: %s\n", line);
 	}
 	ctl_close(d.ctl);
+	sa_free(d.sa);
 	sweep_free(d.sweep);
 	sminfo_free(d.sm);
 	smstate_free(d.ss);

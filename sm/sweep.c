@@ -58,10 +58,14 @@ struct sweep {
 	struct lid_map *lids;
 	struct programmer *prog;
 	char guid2lid[4096], stats[4096];
-	/* the model in use and the one a heavy sweep builds */
-	struct fabric cur, next;
-	struct lft_set cur_lft, next_lft;
-	struct pkey_tables cur_pk, next_pk;
+	/* the model in use and the one a heavy sweep builds: adopting the
+	 * new one swaps the pointers, so the model in use never moves while
+	 * readers (the SA's view) hold it */
+	struct fabric fab[2], *cur, *next;
+	struct lft_set lfts[2], *cur_lft, *next_lft;
+	struct pkey_tables pks[2], *cur_pk, *next_pk;
+	sweep_adopt_cb adopt_cb;
+	void *adopt_arg;
 	struct pkey_want *want;         /* next_pk as the programmer takes it */
 	bool have_cur;
 	struct discovery *disc;
@@ -224,7 +228,7 @@ write_stats(struct sweep *sw)
 		return;
 	}
 	if (sw->have_cur)
-		fabric_count(&sw->cur, &k);
+		fabric_count(sw->cur, &k);
 	write_sm_stats(sw, s.fp);
 	fprintf(s.fp, "subnet_up %d\n", sw->up);
 	if (sw->up_at > 0)
@@ -235,7 +239,7 @@ write_stats(struct sweep *sw)
 	fprintf(s.fp, "last_sweep %s %s %.3f\n", sw->last_kind ? sw->last_kind :
 	    "none", sw->last_ok ? "ok" : "failed", sw->last_secs);
 	fprintf(s.fp, "nodes %u\nswitches %u\nca_ports %u\nlids %u\n",
-	    sw->have_cur ? sw->cur.nnodes : 0, k.switches, k.ca_ports,
+	    sw->have_cur ? sw->cur->nnodes : 0, k.switches, k.ca_ports,
 	    k.endports);
 	fprintf(s.fp, "routing_engine %s\nrouting_seconds %.6f\n"
 	    "routing_unreachable %" PRIu64 "\nrouting_deadlock_free %d\n"
@@ -371,7 +375,7 @@ on_discovered(void *arg, const struct discover_result *r)
 		log_info("sweep: discovery: %u SMPs sent again after a round "
 		    "unanswered; %u unanswered in every round, %u answered "
 		    "with an error", r->resent, r->timeouts, r->errors);
-	smstate_elect(sw->ss, &sw->next, on_elected, sw);
+	smstate_elect(sw->ss, sw->next, on_elected, sw);
 }
 
 static void
@@ -381,10 +385,10 @@ start_heavy(struct sweep *sw)
 	sw->heavy_sweeps++;
 	sw->sweep_started = now();
 	ev_timer_stop(sw->loop, &sw->timer);
-	fabric_fini(&sw->next);
-	fabric_init(&sw->next);
+	fabric_fini(sw->next);
+	fabric_init(sw->next);
 	log_info("sweep: heavy sweep %" PRIu64 " started", sw->heavy_sweeps);
-	sw->disc = discover_start(sw->mad, &sw->next,
+	sw->disc = discover_start(sw->mad, sw->next,
 	    !smstate_may_write(sw->ss), on_discovered, sw);
 }
 
@@ -393,7 +397,7 @@ start_heavy(struct sweep *sw)
 static size_t
 lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 {
-	struct fabric *f = &sw->next;
+	struct fabric *f = sw->next;
 	struct lid_req *reqs;
 	uint32_t *idx;
 	size_t n = 0;
@@ -447,7 +451,7 @@ learn_lids(struct sweep *sw)
 static int
 assign_lids(struct sweep *sw)
 {
-	struct fabric *f = &sw->next;
+	struct fabric *f = sw->next;
 	struct lid_req *reqs;
 	uint32_t *idx;
 	size_t n = lid_requests(sw, &reqs, &idx);
@@ -496,7 +500,7 @@ note_hole(void *arg, const struct discover_hole *h)
 	struct hole_ctx *c = arg;
 	char line[200];
 
-	discover_hole_text(&c->sw->next, h, line, sizeof(line));
+	discover_hole_text(c->sw->next, h, line, sizeof(line));
 	if (c->n < SWEEP_LOGGED_MAX)
 		log_warnx("sweep: not reached: %s", line);
 	if (c->n < SWEEP_NAMED_MAX)
@@ -533,7 +537,7 @@ inactive_ports(const struct fabric *f, uint32_t *first)
 static bool
 complete(struct sweep *sw)
 {
-	const struct fabric *f = &sw->next;
+	const struct fabric *f = sw->next;
 	struct hole_ctx hc = { .sw = sw };
 	unsigned holes, inactive;
 	uint32_t first = 0;
@@ -594,21 +598,21 @@ static void
 build_pkeys(struct sweep *sw)
 {
 	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys };
-	const struct fabric *f = &sw->next;
+	const struct fabric *f = sw->next;
 
 	free(sw->want);
 	sw->want = NULL;
-	pkey_tables_free(&sw->next_pk);
+	pkey_tables_free(sw->next_pk);
 	if (sw->o.policy == NULL)
 		return;
-	pkey_tables_build(sw->o.policy, f, sw->have_cur ? &sw->cur_pk : NULL,
-	    &po, &sw->next_pk, pkey_note, sw);
+	pkey_tables_build(sw->o.policy, f, sw->have_cur ? sw->cur_pk : NULL,
+	    &po, sw->next_pk, pkey_note, sw);
 	if ((sw->want = calloc(f->nports, sizeof(*sw->want))) == NULL)
 		fatal("sweep: out of memory");
 	for (uint32_t p = 0; p < f->nports; p++)
 		sw->want[p].enforce = -1;
-	for (size_t i = 0; i < sw->next_pk.n; i++) {
-		const struct pkey_table *t = &sw->next_pk.v[i];
+	for (size_t i = 0; i < sw->next_pk->n; i++) {
+		const struct pkey_table *t = &sw->next_pk->v[i];
 		struct pkey_want *w = &sw->want[t->port];
 
 		if (t->kind == PKEY_TABLE_ENFORCE) {
@@ -632,19 +636,19 @@ held_from_cur(struct sweep *sw)
 
 	if (!sw->keep_routes || !sw->have_cur)
 		return false;
-	if (lft_set_init(h, &sw->next) < 0)
+	if (lft_set_init(h, sw->next) < 0)
 		fatal("sweep: out of memory");
 	for (uint32_t i = 0; i < h->nsw; i++) {
-		uint32_t n = fabric_node_by_guid(&sw->cur,
-		    sw->next.nodes[h->sw_node[i]].guid), ci;
+		uint32_t n = fabric_node_by_guid(sw->cur,
+		    sw->next->nodes[h->sw_node[i]].guid), ci;
 		uint32_t last;
 
-		if (n == FABRIC_NONE || (ci = sw->cur_lft.node_sw[n]) ==
+		if (n == FABRIC_NONE || (ci = sw->cur_lft->node_sw[n]) ==
 		    FABRIC_NONE)
 			continue;
-		last = h->max_lid < sw->cur_lft.max_lid ? h->max_lid :
-		    sw->cur_lft.max_lid;
-		memcpy(lft_row(h, i), lft_row(&sw->cur_lft, ci), last + 1u);
+		last = h->max_lid < sw->cur_lft->max_lid ? h->max_lid :
+		    sw->cur_lft->max_lid;
+		memcpy(lft_row(h, i), lft_row(sw->cur_lft, ci), last + 1u);
 	}
 	return true;
 }
@@ -655,7 +659,7 @@ static void
 keep_held_routes(struct sweep *sw)
 {
 	const struct routing_engine *re = routing_engine_find(sw->report.engine);
-	struct lft_set *out = &sw->next_lft;
+	struct lft_set *out = sw->next_lft;
 	size_t bytes = (size_t)out->nsw * ((size_t)out->max_lid + 1);
 	uint8_t *computed = malloc(bytes ? bytes : 1);
 	struct inherit_result ir;
@@ -663,8 +667,8 @@ keep_held_routes(struct sweep *sw)
 	if (computed == NULL)
 		fatal("sweep: out of memory");
 	memcpy(computed, out->port, bytes);
-	inherit_merge(&sw->next, &sw->held, out, &ir);
-	if (re != NULL && re->deadlock_free && !cdg_acyclic(&sw->next, out,
+	inherit_merge(sw->next, &sw->held, out, &ir);
+	if (re != NULL && re->deadlock_free && !cdg_acyclic(sw->next, out,
 	    NULL)) {
 		log_warnx("sweep: the routes in place and %s's mixed have a "
 		    "credit loop: %s's routes used", re->name, re->name);
@@ -672,8 +676,8 @@ keep_held_routes(struct sweep *sw)
 		memset(&ir, 0, sizeof(ir));
 		ir.computed = out->max_lid;
 	} else {
-		routing_report_fill(&sw->next, out, &sw->report);
-		sw->report.deadlock_free = cdg_acyclic(&sw->next, out, NULL);
+		routing_report_fill(sw->next, out, &sw->report);
+		sw->report.deadlock_free = cdg_acyclic(sw->next, out, NULL);
 	}
 	free(computed);
 	lft_set_fini(&sw->held);
@@ -700,12 +704,12 @@ hold_partial(struct sweep *sw)
 	unsigned holes, lost = 0;
 
 	if (!sw->have_cur || sw->holds >= SWEEP_HOLD_MAX ||
-	    (holes = discover_holes(&sw->next, NULL, NULL)) == 0) {
+	    (holes = discover_holes(sw->next, NULL, NULL)) == 0) {
 		sw->holds = 0;
 		return false;
 	}
-	for (uint32_t n = 0; n < sw->cur.nnodes; n++)
-		if (fabric_node_by_guid(&sw->next, sw->cur.nodes[n].guid) ==
+	for (uint32_t n = 0; n < sw->cur->nnodes; n++)
+		if (fabric_node_by_guid(sw->next, sw->cur->nodes[n].guid) ==
 		    FABRIC_NONE)
 			lost++;
 	if (lost == 0) {
@@ -741,13 +745,13 @@ route_program(struct sweep *sw)
 	struct routing_opts ropts = sw->o.ropts;
 	uint16_t sm_lid;
 
-	sm_lid = sw->next.ports[sw->next.sm_port].lid;
+	sm_lid = sw->next->ports[sw->next->sm_port].lid;
 	if (sw->have_cur) {
-		ropts.prev_fabric = &sw->cur;
-		ropts.prev = &sw->cur_lft;
+		ropts.prev_fabric = sw->cur;
+		ropts.prev = sw->cur_lft;
 	}
-	lft_set_fini(&sw->next_lft);
-	if (routing_run(sw->o.chain, sw->o.nchain, &sw->next, &ropts, &sw->next_lft,
+	lft_set_fini(sw->next_lft);
+	if (routing_run(sw->o.chain, sw->o.nchain, sw->next, &ropts, sw->next_lft,
 	    &sw->report, log_route) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no routing engine could "
 		    "route the fabric");
@@ -757,7 +761,7 @@ route_program(struct sweep *sw)
 	if (sw->held.nsw > 0 || held_from_cur(sw))
 		keep_held_routes(sw);
 	build_pkeys(sw);
-	program_start(sw->prog, &sw->next, &sw->next_lft, sw->want, sm_lid,
+	program_start(sw->prog, sw->next, sw->next_lft, sw->want, sm_lid,
 	    &sw->o.prog,
 	    on_programmed, sw);
 }
@@ -765,23 +769,28 @@ route_program(struct sweep *sw)
 static void
 adopt_next(struct sweep *sw)
 {
-	struct fabric tf = sw->cur;
-	struct lft_set tl = sw->cur_lft;
+	struct fabric *tf = sw->cur;
+	struct lft_set *tl = sw->cur_lft;
+	struct pkey_tables *tp = sw->cur_pk;
 
 	sw->cur = sw->next;
 	sw->cur_lft = sw->next_lft;
+	sw->cur_pk = sw->next_pk;
 	sw->next = tf;
 	sw->next_lft = tl;
-	pkey_tables_free(&sw->cur_pk);
-	sw->cur_pk = sw->next_pk;
-	memset(&sw->next_pk, 0, sizeof(sw->next_pk));
-	fabric_fini(&sw->next);
-	lft_set_fini(&sw->next_lft);
-	memset(&sw->next_lft, 0, sizeof(sw->next_lft));
+	sw->next_pk = tp;
 	sw->have_cur = true;
+	/* Readers of the old model let go of it before it is freed. */
+	if (sw->adopt_cb != NULL)
+		sw->adopt_cb(sw->adopt_arg);
+	pkey_tables_free(sw->next_pk);
+	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
+	fabric_fini(sw->next);
+	lft_set_fini(sw->next_lft);
+	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
 	/* The model in use changes only here: count its holes once, not at
 	 * every light sweep and stats write. */
-	sw->cur_holes = discover_holes(&sw->cur, NULL, NULL);
+	sw->cur_holes = discover_holes(sw->cur, NULL, NULL);
 }
 
 /* The end of a sweep, for status and stats. */
@@ -920,7 +929,7 @@ start_inherit(struct sweep *sw)
 	}
 	lft_set_fini(&sw->held);
 	memset(&sw->held, 0, sizeof(sw->held));
-	sw->inh = inherit_read(sw->mad, &sw->next, &sw->held, seed_block,
+	sw->inh = inherit_read(sw->mad, sw->next, &sw->held, seed_block,
 	    on_inherited, sw);
 }
 
@@ -959,7 +968,7 @@ on_light(void *arg, int status, const uint8_t *resp)
 static int
 light_send(struct lreq *q)
 {
-	const struct fabric *f = &q->sw->cur;
+	const struct fabric *f = q->sw->cur;
 	struct smp_req r = {
 		.method = MAD_GET, .attr = ATTR_SWITCH_INFO,
 		.path = &f->paths[f->nodes[q->node].path],
@@ -994,7 +1003,7 @@ light_must_escalate(struct sweep *sw)
 static void
 start_light(struct sweep *sw)
 {
-	struct fabric *f = &sw->cur;
+	struct fabric *f = sw->cur;
 
 	sw->sweeps++;
 	sw->light_sweeps++;
@@ -1059,13 +1068,26 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 const struct fabric *
 sweep_fabric(const struct sweep *sw)
 {
-	return sw->have_cur ? &sw->cur : NULL;
+	return sw->have_cur ? sw->cur : NULL;
 }
 
 const struct lft_set *
 sweep_lft(const struct sweep *sw)
 {
-	return sw->have_cur ? &sw->cur_lft : NULL;
+	return sw->have_cur ? sw->cur_lft : NULL;
+}
+
+const struct pkey_tables *
+sweep_pkeys(const struct sweep *sw)
+{
+	return sw->have_cur && sw->o.policy != NULL ? sw->cur_pk : NULL;
+}
+
+void
+sweep_set_adopt_hook(struct sweep *sw, sweep_adopt_cb cb, void *arg)
+{
+	sw->adopt_cb = cb;
+	sw->adopt_arg = arg;
 }
 
 const struct route_report *
@@ -1107,11 +1129,11 @@ unsigned
 sweep_unreached(const struct sweep *sw,
     void (*cb)(void *arg, const char *line), void *arg)
 {
-	struct unreached_ctx c = { .f = &sw->cur, .cb = cb, .arg = arg };
+	struct unreached_ctx c = { .f = sw->cur, .cb = cb, .arg = arg };
 
 	if (!sw->have_cur)
 		return 0;
-	return discover_holes(&sw->cur, cb != NULL ? unreached_line : NULL, &c);
+	return discover_holes(sw->cur, cb != NULL ? unreached_line : NULL, &c);
 }
 
 /* ---- life cycle ---- */
@@ -1121,7 +1143,7 @@ sweep_summary(const struct sweep *sw, char *buf, size_t len)
 {
 	struct fabric_counts k;
 	uint16_t lo = 0, hi = 0;
-	const struct fabric *f = &sw->cur;
+	const struct fabric *f = sw->cur;
 
 	if (!sw->have_cur) {
 		snprintf(buf, len, "no fabric yet");
@@ -1162,8 +1184,14 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	sw->cb = cb;
 	sw->cb_arg = arg;
 	sw->started = now();
-	fabric_init(&sw->cur);
-	fabric_init(&sw->next);
+	sw->cur = &sw->fab[0];
+	sw->next = &sw->fab[1];
+	sw->cur_lft = &sw->lfts[0];
+	sw->next_lft = &sw->lfts[1];
+	sw->cur_pk = &sw->pks[0];
+	sw->next_pk = &sw->pks[1];
+	fabric_init(sw->cur);
+	fabric_init(sw->next);
 	sw->lids = lid_map_new();
 	sw->prog = program_new(mad);
 	if (o->state_dir != NULL) {
@@ -1198,12 +1226,12 @@ sweep_free(struct sweep *sw)
 	ev_timer_stop(sw->loop, &sw->timer);
 	program_free(sw->prog);
 	lid_map_free(sw->lids);
-	fabric_fini(&sw->cur);
-	fabric_fini(&sw->next);
-	lft_set_fini(&sw->cur_lft);
-	lft_set_fini(&sw->next_lft);
-	pkey_tables_free(&sw->cur_pk);
-	pkey_tables_free(&sw->next_pk);
+	fabric_fini(sw->cur);
+	fabric_fini(sw->next);
+	lft_set_fini(sw->cur_lft);
+	lft_set_fini(sw->next_lft);
+	pkey_tables_free(sw->cur_pk);
+	pkey_tables_free(sw->next_pk);
 	free(sw->want);
 	free(sw);
 }

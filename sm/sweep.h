@@ -91,6 +91,16 @@ void sweep_get_status(const struct sweep *sw, struct sweep_status *st);
 const struct fabric *sweep_fabric(const struct sweep *sw);
 const struct lft_set *sweep_lft(const struct sweep *sw);
 const struct route_report *sweep_report(const struct sweep *sw);
+/* The P_Key tables in effect with that fabric (NULL before, or when
+ * partitions are not managed). */
+const struct pkey_tables *sweep_pkeys(const struct sweep *sw);
+/* Called when a heavy sweep's model becomes the one in use, while the
+ * previous model (fabric, tables) is still allocated and the new one is
+ * already what sweep_fabric(), sweep_lft() and sweep_pkeys() return: a
+ * reader holding the old one moves to the new one here. The models never
+ * move in memory while in use. */
+typedef void (*sweep_adopt_cb)(void *arg);
+void sweep_set_adopt_hook(struct sweep *sw, sweep_adopt_cb cb, void *arg);
 /* Change options that may change at run time (windows, interval, routing
  * chain and options, programming values); takes effect from the next
  * sweep. */

@@ -2,8 +2,9 @@
  * libFuzzer harness for the receive path: one received MAD, through the
  * in-memory transport (tests/unit/fake_transport.c), into a real MAD
  * engine (mad/mad.c) with the SMP client (mad/smp.c) and the SM's
- * listeners (sm/sminfo.c, sm/smstate.c) registered, the SA and performance
- * classes registered too, and requests outstanding so that responses are
+ * listeners (sm/sminfo.c, sm/smstate.c) registered, the SA agent (sa/:
+ * every attribute module, over a three-CA view) and the performance
+ * class registered too, and requests outstanding so that responses are
  * matched. After the delivery the libev loop runs a step (EVRUN_NOWAIT),
  * so deferred callbacks and timers due run; then everything is freed, so
  * LeakSanitizer sees what a path forgot.
@@ -38,9 +39,11 @@
 
 #include "tests/unit/fake_transport.h"
 #include "core/fabric.h"
+#include "core/lft.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
+#include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 
@@ -58,6 +61,9 @@ static struct mad_engine *eng;
 static struct smstate *ss;
 static struct sminfo *si;
 static struct fabric fab;
+static struct lft_set lft;
+static struct sa *sa;
+static struct sa_sm sms[2];
 static volatile unsigned sink;
 
 static void
@@ -127,6 +133,7 @@ add_ca(uint64_t guid, uint16_t lid, bool is_sm, uint8_t exit_port)
 	port->info_valid = 1;
 	port->state = PORT_ACTIVE;
 	mad_set_field(port->info, 0, IB_PORT_LID_F, lid);
+	fabric_set_lid(&fab, i, lid, 0);
 	mad_set_field(port->info, 0, IB_PORT_CAPMASK_F, is_sm ? 0x2 : 0);
 	if (guid == SELF)
 		fab.sm_port = i;
@@ -211,8 +218,9 @@ setup(uint8_t how)
 	    .poll_retries = 2 };
 	struct smstate_hooks h = { .sweep = hook_sweep,
 	    .changed = hook_changed };
-	struct transport_agent sa = { .mgmt_class = MGMT_CLASS_SA,
-	    .class_version = SA_VERSION, .rmpp = true };
+	struct sa_opts sao = { .sa_key = 1, .subnet_timeout = 18 };
+	struct sa_view v = { .f = &fab, .lft = &lft, .subnet_prefix =
+	    0xfe80000000000000ULL, .sm_lid = 1, .sms = sms, .nsms = 2 };
 	struct transport_agent perf = { .mgmt_class = MGMT_CLASS_PERF,
 	    .class_version = 1 };
 	struct dr_path p1 = { .hops = 1, .port = { 0, 1 } };
@@ -236,12 +244,10 @@ setup(uint8_t how)
 	if (loop == NULL || (eng = mad_engine_new(loop, SELF, &mo)) == NULL ||
 	    smp_register(eng) != 0)
 		abort();
-	transport_agent_method(&sa, MAD_GET);
-	transport_agent_method(&sa, MAD_SET);
-	transport_agent_method(&sa, MAD_GETTABLE);
-	transport_agent_method(&sa, MAD_DELETE);
 	transport_agent_method(&perf, MAD_GET);
-	if (mad_register(eng, &sa) != 0 || mad_register(eng, &perf) != 0)
+	/* The SA agent registers class 0x03 itself (RMPP, its methods). */
+	if ((sa = sa_new(loop, eng, &sao)) == NULL || sa_start(sa) != 0 ||
+	    mad_register(eng, &perf) != 0)
 		abort();
 	ss = smstate_new(loop, eng, &o, &h);
 	si = sminfo_new(eng, ss, trap_cb, NULL);
@@ -253,6 +259,14 @@ setup(uint8_t how)
 	add_ca(SELF, 1, true, 0);
 	add_ca(PEER_A, 2, true, 2);
 	add_ca(PEER_B, 3, false, 3);
+	if (lft_set_init(&lft, &fab) != 0)
+		abort();
+	sms[0] = (struct sa_sm){ .lid = 1, .guid = SELF, .state = 3 };
+	sms[1] = (struct sa_sm){ .lid = 2, .guid = PEER_A, .state = 2 };
+	/* The SA answers from this fabric unless NOTACTIVE (state 0), so
+	 * its handlers run; state 0 covers the not-serving drops. */
+	sa_set_view(sa, &v);
+	sa_set_serving(sa, (how & 7) != 0);
 
 	switch (how & 7) {
 	case 0:
@@ -302,10 +316,12 @@ setup(uint8_t how)
 static void
 teardown(void)
 {
+	sa_free(sa);
 	sminfo_free(si);
 	smstate_free(ss);
 	mad_engine_free(eng);
 	ev_loop_destroy(loop);
+	lft_set_fini(&lft);
 	fabric_fini(&fab);
 }
 

@@ -36,6 +36,15 @@ def mad(hdr, data=b"", at=64):
     return bytes(m)
 
 
+def sa_mad(method, attr, key=0, mask=0, rec=b""):
+    """An SA request: header, SM_Key, ComponentMask, record at 56."""
+    m = bytearray(mad(header(SA, method, attr, version=2)))
+    m[36:44] = struct.pack(">Q", key)
+    m[48:56] = struct.pack(">Q", mask)
+    m[56:56 + len(rec)] = rec
+    return bytes(m)
+
+
 def sminfo(guid, key, prio, state, count=0):
     return struct.pack(">QQIB", guid, key, count, prio << 4 | state)
 
@@ -107,6 +116,22 @@ seeds = {
         header(SA, 0x12, 0x11, version=2)),
     "sa_long": prefix(1, qpn=1, qkey=1, flags=0x20) +
     header(SA, GETRESP, 0x11, version=2) + bytes(1000),
+    # SA requests to our agent (serving unless state 0): ClassPortInfo
+    # Get, NodeRecord Get by LID, GetTable of each record kind, a wrong
+    # SM_Key, a trusted P_KeyTableRecord, an unknown attribute, a Set
+    "sa_cpi_get": prefix(3, qpn=1, qkey=1) + sa_mad(GET, 0x01),
+    "sa_nr_get_lid": prefix(3, slid=3, qpn=0x55, qkey=1) + sa_mad(
+        GET, 0x11, mask=1, rec=struct.pack(">H", 2)),
+    "sa_pir_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x12),
+    "sa_lr_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x20),
+    "sa_smir_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x18),
+    "sa_lft_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x15),
+    "sa_gir_get": prefix(3, qpn=1, qkey=1) + sa_mad(GET, 0x30),
+    "sa_pktr_trusted": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x33, key=1),
+    "sa_badkey": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x11, key=7),
+    "sa_unknown_attr": prefix(3, qpn=1, qkey=1) + sa_mad(GET, 0x99),
+    "sa_set_nr": prefix(3, qpn=1, qkey=1) + sa_mad(SET, 0x11),
+    "sa_not_serving": prefix(0, qpn=1, qkey=1) + sa_mad(GET, 0x01),
     # a failed send reported back, and garbage
     "failed_send": prefix(0, flags=0x10, mode=3, which=2) + mad(
         header(SMP_LID, GET, 0x12)),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fuzz the MAD receive path (the MAD engine, the SMP client, the SMInfo
-# responder and the SM state machine, over the in-memory transport) with
+# responder, the SM state machine and the SA, over the in-memory transport) with
 # libFuzzer, AddressSanitizer and UBSan, seeded with tests/fuzz/mad_seeds/
 # (made by tests/fuzz/mad_seeds.py).
 #
@@ -17,6 +17,7 @@ fuzz_setup mad
 # fields, libev runs the loop.
 fuzz_build fuzz_mad "$here/fuzz_mad.c" "$top"/tests/unit/fake_transport.c \
     "$top"/mad/mad.c "$top"/mad/smp.c "$top"/sm/sminfo.c \
-    "$top"/sm/smstate.c "$top"/core/*.c -lev -libmad -libumad -lm
+    "$top"/sm/smstate.c "$top"/sa/*.c "$top"/partitions/*.c "$top"/core/*.c \
+    -lev -libmad -libumad -lm
 cp "$top"/tests/fuzz/mad_seeds/* "$work/corpus/"
 fuzz_run fuzz_mad 2056

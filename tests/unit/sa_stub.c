@@ -36,3 +36,19 @@ sa_get_opts(const struct sa *sa)
 	(void)sa;
 	return &sa_stub_opts;
 }
+
+static struct sa_stats stub_stats;
+
+struct sa_stats *
+sa_stats_mut(struct sa *sa)
+{
+	(void)sa;
+	return &stub_stats;
+}
+
+bool
+sa_is_serving(const struct sa *sa)
+{
+	(void)sa;
+	return true;
+}

@@ -1,0 +1,30 @@
+/*
+ * The attribute modules the SA serves (sa/attr.h), NULL-terminated. An
+ * attribute absent here is dropped unanswered, as OpenSM does with those
+ * it does not know; ClassPortInfo's CapabilityMask follows this list.
+ */
+#include "autoconfig.h"
+
+#include <stddef.h>
+
+#include "sa/attr.h"
+#include "sa/inform.h"
+#include "sa/records.h"
+#include "sa/service.h"
+
+const struct sa_attr *const sa_attrs[] = {
+	&sa_attr_classport,
+	&sa_attr_node,
+	&sa_attr_portinfo,
+	&sa_attr_sminfo,
+	&sa_attr_link,
+	&sa_attr_switchinfo,
+	&sa_attr_lft,
+	&sa_attr_mft,
+	&sa_attr_pkey,
+	&sa_attr_guidinfo,
+	&sa_attr_service,
+	&sa_attr_inform,
+	&sa_attr_inform_rec,
+	NULL
+};
