@@ -572,9 +572,10 @@ on_programmed(void *arg, const struct program_result *r)
 
 	sw->last_prog = *r;
 	sw->programs++;
-	log_info("sweep: programmed: %u PortInfo, %u SwitchInfo, %u LFT blocks "
-	    "written (%u read), %u ports armed, %u activated%s%s",
-	    r->portinfo_sets, r->switchinfo_sets, r->lft_writes, r->lft_reads,
+	log_info("sweep: programmed: %u PortInfo (%u ClientReregister), %u "
+	    "SwitchInfo, %u LFT blocks written (%u read), %u ports armed, %u "
+	    "activated%s%s", r->portinfo_sets, r->client_reregs,
+	    r->switchinfo_sets, r->lft_writes, r->lft_reads,
 	    r->armed, r->activated, r->ok ? "" : "; ", r->ok ? "" : r->why);
 	if (r->resent)
 		log_info("sweep: programming: %u SMPs sent again or verified "
