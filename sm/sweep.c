@@ -254,6 +254,8 @@ write_stats(struct sweep *sw)
 	    sw->last_prog.portinfo_sets, sw->last_prog.switchinfo_sets,
 	    sw->last_prog.lft_reads, sw->last_prog.lft_writes,
 	    sw->last_prog.pkey_reads, sw->last_prog.pkey_writes);
+	fprintf(s.fp, "program.client_reregs %u\n",
+	    sw->last_prog.client_reregs);
 	fprintf(s.fp, "program.failures %u\nprogram.resent %u\n"
 	    "failures_in_row %" PRIu64 "\nholes %u\n",
 	    sw->last_prog.failures, sw->last_prog.resent, sw->failures_in_row,
