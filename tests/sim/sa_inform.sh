@@ -76,7 +76,7 @@ fi
 vgid=$(python3 -c 'import ipaddress,sys; print(ipaddress.IPv6Address((0xfe80 << 112) | int(sys.argv[1], 16)))' "$vguid")
 log "$VICTIM: port GUID $vguid, GID $vgid"
 
-SIM_HOST=$SUBHOST SIM_SET_ISSM=1 LD_PRELOAD=$UMAD2SIM \
+SIM_HOST=$SUBHOST SIM_SET_ISSM=1 LD_PRELOAD=$SIM_PRELOAD \
 	"$SASUB" -t 180 subscribe 64,65 >"$T/sasub.out" 2>"$T/sasub.err" 8>&- &
 SUB_PID=$!
 _track "$SUB_PID"
@@ -106,7 +106,7 @@ if [ "$SM" != opensm ]; then
 fi
 
 # ---- 3. ServiceRecords
-svc() { SIM_HOST=$SUBHOST LD_PRELOAD=$UMAD2SIM timeout 30 "$SASUB" -t 20 "$@" 8>&-; }
+svc() { SIM_HOST=$SUBHOST LD_PRELOAD=$SIM_PRELOAD timeout 30 "$SASUB" -t 20 "$@" 8>&-; }
 svc service 0x10000ce1 ibsmd-sa-test 3600 >"$T/svc" 2>&1 ||
 	fail "ServiceRecord Set refused: $(cat "$T/svc")"
 grep -q 'status 0x0000 lease 3600' "$T/svc" || fail "ServiceRecord Set: $(cat "$T/svc")"
@@ -126,7 +126,7 @@ grep -q 'ibsmd-sa-test' "$T/sr3" && fail "the service is still there after its D
 log "Delete removed it"
 
 # the subscription goes away on unsubscribe
-SIM_HOST=$SUBHOST LD_PRELOAD=$UMAD2SIM timeout 30 "$SASUB" -t 20 unsubscribe 64,65 >"$T/unsub" 2>&1 8>&- ||
+SIM_HOST=$SUBHOST LD_PRELOAD=$SIM_PRELOAD timeout 30 "$SASUB" -t 20 unsubscribe 64,65 >"$T/unsub" 2>&1 8>&- ||
 	fail "unsubscribe refused: $(cat "$T/unsub")"
 diag saquery -I >"$T/iir2" 2>&1
 grep -q "$sgid" "$T/iir2" && fail "saquery -I still lists $sgid after unsubscribing"
