@@ -180,6 +180,8 @@ subscribe(const char *list, uint8_t on)
 		ii[23] = on;                    /* Subscribe */
 		put_be(ii + 24, 0xFFFF, 2);     /* Type: any */
 		put_be(ii + 26, trap, 2);
+		/* QPN: ours (QP1); OpenSM matches an unsubscription by it */
+		put_be(ii + 28, 1u << 8, 4);
 		put_be(ii + 33, 0xFFFFFF, 3);   /* ProducerType: any */
 		t = send_sa(0x02, 0x0003, 0, ii, sizeof(ii));
 		if (pump(t, resp) < 0) {
