@@ -132,6 +132,26 @@ seeds = {
     "sa_unknown_attr": prefix(3, qpn=1, qkey=1) + sa_mad(GET, 0x99),
     "sa_set_nr": prefix(3, qpn=1, qkey=1) + sa_mad(SET, 0x11),
     "sa_not_serving": prefix(0, qpn=1, qkey=1) + sa_mad(GET, 0x01),
+    # services and events: a ServiceRecord Set (ID, GID, lease 10 s) for
+    # the CA at LID 2, its table and Delete; InformInfo subscribe and
+    # unsubscribe (trap 64, all LIDs) and the InformInfoRecord table
+    "sa_sr_set": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x31, mask=0x13, rec=struct.pack(">QQQHHI", 0x1234,
+                                              0xFE80 << 48, PEER_A, 0xFFFF,
+                                              0, 10) + bytes(16) + b"svc"),
+    "sa_sr_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x31),
+    "sa_sr_delete": prefix(3, qpn=1, qkey=1) + sa_mad(
+        0x15, 0x31, mask=0x3, rec=struct.pack(">QQQ", 0x1234, 0xFE80 << 48,
+                                              PEER_A)),
+    "sa_ii_subscribe": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x03, rec=bytes(16) + struct.pack(">HHHBBHHI", 0xFFFF, 0, 0, 1,
+                                               1, 0xFFFF, 64, 1 << 8) +
+        b"\x00\xff\xff\xff"),
+    "sa_ii_unsubscribe": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x03, rec=bytes(16) + struct.pack(">HHHBBHHI", 0xFFFF, 0, 0, 1,
+                                               0, 0xFFFF, 64, 1 << 8) +
+        b"\x00\xff\xff\xff"),
+    "sa_iir_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0xF3),
     # a failed send reported back, and garbage
     "failed_send": prefix(0, flags=0x10, mode=3, which=2) + mad(
         header(SMP_LID, GET, 0x12)),
