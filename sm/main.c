@@ -452,6 +452,27 @@ sa_view_update(struct daemon *d)
 	sa_set_view(d->sa, &v);
 }
 
+/* The SA's counters in the stats file (per attribute and method, the MAD
+ * engine's "sa" lines are there already). */
+static void
+sa_stats_lines(void *arg, FILE *fp)
+{
+	struct daemon *d = arg;
+	struct sa_stats st;
+
+	if (d->sa == NULL)
+		return;
+	sa_get_stats(d->sa, &st);
+	fprintf(fp, "sa.serving %d\nsa.requests %" PRIu64 "\n"
+	    "sa.answered %" PRIu64 "\nsa.errors %" PRIu64 "\n"
+	    "sa.not_serving %" PRIu64 "\nsa.bad_key %" PRIu64 "\n"
+	    "sa.malformed %" PRIu64 "\nsa.unsupported %" PRIu64 "\n"
+	    "sa.dropped %" PRIu64 "\nsa.answer_max_us %" PRIu64 "\n",
+	    sa_is_serving(d->sa), st.requests, st.answered, st.errors,
+	    st.not_serving, st.bad_key, st.malformed, st.unsupported,
+	    st.dropped, st.answer_max_us);
+}
+
 static void
 on_adopt(void *arg)
 {
@@ -1033,6 +1054,7 @@ main(int argc, char *argv[])
 			d.sa = NULL;
 		}
 		sweep_set_adopt_hook(d.sweep, on_adopt, &d);
+		sweep_set_stats_hook(d.sweep, sa_stats_lines, &d);
 	}
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,

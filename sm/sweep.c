@@ -66,6 +66,8 @@ struct sweep {
 	struct pkey_tables pks[2], *cur_pk, *next_pk;
 	sweep_adopt_cb adopt_cb;
 	void *adopt_arg;
+	sweep_stats_cb stats_cb;
+	void *stats_arg;
 	struct pkey_want *want;         /* next_pk as the programmer takes it */
 	bool have_cur;
 	struct discovery *disc;
@@ -269,6 +271,8 @@ write_stats(struct sweep *sw)
 	    mad_total_sent(sw->mad), mad_dropped_unmatched(sw->mad),
 	    mad_dropped_malformed(sw->mad), mad_dropped_unhandled(sw->mad));
 	mad_counters_foreach(sw->mad, stat_counter, &s);
+	if (sw->stats_cb != NULL)
+		sw->stats_cb(sw->stats_arg, s.fp);
 	if (fflush(s.fp) != 0 || fclose(s.fp) != 0 ||
 	    rename(tmp, sw->stats) != 0)
 		log_warn("sweep: cannot write %s", sw->stats);
@@ -1084,6 +1088,13 @@ const struct pkey_tables *
 sweep_pkeys(const struct sweep *sw)
 {
 	return sw->have_cur && sw->o.policy != NULL ? sw->cur_pk : NULL;
+}
+
+void
+sweep_set_stats_hook(struct sweep *sw, sweep_stats_cb cb, void *arg)
+{
+	sw->stats_cb = cb;
+	sw->stats_arg = arg;
 }
 
 void

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "partitions/partitions.h"
 #include "sm/program.h"
@@ -101,6 +102,10 @@ const struct pkey_tables *sweep_pkeys(const struct sweep *sw);
  * move in memory while in use. */
 typedef void (*sweep_adopt_cb)(void *arg);
 void sweep_set_adopt_hook(struct sweep *sw, sweep_adopt_cb cb, void *arg);
+/* Lines of other modules (the SA's counters) appended to every stats
+ * file written. */
+typedef void (*sweep_stats_cb)(void *arg, FILE *fp);
+void sweep_set_stats_hook(struct sweep *sw, sweep_stats_cb cb, void *arg);
 /* Change options that may change at run time (windows, interval, routing
  * chain and options, programming values); takes effect from the next
  * sweep. */
