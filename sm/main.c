@@ -471,6 +471,10 @@ sa_stats_lines(void *arg, FILE *fp)
 	    sa_is_serving(d->sa), st.requests, st.answered, st.errors,
 	    st.not_serving, st.bad_key, st.malformed, st.unsupported,
 	    st.dropped, st.answer_max_us);
+	fprintf(fp, "sa.services %" PRIu64 "\nsa.subscriptions %" PRIu64 "\n"
+	    "sa.reports_sent %" PRIu64 "\nsa.reports_acked %" PRIu64 "\n"
+	    "sa.reports_failed %" PRIu64 "\n", st.services, st.subscriptions,
+	    st.reports_sent, st.reports_acked, st.reports_failed);
 }
 
 static void

@@ -4,7 +4,7 @@
 #  1. ClientReregister (ibsmd only; OpenSM sets it only on ports that
 #     advertise CapabilityMask bit 25, which ibsim's HCAs do not). ibsim
 #     neither keeps nor reports the bit (sim_mad.c do_portinfo), so no
-#     diag can read it: the stats file's program.client_reregs (Sets with
+#     diag can read it: the stats file's client_reregs (Sets with
 #     the bit that the port answered) must equal the CA ports ibnetdiscover
 #     finds after a restart, and a heavy sweep after that must send no
 #     PortInfo Set at all (smp.Set.PortInfo.sent, the engine's count of
@@ -48,7 +48,7 @@ else
 	sm_stop || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
 	sm_start --sweep-interval $SWEEP
 	wait_subnet_up 60
-	n=$(stat_get program.client_reregs 0) || fail "no stats file after the restart"
+	n=$(stat_get client_reregs 0) || fail "no stats file after the restart"
 	[ "$n" = "$ncas" ] ||
 		fail "restart: ClientReregister on $n ports, want every CA port ($ncas)"
 	[ "$(stat_get smp.Set.LinearForwardingTable.sent 0)" = 0 ] ||
@@ -60,7 +60,7 @@ else
 		fail "ibsmctl sweep --heavy failed"
 	poll_until 30 heavy_after "$h" ||
 		fail "no heavy sweep after ibsmctl sweep --heavy"
-	[ "$(stat_get program.client_reregs 0)" = 0 ] ||
+	[ "$(stat_get client_reregs 0)" = "$n" ] ||
 		fail "a heavy sweep of the same mastership set ClientReregister again"
 	p2=$(stat_get smp.Set.PortInfo.sent 0)
 	[ "$p2" = "$p" ] ||
@@ -106,6 +106,9 @@ log "linked $VICTIM again: Report of trap 64 (GID in service), after the 65"
 if [ "$SM" != opensm ]; then
 	"$IBSMCTL" --runtime-dir "$T/run" subscriptions >"$T/subs" || fail "ibsmctl subscriptions failed"
 	grep -q "$sgid" "$T/subs" || fail "ibsmctl subscriptions does not list $sgid"
+	# the client answered both Reports: acknowledged, none failed
+	poll_until 10 sh -c '[ "$(awk "/^sa.reports_acked /{print \$2}" "$1")" -ge 2 ]' - "$T/state/stats" ||
+		fail "the Reports the client answered are not counted acknowledged"
 fi
 
 # ---- 3. ServiceRecords
