@@ -644,9 +644,11 @@ ii_view_changed(void *state, const struct sa_view *old,
 	uint8_t gid[16];
 	uint32_t p;
 
+	index_ports(&st->ports, v);
+	if (v == NULL || v->f == NULL)
+		return;         /* no view tells nothing: everything kept */
 	guid_hash_init(&was);
 	index_ports(&was, old);
-	index_ports(&st->ports, v);
 	for (size_t i = 0; i < st->n;) {
 		p = port_in(&st->ports, st->v[i].guid);
 		if (p == FABRIC_NONE && old != NULL &&
@@ -661,7 +663,7 @@ ii_view_changed(void *state, const struct sa_view *old,
 			st->v[i].to.lid = v->f->ports[p].lid;
 		i++;
 	}
-	if (old != NULL && old->f != NULL && v != NULL && v->f != NULL) {
+	if (old != NULL && old->f != NULL) {
 		for (p = 0; p < old->f->nports; p++) {
 			uint64_t g = old->f->ports[p].guid;
 

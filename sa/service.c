@@ -69,7 +69,6 @@ struct svc_state {
 	size_t n, cap;
 	/* end port GUID -> port index in the view in use */
 	struct guid_hash ports;
-	const struct sa_view *view;
 	struct sa *sa;
 };
 
@@ -89,18 +88,19 @@ rec_pkey(const uint8_t *rec)
 	return (uint16_t)mad_get_field((void *)rec, 0, IB_SA_SR_PKEY_F);
 }
 
-static bool
-pkey_valid(uint16_t k)
-{
-	return (k & 0x7FFF) != 0;
-}
-
 static void
 sync_stats(struct svc_state *st)
 {
 	if (st->sa != NULL)
 		sa_stats_mut(st->sa)->services = st->n;
 }
+
+static bool
+pkey_valid(uint16_t k)
+{
+	return (k & 0x7FFF) != 0;
+}
+
 
 static void
 drop(struct svc_state *st, size_t i)
@@ -111,18 +111,27 @@ drop(struct svc_state *st, size_t i)
 	sync_stats(st);
 }
 
+/* Drop the records whose lease ran out, in one pass (keeping the order). */
 static void
 purge(struct svc_state *st, double now)
 {
-	for (size_t i = 0; i < st->n;) {
+	size_t i, k = 0;
+
+	for (i = 0; i < st->n; i++) {
 		if (st->v[i].expires != 0 && st->v[i].expires <= now) {
 			log_debug("sa: ServiceRecord 0x%016" PRIx64 " of port "
 			    "0x%016" PRIx64 ": lease expired",
 			    mad_get_field64(st->v[i].rec, 0, IB_SA_SR_ID_F),
 			    rec_guid(st->v[i].rec));
-			drop(st, i);
-		} else
-			i++;
+			continue;
+		}
+		if (k != i)
+			st->v[k] = st->v[i];
+		k++;
+	}
+	if (k != st->n) {
+		st->n = k;
+		sync_stats(st);
 	}
 }
 
@@ -348,18 +357,24 @@ index_ports(struct guid_hash *h, const struct sa_view *v)
 			guid_hash_put(h, v->f->ports[p].guid, p);
 }
 
-/* Records of a port that left the fabric go with it. */
+/* Records of a port that left the fabric go with it. No view (v NULL)
+ * tells nothing: everything is kept. */
 static void
 sr_view_changed(void *state, const struct sa_view *old,
     const struct sa_view *v)
 {
 	struct svc_state *st = state;
 	struct guid_hash was;
+	size_t i, k = 0;
 
+	index_ports(&st->ports, v);
+	if (old == NULL || v == NULL || v->f == NULL) {
+		arm(st);
+		return;
+	}
 	guid_hash_init(&was);
 	index_ports(&was, old);
-	index_ports(&st->ports, v);
-	for (size_t i = 0; i < st->n;) {
+	for (i = 0; i < st->n; i++) {
 		uint64_t g = rec_guid(st->v[i].rec);
 
 		if (g != 0 && guid_hash_get(&was, g) != GUID_HASH_NONE &&
@@ -367,12 +382,15 @@ sr_view_changed(void *state, const struct sa_view *old,
 			log_info("sa: ServiceRecord 0x%016" PRIx64 " dropped: "
 			    "port 0x%016" PRIx64 " left the fabric",
 			    mad_get_field64(st->v[i].rec, 0, IB_SA_SR_ID_F), g);
-			drop(st, i);
-		} else
-			i++;
+			continue;
+		}
+		if (k != i)
+			st->v[k] = st->v[i];
+		k++;
 	}
+	st->n = k;
+	sync_stats(st);
 	guid_hash_fini(&was);
-	st->view = v;
 	arm(st);
 }
 

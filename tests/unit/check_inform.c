@@ -484,6 +484,10 @@ START_TEST(subscriber_leaves)
 
 	ck_assert_uint_eq(subscribe(ca[3], 1, &ii, false, NULL), 0);
 	ck_assert_uint_eq(subscribe(ca[0], 1, &ii, false, NULL), 0);
+	/* no view says nothing: both kept */
+	sa_attr_inform.view_changed(ST, &V, NULL);
+	sa_attr_inform.view_changed(ST, NULL, &V);
+	ck_assert_uint_eq(records(FABRIC_NONE, 0, NULL, NULL), 2);
 	sa_attr_inform.view_changed(ST, &V, &V3);
 	ck_assert_uint_eq(records(FABRIC_NONE, 0, NULL, NULL), 1);
 	ck_assert_uint_eq(stats().subscriptions, 1);

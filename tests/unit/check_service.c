@@ -395,6 +395,12 @@ START_TEST(port_leaves)
 	ck_assert_uint_eq(get(FABRIC_NONE, 0, r, false, 0, r), 1);
 	ck_assert_str_eq((char *)r + 48, "stays");
 	sa_attr_service.view_changed(ST, &V2, &V);
+	/* no view at all says nothing about ports: nothing dropped */
+	sa_attr_service.view_changed(ST, &V, NULL);
+	sa_attr_service.view_changed(ST, NULL, &V);
+	k = 0;
+	sa_service_state_foreach(ST, 0, count_cb, &k);
+	ck_assert_int_eq(k, 1);
 	fabric_fini(&F2);
 }
 END_TEST
