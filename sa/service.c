@@ -69,6 +69,7 @@ struct svc_state {
 	size_t n, cap;
 	/* end port GUID -> port index in the view in use */
 	struct guid_hash ports;
+	double first;                   /* earliest expiry; 0: none */
 	struct sa *sa;
 };
 
@@ -111,12 +112,18 @@ drop(struct svc_state *st, size_t i)
 	sync_stats(st);
 }
 
-/* Drop the records whose lease ran out, in one pass (keeping the order). */
+static void arm(struct svc_state *st);
+
+/* Drop the records whose lease ran out, in one pass (keeping the order),
+ * and set the next expiry. */
 static void
 purge(struct svc_state *st, double now)
 {
 	size_t i, k = 0;
 
+	/* most requests find nothing due: no scan */
+	if (st->first == 0 || now < st->first)
+		return;
 	for (i = 0; i < st->n; i++) {
 		if (st->v[i].expires != 0 && st->v[i].expires <= now) {
 			log_debug("sa: ServiceRecord 0x%016" PRIx64 " of port "
@@ -133,24 +140,43 @@ purge(struct svc_state *st, double now)
 		st->n = k;
 		sync_stats(st);
 	}
+	arm(st);
 }
 
+/* Recompute the earliest expiry and put the timer there. */
 static void
 arm(struct svc_state *st)
 {
 	double first = 0;
 
-	if (st->loop == NULL)
-		return;
-	ev_timer_stop(st->loop, &st->timer);
 	for (size_t i = 0; i < st->n; i++)
 		if (st->v[i].expires != 0 &&
 		    (first == 0 || st->v[i].expires < first))
 			first = st->v[i].expires;
+	st->first = first;
+	if (st->loop == NULL)
+		return;
+	ev_timer_stop(st->loop, &st->timer);
 	if (first == 0)
 		return;
 	first -= ev_now(st->loop);
 	ev_timer_set(&st->timer, first > 0 ? first : 0., 0.);
+	ev_timer_start(st->loop, &st->timer);
+}
+
+/* One record more that expires at e (0: never): the timer moves only if
+ * it is the earliest (a full arm() scans every record). */
+static void
+arm_one(struct svc_state *st, double e)
+{
+	if (e == 0 || (st->first != 0 && st->first <= e))
+		return;
+	st->first = e;
+	if (st->loop == NULL)
+		return;
+	ev_timer_stop(st->loop, &st->timer);
+	e -= ev_now(st->loop);
+	ev_timer_set(&st->timer, e > 0 ? e : 0., 0.);
 	ev_timer_start(st->loop, &st->timer);
 }
 
@@ -160,8 +186,8 @@ on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 	struct svc_state *st = w->data;
 
 	(void)revents;
+	st->first = ev_now(loop);       /* due now: purge scans */
 	purge(st, ev_now(loop));
-	arm(st);
 }
 
 /* The end port whose GUID is guid in the view in use, FABRIC_NONE. */
@@ -290,6 +316,7 @@ sr_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	unsigned status;
 	ssize_t i;
 	struct svc *s;
+	bool update;
 
 	purge(st, c->now);
 	normalize(q, rec);
@@ -300,7 +327,7 @@ sr_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 		lease = cap;
 		mad_set_field(rec, 0, IB_SA_SR_LEASE_F, lease);
 	}
-	if ((i = find_rid(st, rec)) >= 0)
+	if ((update = (i = find_rid(st, rec)) >= 0))
 		s = &st->v[i];
 	else {
 		if (st->n >= SA_SERVICE_MAX)
@@ -322,7 +349,10 @@ sr_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	    " registered, lease %" PRIu32, mad_get_field64(rec, 0,
 	    IB_SA_SR_ID_F), rec_guid(rec), lease);
 	answer(c, q, s, sa_out_add(out));
-	arm(st);
+	if (update)
+		arm(st);
+	else
+		arm_one(st, s->expires);
 	return SA_STATUS_OK;
 }
 
