@@ -353,11 +353,16 @@ check_range(struct cfg_check *ck, const struct cfg_option *o,
 {
 	char lo[32], hi[32];
 
-	if (v >= o->min && v <= o->max)
+	if ((v >= o->min && v <= o->max) ||
+	    (v == 0 && (o->flags & CFG_F_ZERO_OFF)))
 		return 0;
 	config_format_double(o->min, lo, sizeof(lo));
 	config_format_double(o->max, hi, sizeof(hi));
-	if (o->min == o->max)
+	if (o->flags & CFG_F_ZERO_OFF)
+		CFG_ERR(ck, nd, "%s: %s is out of range (0 for off, or %s to "
+		    "%s%s%s)", o->name, nd->text, lo, hi, o->unit ? " " : "",
+		    o->unit ? o->unit : "");
+	else if (o->min == o->max)
 		CFG_ERR(ck, nd, "%s: %s is out of range (only %s is supported)",
 		    o->name, nd->text, lo);
 	else

@@ -75,16 +75,17 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	},
 	[CFG_OPT_SWEEP_INTERVAL] = {
 		.name = "sweep_interval", .type = CFG_DOUBLE,
-		.offset = OFF(sweep_interval), .min = 0, .max = 86400,
+		.offset = OFF(sweep_interval), .min = 0.1, .max = 86400,
+		.flags = CFG_F_ZERO_OFF,
 		.unit = "seconds", .def = "10", .reloadable = true,
 		.doc = "Period of the light sweep; 0 turns periodic sweeps off.",
 	},
 	[CFG_OPT_ROUTING_ENGINE] = {
 		.name = "routing_engine", .type = CFG_ENUM_LIST,
 		.offset = OFF(routing_engine), .min = 1, .max = CFG_NAMES_MAX,
-		.allowed = engines, .def = "[minhop]", .reloadable = true,
-		.doc = "Routing engines to try in order; the first that can "
-		    "route is used.",
+		.allowed = engines, .def = "[ftree, updn]", .reloadable = true,
+		.doc = "Routing engines to try in order; the first routing "
+		    "loop-free is used.",
 	},
 	[CFG_OPT_ROOT_GUIDS] = {
 		.name = "root_guids", .type = CFG_GUID_LIST,
@@ -115,7 +116,7 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	},
 	[CFG_OPT_SMP_TIMEOUT] = {
 		.name = "smp_timeout", .type = CFG_UINT,
-		.offset = OFF(smp_timeout), .min = 1, .max = 100000,
+		.offset = OFF(smp_timeout), .min = 10, .max = 60000,
 		.unit = "milliseconds", .def = "200", .reloadable = true,
 		.doc = "Time to wait for the answer to one SMP.",
 	},
@@ -206,8 +207,8 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.name = "sa_key", .type = CFG_GUID, .offset = OFF(sa_key),
 		.unit = "64-bit key", .def = "0x0000000000000001",
 		.reloadable = true,
-		.doc = "SM_Key of trusted SA requests; another nonzero key: "
-		    "dropped.",
+		.doc = "SM_Key of trusted SA requests (0: all are); other "
+		    "nonzero keys: dropped.",
 	},
 	[CFG_OPT_SUBNET_TIMEOUT] = {
 		.name = "subnet_timeout", .type = CFG_UINT,
@@ -674,6 +675,10 @@ config_option_summary(const struct cfg_option *o, char *buf, size_t len)
 		if (o->min == o->max)
 			snprintf(type, sizeof(type), "%s, only %s",
 			    o->type == CFG_UINT ? "integer" : "number", lo);
+		else if (o->flags & CFG_F_ZERO_OFF)
+			snprintf(type, sizeof(type), "%s, 0 (off) or %s to "
+			    "%s%s%s", o->type == CFG_UINT ? "integer" : "number",
+			    lo, hi, o->unit ? " " : "", o->unit ? o->unit : "");
 		else
 			snprintf(type, sizeof(type), "%s, %s to %s%s%s",
 			    o->type == CFG_UINT ? "integer" : "number", lo, hi,

@@ -108,6 +108,8 @@ enum cfg_opt_id {
 
 /* Option flags. */
 #define CFG_F_NOT_INSTANCE	0x1	/* refused in a per-instance file */
+#define CFG_F_ZERO_OFF		0x2	/* UINT, DOUBLE: 0 (off) is allowed
+					 * besides min to max */
 
 struct cfg_option {
 	const char *name;
@@ -215,6 +217,18 @@ void config_copy(struct ibsmd_config *dst, const struct ibsmd_config *src);
  */
 int config_load(struct ibsmd_config *cfg, const char *path,
     enum cfg_source source, struct config_errors *errs);
+/*
+ * Read a whole configuration-like file (ibsmd.conf, partitions.conf) without
+ * ever blocking: opened O_NONBLOCK, it must be a regular file (or /dev/null,
+ * read as empty) of at most max bytes. Returns CONFIG_OK with *text
+ * (malloc'd, NUL-terminated) and *len; CONFIG_MISSING when path does not
+ * exist; CONFIG_INVALID with the reason in why ("not a regular file (a
+ * FIFO)", "too large: ...", strerror for the rest).
+ */
+#define CONFIG_MAX_BYTES	(1u << 20)	/* ibsmd.conf */
+int config_read_file(const char *path, size_t max, char **text, size_t *len,
+    char *why, size_t whylen);
+
 /* The same on text in memory; name is used in error lines. */
 int config_load_buffer(struct ibsmd_config *cfg, const char *name,
     const char *text, size_t len, enum cfg_source source,

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,6 @@
 #include "core/alloc.h"
 #include "core/log.h"
 
-#define MAX_FILE_SIZE	(1024 * 1024)
 #define MAX_DEPTH	64	/* nested collections in a value */
 
 /* ------------------------------------------------------------------ */
@@ -460,59 +461,110 @@ config_load_buffer(struct ibsmd_config *cfg, const char *name,
 	return load(cfg, name, text, len, source, errs);
 }
 
+static const char *
+file_kind(mode_t m)
+{
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" :
+	    S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device" :
+	    S_ISBLK(m) ? "a block device" : "not a file";
+}
+
+/* /dev/null stands for an empty file (-c /dev/null: no configuration). */
+static bool
+is_dev_null(const struct stat *st)
+{
+	struct stat dn;
+
+	return S_ISCHR(st->st_mode) && stat("/dev/null", &dn) == 0 &&
+	    S_ISCHR(dn.st_mode) && dn.st_rdev == st->st_rdev;
+}
+
 int
-config_load(struct ibsmd_config *cfg, const char *path,
-    enum cfg_source source, struct config_errors *errs)
+config_read_file(const char *path, size_t max, char **text, size_t *len,
+    char *why, size_t whylen)
 {
 	struct stat st;
-	size_t got = 0, cap = 4096;
-	char *text;
+	size_t got = 0, cap;
+	char *buf;
 	ssize_t n;
-	int fd, r;
+	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	*text = NULL;
+	*len = 0;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0 && errno == ENOENT)
 		return CONFIG_MISSING;
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		config_errs_add(errs, "%s: %s", path, strerror(errno));
+		snprintf(why, whylen, "%s", strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return CONFIG_INVALID;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		config_errs_add(errs, "%s: %s", path, strerror(EISDIR));
+	if (!S_ISREG(st.st_mode) && !is_dev_null(&st)) {
+		snprintf(why, whylen, "not a regular file (%s)",
+		    file_kind(st.st_mode));
 		close(fd);
 		return CONFIG_INVALID;
 	}
-	/* Not only regular files: -c /dev/null is an empty configuration. */
-	text = xcalloc(cap, 1);
+	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max) {
+		snprintf(why, whylen, "too large: %ju bytes (%zu at most)",
+		    (uintmax_t)st.st_size, max);
+		close(fd);
+		return CONFIG_INVALID;
+	}
+	cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 1;
+	buf = xcalloc(cap, 1);
 	for (;;) {
-		if (got == cap) {
-			if (cap >= MAX_FILE_SIZE) {
-				config_errs_add(errs, "%s: too large (1 MiB at "
-				    "most)", path);
-				free(text);
+		if (got + 1 >= cap) {
+			/* the file grew while we read it */
+			if (cap > max) {
+				snprintf(why, whylen, "too large: more than %zu "
+				    "bytes", max);
+				free(buf);
 				close(fd);
 				return CONFIG_INVALID;
 			}
 			cap *= 2;
-			if ((text = realloc(text, cap)) == NULL)
+			if ((buf = realloc(buf, cap)) == NULL)
 				fatal("config");
 		}
-		n = read(fd, text + got, cap - got);
+		n = read(fd, buf + got, cap - got - 1);
 		if (n == 0)
 			break;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			config_errs_add(errs, "%s: %s", path, strerror(errno));
-			free(text);
+			snprintf(why, whylen, "%s", strerror(errno));
+			free(buf);
 			close(fd);
 			return CONFIG_INVALID;
 		}
 		got += (size_t)n;
 	}
 	close(fd);
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return CONFIG_OK;
+}
+
+int
+config_load(struct ibsmd_config *cfg, const char *path,
+    enum cfg_source source, struct config_errors *errs)
+{
+	char why[160], *text;
+	size_t got;
+	int r;
+
+	r = config_read_file(path, CONFIG_MAX_BYTES, &text, &got, why,
+	    sizeof(why));
+	if (r == CONFIG_MISSING)
+		return CONFIG_MISSING;
+	if (r != CONFIG_OK) {
+		config_errs_add(errs, "%s: %s", path, why);
+		return CONFIG_INVALID;
+	}
 	r = load(cfg, path, text, got, source, errs);
 	free(text);
 	return r;

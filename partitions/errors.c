@@ -132,7 +132,8 @@ pkey_msg_format(const struct pkey_errors *e, size_t i, char *buf, size_t len)
 {
 	const struct pkey_msg *m = &e->msgs[i];
 	const char *file = e->file ? e->file : "partitions.conf";
-	const char *kind = m->level == PKEY_MSG_NOTE ? "note: " : "";
+	const char *kind = m->level == PKEY_MSG_NOTE ? "note: " :
+	    m->level == PKEY_MSG_WARNING ? "warning: " : "";
 
 	if (m->line == 0)
 		return snprintf(buf, len, "%s: %s%s", file, kind, m->text);

@@ -417,11 +417,21 @@ pkey_merge(struct stmt *stmts, size_t n, struct pkey_errors *errs)
 {
 	struct merge mg = { .errs = errs };
 	struct pkey_policy *pol;
-	size_t *of = pkey_xcalloc(n, sizeof(*of));
+	size_t *of;
 	struct part *pt;
 	uint16_t next = 1;
 	size_t i;
 
+	/* Nothing said at all (an empty file, a truncated one, comments
+	 * only) is not a policy of "everyone limited": that would cut every
+	 * host off from every other. It reads as no file. */
+	if (n == 0 && errs->nerrors == 0) {
+		pkey_msg_add(errs, PKEY_MSG_WARNING, 0, 0, "no partition "
+		    "statement: every port is a full member of the Default "
+		    "partition (0x7fff), as with no file");
+		return pkey_policy_default();
+	}
+	of = pkey_xcalloc(n, sizeof(*of));
 	/* names bound to explicit P_Keys first, wherever they are; of[i]:
 	 * 1 + the index of statement i's partition, 0 for none */
 	for (i = 0; i < n; i++)

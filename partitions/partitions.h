@@ -33,7 +33,9 @@
 
 /* ---- diagnostics ------------------------------------------------------ */
 
-enum pkey_msg_level { PKEY_MSG_ERROR, PKEY_MSG_NOTE };
+/* A warning does not stop the file either, but is worth an operator's
+ * attention (a file with no statement at all). */
+enum pkey_msg_level { PKEY_MSG_ERROR, PKEY_MSG_NOTE, PKEY_MSG_WARNING };
 
 struct pkey_msg {
 	enum pkey_msg_level level;
@@ -52,12 +54,13 @@ struct pkey_errors {
 
 void pkey_errors_init(struct pkey_errors *e);
 void pkey_errors_fini(struct pkey_errors *e);
-/* Message i as "file:line:col: text" (an error) or "file:line:col: note:
- * text"; a message about the whole file has no line and column. Returns
- * what snprintf returns. */
+/* Message i as "file:line:col: text" (an error), "file:line:col: note:
+ * text" or "file:line:col: warning: text"; a message about the whole file
+ * has no line and column. Returns what snprintf returns. */
 int pkey_msg_format(const struct pkey_errors *e, size_t i, char *buf,
     size_t len);
-/* Every message (notes only if notes is set), one per line; malloc'd. */
+/* Every message (notes only if notes is set; errors and warnings always),
+ * one per line; malloc'd. */
 char *pkey_errors_text(const struct pkey_errors *e, bool notes);
 
 /* ---- the policy ------------------------------------------------------- */
@@ -119,7 +122,9 @@ struct pkey_policy;
 /* Parse a partitions.conf text of len bytes (no NUL needed). Returns the
  * policy, or NULL when the text has any error; errs (initialised by the
  * caller) gets every error and note, each with file:line:col. A text
- * without a Default partition gets one: ALL=limited, SELF=full. */
+ * without a Default partition gets one: ALL=limited, SELF=full; a text
+ * without any statement (empty, or only comments) is read as no file at
+ * all (pkey_policy_default()), with a warning. */
 struct pkey_policy *pkey_policy_parse(const char *filename, const char *text,
     size_t len, struct pkey_errors *errs);
 /* No file at all: Default=0x7fff, ipoib : ALL=full ; */

@@ -9,6 +9,7 @@
 
 #include "sa/attr.h"
 #include "sa/inform.h"
+#include "sa/path.h"
 #include "sa/records.h"
 #include "sa/service.h"
 
@@ -26,5 +27,7 @@ const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_service,
 	&sa_attr_inform,
 	&sa_attr_inform_rec,
+	&sa_attr_path_record,
+	&sa_attr_multipath_record,
 	NULL
 };

@@ -30,6 +30,7 @@
 #include "sa/service.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "sa/sa.h"
 #include "sm/show.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
@@ -37,7 +38,9 @@
 
 #define CTL_REQ_MAX        4096 /* bytes of one request line */
 #define CTL_MAX_ARGS       8    /* words of a request, mode included */
-#define CTL_MAX_CLIENTS    32   /* connections served at once */
+#define CTL_MAX_CLIENTS    64   /* connections served at once; when full,
+				 * the oldest one still sending its request
+				 * makes room for the new one */
 #define CTL_REQ_TIMEOUT    5.0  /* seconds to send the request */
 #define CTL_WRITE_TIMEOUT  10.0 /* seconds without progress in the answer */
 #define CTL_ACCEPT_BURST   16   /* accepts per wake-up */
@@ -116,6 +119,7 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	struct sweep_status sw;
 	struct smstate_status ss;
 	struct sminfo_counters ic;
+	struct sa_stats sas;
 	struct counters k = { 0 };
 	struct show_status st = {
 		.version = PACKAGE_VERSION,
@@ -142,6 +146,11 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	smstate_get_status(c->d.ss, &ss);
 	sminfo_get_counters(c->d.sm, &ic);
 	mad_counters_foreach(c->d.mad, add_counter, &k);
+	if (c->d.sa != NULL) {
+		sa_get_stats(c->d.sa, &sas);
+		st.sa = &sas;
+		st.sa_serving = sa_is_serving(c->d.sa);
+	}
 	st.counters = k.v;
 	st.ncounters = k.n;
 	show_status(s, &st);
@@ -644,6 +653,34 @@ conn_new(struct ctl *c, int fd)
 	ev_timer_start(c->loop, &cn->timer);
 }
 
+/*
+ * Make room for a new client: close the oldest connection that has not
+ * finished sending its request (one that sent nothing first), so that
+ * idle connections cannot lock ibsmctl out for CTL_REQ_TIMEOUT. Answers
+ * being written are never cut. -1 when every connection is answering.
+ */
+static int
+evict_idle(struct ctl *c)
+{
+	struct ctl_conn *cn, *silent = NULL, *partial = NULL;
+
+	/* newest first: the last match is the oldest */
+	LIST_FOREACH(cn, &c->conns, entry) {
+		if (cn->writing)
+			continue;
+		if (cn->reqlen == 0)
+			silent = cn;
+		else
+			partial = cn;
+	}
+	if ((cn = silent ? silent : partial) == NULL)
+		return -1;
+	log_debug("ctl: %u clients already: closing the oldest one still "
+	    "sending its request", c->nconns);
+	conn_free(cn);
+	return 0;
+}
+
 static void
 on_accept(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -665,7 +702,7 @@ on_accept(struct ev_loop *loop, ev_io *w, int revents)
 			ev_timer_start(loop, &c->pause);
 			return;
 		}
-		if (c->nconns >= CTL_MAX_CLIENTS) {
+		if (c->nconns >= CTL_MAX_CLIENTS && evict_idle(c) < 0) {
 			log_debug("ctl: %u clients already, one dropped",
 			    c->nconns);
 			close(fd);

@@ -32,9 +32,9 @@ struct ctl_deps {
 	struct mad_engine *mad;
 	struct sminfo *sm;
 	struct smstate *ss;
+	struct sa *sa;          /* NULL: no SA agent (services and
+				 * subscriptions say so) */
 	uint64_t port_guid;
-	struct sa *sa;          /* NULL: no SA (services, subscriptions say
-				 * so) */
 	/* Actions the daemon's main owns. reload: re-read configuration and
 	 * partitions; 0, or -1 with *errors (malloc'd, one error per line).
 	 * partitions: the normalized policy text (malloc'd), or NULL when

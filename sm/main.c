@@ -49,7 +49,7 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_LOCKED = 3 };
 
 #define MAX_CLI 64
 #define SA_SMS_MAX 16
-#define PARTITIONS_MAX_BYTES (16u << 20)
+#define PARTITIONS_MAX_BYTES (16u << 20)	/* see ibsmd(8) */
 
 struct daemon {
 	struct ev_loop *loop;
@@ -94,11 +94,12 @@ usage(FILE *fp)
 "  -g, --guid GUID            port to drive (default: the first InfiniBand port)\n"
 "  -o, --once                 sweep until the subnet is up, then exit 0 (1:\n"
 "                             not up, naming what could not be reached)\n"
-"  -s, --sweep-interval SEC   light sweep period in seconds (default 10; 0 = off)\n"
+"  -s, --sweep-interval SEC   light sweep period, 0.1 to 86400 seconds (default\n"
+"                             10; 0 = off)\n"
 "  -d, --state-dir DIR        state (guid2lid, stats) (default " IBSMD_STATEDIR "/<port-guid>)\n"
 "  -r, --runtime-dir DIR      lock and control socket (default " IBSMD_RUNDIR ")\n"
-"  -R, --routing-engine LIST  routing engines to try in order (default minhop):\n"
-"                             ftree, updn, minhop\n"
+"  -R, --routing-engine LIST  routing engines to try in order (default\n"
+"                             ftree,updn): ftree, updn, minhop\n"
 "  -P, --partitions FILE      partitions.conf (default " IBSMD_SYSCONFDIR "/partitions.conf)\n"
 "      --allow-both-pkeys     '=both' members get full and limited P_Keys\n"
 "      --partition-enforcement MODE  both, in, out or off (default both)\n"
@@ -179,48 +180,40 @@ log_notes(const struct pkey_errors *errs)
 {
 	char line[1024];
 
-	for (size_t i = 0; i < errs->n; i++)
-		if (pkey_msg_format(errs, i, line, sizeof(line)) >= 0)
+	for (size_t i = 0; i < errs->n; i++) {
+		if (pkey_msg_format(errs, i, line, sizeof(line)) < 0)
+			continue;
+		if (errs->msgs[i].level == PKEY_MSG_WARNING)
+			log_warnx("partitions: %s", line);
+		else
 			log_info("partitions: %s", line);
+	}
 }
 
 /* The partition policy named by cfg: a missing file means the default
- * partition only. NULL with errs filled when the file has mistakes. */
+ * partition only. NULL with errs filled when the file has mistakes, or with
+ * "file: reason" in ce when it cannot be read (not a regular file, too
+ * large: config_read_file never blocks). */
 static struct pkey_policy *
 load_policy(const struct ibsmd_config *cfg, struct pkey_errors *errs,
-    bool *missing)
+    bool *missing, struct config_errors *ce)
 {
 	struct pkey_policy *p;
-	struct stat st;
-	char *text;
+	char why[160], *text;
 	size_t len = 0;
-	FILE *fp;
+	int r;
 
 	*missing = false;
-	if ((fp = fopen(cfg->partitions_file, "r")) == NULL) {
-		if (errno == ENOENT) {
-			*missing = true;
-			return pkey_policy_default();
-		}
-		log_warn("partitions: cannot read %s", cfg->partitions_file);
+	r = config_read_file(cfg->partitions_file, PARTITIONS_MAX_BYTES, &text,
+	    &len, why, sizeof(why));
+	if (r == CONFIG_MISSING) {
+		*missing = true;
+		return pkey_policy_default();
+	}
+	if (r != CONFIG_OK) {
+		add_error(ce, "%s: %s", cfg->partitions_file, why);
 		return NULL;
 	}
-	if (fstat(fileno(fp), &st) < 0 || st.st_size > PARTITIONS_MAX_BYTES) {
-		log_warnx("partitions: %s: cannot be sized, or larger than %u "
-		    "bytes", cfg->partitions_file, PARTITIONS_MAX_BYTES);
-		fclose(fp);
-		return NULL;
-	}
-	if ((text = malloc((size_t)st.st_size + 1)) == NULL)
-		fatal("out of memory");
-	len = fread(text, 1, (size_t)st.st_size, fp);
-	if (ferror(fp)) {
-		log_warn("partitions: cannot read %s", cfg->partitions_file);
-		fclose(fp);
-		free(text);
-		return NULL;
-	}
-	fclose(fp);
 	p = pkey_policy_parse(cfg->partitions_file, text, len, errs);
 	free(text);
 	if (p != NULL)
@@ -626,7 +619,8 @@ reload(void *arg, char **errors)
 	    (bad = sweep_engines(&next, &so)) != NULL) {
 		add_error(&ce, "routing_engine: %s is not built into this ibsmd",
 		    bad);
-	} else if (ce.n == 0 && (pol = load_policy(&next, &pe, &missing)) != NULL) {
+	} else if (ce.n == 0 &&
+	    (pol = load_policy(&next, &pe, &missing, &ce)) != NULL) {
 		rc = 0;
 	}
 	if (rc < 0) {
@@ -900,19 +894,24 @@ static int
 check_mode(struct daemon *d)
 {
 	struct pkey_errors pe;
+	struct config_errors ce = { 0 };
 	struct pkey_policy *pol;
 	bool missing;
 	int rc = EXIT_OK;
 
 	pkey_errors_init(&pe);
-	pol = load_policy(&d->cfg, &pe, &missing);
-	if (pol == NULL) {
+	pol = load_policy(&d->cfg, &pe, &missing, &ce);
+	print_errors(&ce);
+	config_errors_fini(&ce);
+	{
+		/* errors when refused; warnings (an empty file) either way */
 		char *t = pkey_errors_text(&pe, false);
 
 		fputs(t ? t : "", stderr);
 		free(t);
-		rc = EXIT_FAIL;
 	}
+	if (pol == NULL)
+		rc = EXIT_FAIL;
 	if (d->verbose && pol != NULL) {
 		char *t = pkey_policy_format(pol, NULL);
 
@@ -998,9 +997,10 @@ main(int argc, char *argv[])
 		return EXIT_FAIL;
 	}
 	pkey_errors_init(&pe);
-	if ((d.policy = load_policy(&d.cfg, &pe, &missing)) == NULL) {
+	if ((d.policy = load_policy(&d.cfg, &pe, &missing, &ce)) == NULL) {
 		char *t = pkey_errors_text(&pe, false);
 
+		print_errors(&ce);
 		/* Fail closed: never fall back to everyone in the default
 		 * partition because the file has a mistake. */
 		fprintf(stderr, "%sibsmd: %s rejected; not starting\n",
@@ -1062,7 +1062,7 @@ main(int argc, char *argv[])
 	}
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .ss = d.ss, .port_guid = d.guid, .sa = d.sa, .reload = reload, .partitions = partitions_text,
+		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
 		    .arg = &d };
 		char sock[4200];
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/log.h"
 #include "core/query.h"
@@ -13,6 +14,35 @@
 #define SHOW_ROUTE_MAX 64       /* nodes on a route, at most */
 
 /* ------------------------------------------------------------ buffers */
+
+/* A wall-clock time (seconds since the epoch) as local ISO 8601 with its
+ * offset: "2026-11-23T16:45:12+0100". */
+void
+show_time(double t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (localtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%S%z", &tm) == 0)
+		snprintf(buf, len, "%.0f", t);
+}
+
+/* Seconds as "3.2 s", "4m 05s", "2h 03m", "5d 04h". */
+void
+show_duration(double s, char *buf, size_t len)
+{
+	unsigned long long n = s > 0 ? (unsigned long long)s : 0;
+
+	if (s < 60)
+		snprintf(buf, len, "%.1f s", s > 0 ? s : 0);
+	else if (n < 3600)
+		snprintf(buf, len, "%llum %02llus", n / 60, n % 60);
+	else if (n < 86400)
+		snprintf(buf, len, "%lluh %02llum", n / 3600, n / 60 % 60);
+	else
+		snprintf(buf, len, "%llud %02lluh", n / 86400, n / 3600 % 24);
+}
 
 static void
 ob_reserve(struct show_buf *o, size_t n)
@@ -348,6 +378,26 @@ sm_json(struct json *j, const struct show_status *st)
 	json_object_end(j);
 }
 
+/* The SA agent's counters (per attribute counts are the MAD engine's). */
+static void
+sa_json(struct json *j, const struct show_status *st)
+{
+	const struct sa_stats *a = st->sa;
+
+	json_object_begin(j);
+	json_kv_bool(j, "serving", st->sa_serving);
+	json_kv_uint(j, "requests", a->requests);
+	json_kv_uint(j, "answered", a->answered);
+	json_kv_uint(j, "errors", a->errors);
+	json_kv_uint(j, "not_serving", a->not_serving);
+	json_kv_uint(j, "bad_key", a->bad_key);
+	json_kv_uint(j, "malformed", a->malformed);
+	json_kv_uint(j, "unsupported", a->unsupported);
+	json_kv_uint(j, "dropped", a->dropped);
+	json_kv_uint(j, "answer_max_us", a->answer_max_us);
+	json_object_end(j);
+}
+
 static void
 status_json(struct show *s, const struct show_status *st)
 {
@@ -373,6 +423,14 @@ status_json(struct show *s, const struct show_status *st)
 	json_kv_string(j, "state", sw->state);
 	json_kv_bool(j, "subnet_up", sw->subnet_up);
 	json_kv_double(j, "up_seconds", sw->up_seconds);
+	if (sw->subnet_up) {
+		char when[64];
+
+		show_time(sw->up_since, when, sizeof(when));
+		json_kv_string(j, "up_since", when);
+		json_kv_uint(j, "up_since_epoch", (uint64_t)sw->up_since);
+		json_kv_double(j, "up_for_seconds", sw->up_for);
+	}
 	json_kv_uint(j, "sweeps", sw->sweeps);
 	json_kv_uint(j, "heavy_sweeps", sw->heavy_sweeps);
 	json_kv_uint(j, "light_sweeps", sw->light_sweeps);
@@ -436,6 +494,12 @@ status_json(struct show *s, const struct show_status *st)
 	}
 	json_array_end(j);
 	json_object_end(j);
+
+	json_key(j, "sa");
+	if (st->sa == NULL)
+		json_null(j);
+	else
+		sa_json(j, st);
 
 	json_key(j, "routing");
 	if (rep == NULL)
@@ -521,6 +585,23 @@ sm_text(struct table *t, const struct show_status *st)
 	table_cell(t, "%zu seen", sm->npeers);
 }
 
+static void
+sa_text(struct table *t, const struct show_status *st)
+{
+	const struct sa_stats *a = st->sa;
+
+	table_cell(t, "SA");
+	table_cell(t, "%s; %" PRIu64 " requests, %" PRIu64 " answered (%"
+	    PRIu64 " with an error status), slowest %" PRIu64 " us",
+	    st->sa_serving ? "answering" : "not answering", a->requests,
+	    a->answered, a->errors, a->answer_max_us);
+	table_cell(t, "SA dropped");
+	table_cell(t, "%" PRIu64 " not serving, %" PRIu64 " wrong SM_Key, %"
+	    PRIu64 " malformed, %" PRIu64 " unsupported, %" PRIu64
+	    " by a handler", a->not_serving, a->bad_key, a->malformed,
+	    a->unsupported, a->dropped);
+}
+
 /* Every other SM seen: a table of its own. */
 static void
 sm_peers_text(struct show *s, const struct smstate_status *sm)
@@ -575,9 +656,14 @@ status_text(struct show *s, const struct show_status *st)
 	if (st->sm != NULL)
 		sm_text(&t, st);
 	table_cell(&t, "Subnet");
-	if (sw->subnet_up)
-		table_cell(&t, "up (%.3f s after start)", sw->up_seconds);
-	else
+	if (sw->subnet_up) {
+		char when[64], dur[64];
+
+		show_time(sw->up_since, when, sizeof(when));
+		show_duration(sw->up_for, dur, sizeof(dur));
+		table_cell(&t, "up since %s (for %s; first up %.3f s after "
+		    "start)", when, dur, sw->up_seconds);
+	} else
 		table_cell(&t, "not up");
 	table_cell(&t, "Fabric");
 	if (st->fabric == NULL)
@@ -622,6 +708,8 @@ status_text(struct show *s, const struct show_status *st)
 	    "dropped: %" PRIu64 " unmatched, %" PRIu64 " malformed",
 	    st->mad_sent, st->mad_outstanding, st->mad_queued,
 	    st->mad_unmatched, st->mad_malformed);
+	if (st->sa != NULL)
+		sa_text(&t, st);
 	table_cell(&t, "Log level");
 	table_cell(&t, "%s", st->log_level);
 	table_print(&t, &s->text);

@@ -22,6 +22,7 @@
 #include "routing/routing.h"
 #include "sa/inform.h"
 #include "sa/service.h"
+#include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
@@ -51,6 +52,11 @@ int show_error(struct show *s, const char *fmt, ...)
 /* Copy str into buf for a terminal: control characters and bytes that are
  * not valid UTF-8 become '?'; "" becomes "-". Returns buf (or "-"). */
 const char *show_clean(const char *str, char *buf, size_t len);
+/* Wall-clock seconds since the epoch as local ISO 8601 with the UTC offset
+ * ("2026-11-23T16:45:12+0100"); a duration in seconds as "3.2 s", "4m 05s",
+ * "2h 03m" or "5d 04h". */
+void show_time(double t, char *buf, size_t len);
+void show_duration(double s, char *buf, size_t len);
 
 /* One MAD counter, names resolved. */
 struct show_counter {
@@ -75,6 +81,8 @@ struct show_status {
 	unsigned mad_outstanding, mad_queued;
 	const struct show_counter *counters;
 	size_t ncounters;
+	const struct sa_stats *sa;              /* NULL: no SA agent */
+	bool sa_serving;
 };
 
 void show_status(struct show *s, const struct show_status *st);

@@ -51,6 +51,7 @@ struct sweep {
 	enum sweep_state state;
 	bool want_heavy, want_light;
 	bool up;                /* the last heavy sweep was complete */
+	double up_mono, up_wall; /* when it last became up */
 	unsigned cur_holes;     /* discover_holes() of cur, kept by adopt_next */
 	unsigned holds;         /* sweeps in a row held by hold_partial() */
 	ev_idle idle;           /* starts requested sweeps when idle */
@@ -828,6 +829,13 @@ heavy_done(struct sweep *sw)
 	finished(sw, "heavy", true);
 	if (first)
 		sw->up_at = now();
+	if (!was_up) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		sw->up_wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
+		sw->up_mono = now();
+	}
 	sweep_summary(sw, line, sizeof(line));
 	log_info("%s%s", was_up ? "sweep: done: " : "SUBNET UP: ", line);
 	write_stats(sw);
@@ -1062,6 +1070,8 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 	st->state = state_name(sw->state);
 	st->subnet_up = sw->up;
 	st->up_seconds = sw->up_at > 0 ? sw->up_at - sw->started : 0;
+	st->up_since = sw->up ? sw->up_wall : 0;
+	st->up_for = sw->up ? now() - sw->up_mono : 0;
 	st->sweeps = sw->sweeps;
 	st->heavy_sweeps = sw->heavy_sweeps;
 	st->light_sweeps = sw->light_sweeps;

@@ -78,6 +78,10 @@ struct sweep_status {
 	const char *state;              /* idle, discover, program, light */
 	bool subnet_up;
 	double up_seconds;              /* from start to first subnet up, 0 */
+	double up_since;                /* wall clock (s since the epoch) of
+					 * the sweep that brought the subnet
+					 * up this time; 0 when not up */
+	double up_for;                  /* seconds since then (monotonic) */
 	uint64_t sweeps, heavy_sweeps, light_sweeps;
 	const char *last_kind;          /* "heavy", "light" or "none" */
 	double last_seconds;            /* duration of the last sweep */

@@ -13,7 +13,7 @@ net=$(sim_example net.2sw2path4hca) || exit 1
 SIM_HOST=Hca1
 export SIM_HOST
 sim_start "$net"
-sm_start
+sm_start -R minhop
 wait_subnet_up 60
 fabcheck || fail "fabric check failed after subnet up"
 sm_stop || [ "$SM" = opensm ] || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"

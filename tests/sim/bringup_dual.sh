@@ -9,7 +9,7 @@ skip_unless_sim
 
 sim_start "$FABRICS/dual.net"
 [ ${#SIM_DOWN_ARGS[@]} -gt 0 ] || fail "dual.net declares no sim-down link"
-sm_start
+sm_start -R minhop
 wait_subnet_up 60
 fabcheck "${SIM_DOWN_ARGS[@]}" || fail "fabric check failed after subnet up"
 sm_stop || [ "$SM" = opensm ] || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"

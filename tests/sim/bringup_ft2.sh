@@ -6,7 +6,7 @@
 skip_unless_sim
 
 sim_start "$FABRICS/ft2_8.net"
-sm_start
+sm_start -R minhop
 wait_subnet_up 60
 fabcheck || fail "fabric check failed after subnet up"
 sm_stop || [ "$SM" = opensm ] || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"

@@ -55,7 +55,7 @@ log_level: info
 partitions_file: $T/partitions.conf
 "
 sim_start "$FABRICS/ft2_8.net"
-sm_start -c "$CONF"
+sm_start -c "$CONF" -R minhop
 wait_subnet_up 60
 poll_until 10 prio_is 3 >/dev/null || fail "sminfo reads priority $(sm_prio), not 3 (-c file)"
 [ "$(status priority)" = 3 ] || fail "status says priority $(status priority), not 3"

@@ -38,7 +38,7 @@ ha_start() {
 	conf=/dev/null
 	[ -f "$T/$name.conf" ] && conf=$T/$name.conf
 	SIM_HOST=$host LD_PRELOAD=$SIM_PRELOAD "$IBSMD" --state-dir "$T/$name/state" \
-	    --runtime-dir "$T/$name/run" --log-file - -c "$conf" -P "${HA_PARTITIONS:-$T/no-partitions.conf}" \
+	    --runtime-dir "$T/$name/run" --log-file - -c "$conf" -P "${HA_PARTITIONS:-$T/no-partitions.conf}" -R minhop \
 	    "$@" >>"$T/$name.out" 2>>"$T/$name.log" 8>&- &
 	pid=$!
 	_track "$pid"

@@ -173,6 +173,22 @@ _show_logs() {
 	done
 }
 
+# libumad2sim makes ./sys-<pid>/ (a fake sysfs) in the current directory
+# of every process it is preloaded into and removes it at exit(); one
+# killed by a signal (a diag under timeout, an SM after SIGKILL) leaves it.
+# Remove those whose process is gone (a live one, maybe another test's
+# running beside this one, keeps its own).
+_sysfs_sweep() {
+	local d p
+	for d in ./sys-[0-9]*; do
+		[ -d "$d" ] || continue
+		p=${d#./sys-}
+		case $p in *[!0-9]*) continue ;; esac
+		[ -d "/proc/$p" ] && continue
+		rm -rf -- "$d"
+	done
+}
+
 _cleanup() {
 	local rc=$? p
 	trap - EXIT INT TERM
@@ -182,6 +198,7 @@ _cleanup() {
 	done
 	[ -n "$SIM_PID" ] && _stop_pid "$SIM_PID" 3
 	exec 8>&-
+	_sysfs_sweep
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ -n "${T:-}" ] && [ -d "$T" ]; then
 		_show_logs
 	fi

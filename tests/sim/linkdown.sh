@@ -14,7 +14,7 @@ B='"spine1"[4]'
 DOWN='leaf3[6]'
 
 sim_start "$FABRICS/ft2_8.net"
-sm_start --sweep-interval $SWEEP
+sm_start -R minhop --sweep-interval $SWEEP
 wait_subnet_up 60
 fabcheck || fail "fabric check failed after subnet up"
 

@@ -63,7 +63,7 @@ part_a() {
 		sim_start "$NET"
 		set_loss 10
 		stir $(((try - 1) * 7))
-		sm_run 300 --once
+		sm_run 300 --once -R minhop
 		rc=$?
 		set_loss 0
 		if [ $rc -eq 124 ] || [ $rc -ge 128 ]; then
@@ -93,7 +93,7 @@ part_b() {
 	sim_start "$NET"
 	sim_cmd "Error $DEAD_PORT 100" >/dev/null
 	log "every packet entering $DEAD_PORT is dropped"
-	sm_start --sweep-interval $SWEEP
+	sm_start -R minhop --sweep-interval $SWEEP
 	# Several sweeps' worth: the SM must not claim the subnet is up.
 	for i in $(seq 1 20); do
 		if [ "$SM" != opensm ] && sm_is_up; then
@@ -116,7 +116,7 @@ part_c() {
 	fresh_state
 	sim_start "$NET"
 	set_loss 20
-	sm_start --sweep-interval $SWEEP
+	sm_start -R minhop --sweep-interval $SWEEP
 	# Let it work under loss for a while (until it says up, or 30 s).
 	for i in $(seq 1 60); do
 		sm_is_up && break

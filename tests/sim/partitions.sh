@@ -38,7 +38,7 @@ sm_guid() {
 
 # ---- 1. the tables
 sim_start "$FABRICS/ft2_8.net"
-sm_start -P "$CONF"
+sm_start -P "$CONF" -R minhop
 wait_subnet_up 60
 fabcheck >/dev/null || fail "fabric check failed after subnet up"
 G=$(sm_guid)
@@ -90,7 +90,7 @@ pkt read --dr "$T/fresh.json" >/dev/null || fail "could not read the fresh fabri
 if [ "$SM" = opensm ]; then
 	sm_run 60 --once -P "$CONF" --part_enforce off || fail "opensm --once failed (status $?)"
 else
-	sm_run 60 --once -P "$CONF" --partition-enforcement off ||
+	sm_run 60 --once -P "$CONF" -R minhop --partition-enforcement off ||
 	    fail "ibsmd --once failed (status $?): $(tail -3 "$T/sm_run.err")"
 fi
 pkt read "$T/off.json" >/dev/null || fail "could not read the P_Key tables"

@@ -70,7 +70,7 @@ unchanged() {
 
 put "$DATA/partitions_disjoint.conf"
 sim_start "$FABRICS/ft2_8.net"
-sm_start -P "$FILE" --sweep-interval 1
+sm_start -P "$FILE" -R minhop --sweep-interval 1
 wait_subnet_up 60
 pkt read "$T/before.json" || fail "could not read the P_Key tables"
 pkt expect "$DATA/partitions_disjoint.conf" "$T/before.json" --sm-guid 0x100001 >/dev/null ||

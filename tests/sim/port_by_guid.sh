@@ -25,7 +25,7 @@ grep -q "$PORT2" "$T/sm_run.err" ||
 	fail "ibsmd -g $PORT2 did not name the GUID: $(cat "$T/sm_run.err")"
 log "-g $PORT2 refused (status $rc): $(tail -1 "$T/sm_run.err")"
 
-sm_start -g "$PORT1"
+sm_start -g "$PORT1" -R minhop
 wait_subnet_up 60
 fabcheck --sm-guid "$PORT1" || fail "fabric check failed with the SM on port 1"
 sminfo_is_master "$PORT1" || fail "sminfo does not read Hca1 port 1 as MASTER"

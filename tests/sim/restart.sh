@@ -19,7 +19,7 @@ net=$FABRICS/ft2_8.net
 pkeys=$TOP_SRCDIR/tests/sim/data/partitions_disjoint.conf
 sim_start "$net"
 SM_EXTRA_ARGS="-P $pkeys"
-sm_start
+sm_start -R minhop
 wait_subnet_up 60
 # The counters the restart must leave at 0 are the ones this start used:
 # a renamed counter cannot pass as "nothing written".
@@ -33,7 +33,7 @@ fabcheck --dump-lids "$T/lids.1" || fail "fabric check failed after the first st
 [ -s "$T/lids.1" ] || fail "no LIDs recorded"
 sm_stop || [ "$SM" = opensm ] || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
 
-sm_start
+sm_start -R minhop
 wait_subnet_up 60
 if [ "$SM" = opensm ]; then
 	log "SM=opensm: no stats file, LFT Set count not checked"
@@ -51,7 +51,7 @@ sm_stop || [ "$SM" = opensm ] || fail "ibsmd did not exit cleanly on SIGTERM (st
 sim_stop
 sim_start "$net"
 diag ibnetdiscover 2>/dev/null | grep -q 'base port 0 lid 0 ' || fail "fresh ibsim does not have LID 0 on its switches"
-sm_start
+sm_start -R minhop
 wait_subnet_up 60
 fabcheck --dump-lids "$T/lids.3" || fail "fabric check failed after a fabric power cycle"
 diff -u "$T/lids.1" "$T/lids.3" || fail "LIDs not restored from the state directory after a fabric power cycle"

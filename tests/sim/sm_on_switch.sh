@@ -21,7 +21,7 @@ Default=0x7fff, ipoib : ALL=full ;
 storage=0x8001 : 0x0000000000100001=full, 0x000000000010000a=full ;
 CONF
 sim_start "$net"
-sm_start -P "$T/partitions.conf"
+sm_start -P "$T/partitions.conf" -R minhop
 wait_subnet_up 60
 fabcheck --sm-guid "$SW_GUID" || fail "fabric check failed with the SM on the switch"
 
@@ -34,7 +34,7 @@ python3 "$PKT" expect "$T/partitions.conf" "$T/pkeys.json" --sm-guid "$SW_GUID" 
 log "P_Key tables match the partitions file"
 
 sm_stop || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
-sm_start -g "$SW_GUID" -P "$T/partitions.conf"
+sm_start -g "$SW_GUID" -P "$T/partitions.conf" -R minhop
 wait_subnet_up 60
 n=$(stat_get smp.Set.LinearForwardingTable.sent 0) || fail "no stats file after the restart"
 [ "$n" = 0 ] || fail "the restart wrote $n LFT blocks on a correct fabric"

@@ -479,8 +479,10 @@ START_TEST(test_defaults)
 	ck_assert_int_eq(cfg.log_level, LOG_LVL_INFO);
 	ck_assert_str_eq(cfg.log_file, "-");
 	ck_assert(cfg.sweep_interval == 10);
-	ck_assert_uint_eq(cfg.routing_engine.n, 1);
-	ck_assert_str_eq(cfg.routing_engine.name[0], "minhop");
+	/* deadlock-free everywhere: ftree on fat trees, updn elsewhere */
+	ck_assert_uint_eq(cfg.routing_engine.n, 2);
+	ck_assert_str_eq(cfg.routing_engine.name[0], "ftree");
+	ck_assert_str_eq(cfg.routing_engine.name[1], "updn");
 	ck_assert_uint_eq(cfg.max_wire_smps, 64);
 	ck_assert_uint_eq(cfg.max_smps_per_node, 4);
 	ck_assert_uint_eq(cfg.smp_timeout, 200);
@@ -536,7 +538,8 @@ END_TEST
 /* routing_engine allows the names it was told, no others, and says so. */
 START_TEST(test_engine_names)
 {
-	static const char *const other[] = { "lash", "minhop", NULL };
+	static const char *const other[] = { "lash", "updn", "ftree",
+	    NULL };
 	const struct cfg_option *o = config_option("routing_engine");
 	struct config_errors errs = { 0 };
 	struct ibsmd_config cfg;
@@ -545,19 +548,19 @@ START_TEST(test_engine_names)
 	engines = other;
 	config_set_engine_names(engine_name);
 	config_init(&cfg);
-	ck_assert_int_eq(config_set(&cfg, "routing_engine", "lash,minhop",
+	ck_assert_int_eq(config_set(&cfg, "routing_engine", "lash,updn",
 	    CFG_CMDLINE, &errs), CONFIG_OK);
 	ck_assert_uint_eq(cfg.routing_engine.n, 2);
 	ck_assert_str_eq(cfg.routing_engine.name[0], "lash");
-	ck_assert_int_eq(config_set(&cfg, "routing_engine", "ftree",
+	ck_assert_int_eq(config_set(&cfg, "routing_engine", "minhop",
 	    CFG_CMDLINE, &errs), CONFIG_INVALID);
 	ck_assert_uint_eq(errs.n, 1);
 	ck_assert_str_eq(errs.line[0], "command line: routing_engine: "
-	    "\"ftree\" is not one of lash, minhop");
+	    "\"minhop\" is not one of lash, updn, ftree");
 	ck_assert_str_eq(cfg.routing_engine.name[0], "lash");
 	config_option_summary(o, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "list of lash, minhop; default: [minhop]; "
-	    "reloadable");
+	ck_assert_str_eq(buf, "list of lash, updn, ftree; default: "
+	    "[ftree, updn]; reloadable");
 	config_fini(&cfg);
 	config_errors_fini(&errs);
 	engines = ibsmd_engines;
@@ -578,8 +581,8 @@ START_TEST(test_precedence)
 	    "sweep_interval: 1\nsm_priority: 1\nlog_level: warn\n"
 	    "smp_retries: 1\nports: all\n");
 	write_file(tpath("instance.conf"),
-	    "# instance\nsweep_interval: 2\nsm_priority: 2\nsmp_timeout: 2\n");
-	write_file(tpath("c.conf"), "sweep_interval: 3\nsmp_timeout: 3\n");
+	    "# instance\nsweep_interval: 2\nsm_priority: 2\nsmp_timeout: 20\n");
+	write_file(tpath("c.conf"), "sweep_interval: 3\nsmp_timeout: 30\n");
 	config_init(&cfg);
 	ck_assert_int_eq(config_load(&cfg, tpath("common.conf"),
 	    CFG_COMMON_FILE, &errs), CONFIG_OK);
@@ -593,7 +596,7 @@ START_TEST(test_precedence)
 
 	ck_assert_str_eq(value_of(&cfg, "sweep_interval"), "4");
 	ck_assert_int_eq(cfg.source[ID("sweep_interval")], CFG_CMDLINE);
-	ck_assert_str_eq(value_of(&cfg, "smp_timeout"), "3");
+	ck_assert_str_eq(value_of(&cfg, "smp_timeout"), "30");
 	ck_assert_int_eq(cfg.source[ID("smp_timeout")], CFG_CONFIG_FILE);
 	ck_assert_str_eq(value_of(&cfg, "sm_priority"), "2");
 	ck_assert_int_eq(cfg.source[ID("sm_priority")], CFG_INSTANCE_FILE);
@@ -618,7 +621,7 @@ START_TEST(test_precedence)
 	    "common file, line 5")));
 	ck_assert_ptr_nonnull(strstr(out, nvline("sweep_interval: 4",
 	    "command line")));
-	ck_assert_ptr_nonnull(strstr(out, nvline("smp_timeout: 3",
+	ck_assert_ptr_nonnull(strstr(out, nvline("smp_timeout: 30",
 	    "-c file, line 2")));
 	ck_assert_ptr_nonnull(strstr(out, nvline("sm_priority: 2",
 	    "instance file, line 3")));
@@ -680,8 +683,29 @@ START_TEST(test_unreadable_file)
 	ck_assert_int_eq(config_load(&cfg, tmpdir, CFG_CONFIG_FILE, &errs),
 	    CONFIG_INVALID);
 	ck_assert_uint_eq(errs.n, 1);
-	snprintf(want, sizeof(want), "%s: Is a directory", tmpdir);
+	snprintf(want, sizeof(want), "%s: not a regular file (a directory)",
+	    tmpdir);
 	ck_assert_str_eq(errs.line[0], want);
+	/* A FIFO is refused at once, without waiting for a writer. */
+	ck_assert_int_eq(mkfifo(tpath("fifo"), 0600), 0);
+	ck_assert_int_eq(config_load(&cfg, tpath("fifo"), CFG_CONFIG_FILE,
+	    &errs), CONFIG_INVALID);
+	snprintf(want, sizeof(want), "%s: not a regular file (a FIFO)",
+	    tpath("fifo"));
+	ck_assert_str_eq(errs.line[1], want);
+	unlink(tpath("fifo"));
+	/* A symlink loop, and a device that never ends. */
+	ck_assert_int_eq(symlink("loop", tpath("loop")), 0);
+	ck_assert_int_eq(config_load(&cfg, tpath("loop"), CFG_CONFIG_FILE,
+	    &errs), CONFIG_INVALID);
+	ck_assert_ptr_nonnull(strstr(errs.line[2], "loop: Too many levels of "
+	    "symbolic links"));
+	unlink(tpath("loop"));
+	ck_assert_int_eq(config_load(&cfg, "/dev/zero", CFG_CONFIG_FILE,
+	    &errs), CONFIG_INVALID);
+	ck_assert_str_eq(errs.line[3], "/dev/zero: not a regular file (a "
+	    "character device)");
+	ck_assert_uint_eq(errs.n, 4);
 	/* /dev/null is an empty configuration. */
 	ck_assert_int_eq(config_load(&cfg, "/dev/null", CFG_CONFIG_FILE,
 	    &errs), CONFIG_OK);
@@ -704,8 +728,8 @@ START_TEST(test_too_large)
 	ck_assert_int_eq(config_load(&cfg, tpath("big"), CFG_CONFIG_FILE,
 	    &errs), CONFIG_INVALID);
 	ck_assert_uint_eq(errs.n, 1);
-	ck_assert_ptr_nonnull(strstr(errs.line[0], ": too large (1 MiB at "
-	    "most)"));
+	ck_assert_ptr_nonnull(strstr(errs.line[0], ": too large: 1520000 "
+	    "bytes (1048576 at most)"));
 	config_fini(&cfg);
 	config_errors_fini(&errs);
 }
@@ -865,8 +889,11 @@ static const struct {
 	{ "sm_priority", "",
 	  "command line: sm_priority: missing value" },
 	{ "sweep_interval", "-1",
-	  "command line: sweep_interval: -1 is out of range (0 to 86400 "
-	  "seconds)" },
+	  "command line: sweep_interval: -1 is out of range (0 for off, or "
+	  "0.1 to 86400 seconds)" },
+	{ "sweep_interval", "1e-9",
+	  "command line: sweep_interval: 1e-9 is out of range (0 for off, or "
+	  "0.1 to 86400 seconds)" },
 	{ "log_level", "loud",
 	  "command line: log_level: \"loud\" is not one of error, warn, info, "
 	  "debug" },
@@ -966,7 +993,7 @@ START_TEST(test_reload_diff)
 	    CFG_COMMON_FILE, &errs), 0);
 	ck_assert_uint_eq(config_reload_diff(&cur, &next, on_diff, &d), 6);
 	ck_assert_str_eq(d.now, "log_level info->debug, sweep_interval 10->5, "
-	    "routing_engine [minhop]->[updn, minhop]");
+	    "routing_engine [ftree, updn]->[updn, minhop]");
 	ck_assert_str_eq(d.later, "port_guid 0x0000000000000001->"
 	    "0x0000000000000002, state_dir /a->/b, subnet_prefix "
 	    "0xfe80000000000000->0xfe80000000000001");

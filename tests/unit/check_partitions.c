@@ -393,6 +393,55 @@ START_TEST(test_error_format)
 }
 END_TEST
 
+/* No statement at all is no file: everyone a full member of the Default
+ * partition (not ALL=limited, which would cut hosts off from each other),
+ * with a warning. */
+START_TEST(test_no_statement)
+{
+	static const char *const texts[] = { "", "\n\n", "# only\n  # comments\n",
+	    "\r\n\t \r\n" };
+	struct pkey_policy *none = pkey_policy_default(), *p;
+	struct pkey_errors e;
+	char buf[256], *want = pkey_policy_format(none, NULL), *got, *all;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		pkey_errors_init(&e);
+		p = pkey_policy_parse("/etc/p.conf", texts[i], strlen(texts[i]),
+		    &e);
+		ck_assert_ptr_nonnull(p);
+		ck_assert_uint_eq(e.nerrors, 0);
+		ck_assert_uint_eq(e.n, 1);
+		ck_assert_int_eq(e.msgs[0].level, PKEY_MSG_WARNING);
+		pkey_msg_format(&e, 0, buf, sizeof(buf));
+		ck_assert_str_eq(buf, "/etc/p.conf: warning: no partition "
+		    "statement: every port is a full member of the Default "
+		    "partition (0x7fff), as with no file");
+		/* shown with the errors, not only with the notes */
+		all = pkey_errors_text(&e, false);
+		ck_assert_ptr_nonnull(strstr(all, "warning: no partition"));
+		free(all);
+		got = pkey_policy_format(p, NULL);
+		ck_assert_str_eq(got, want);
+		ck_assert_uint_eq(pkey_policy_count(p), 1);
+		ck_assert(pkey_policy_get(p, 0)->ipoib);
+		free(got);
+		pkey_policy_free(p);
+		pkey_errors_fini(&e);
+	}
+	/* one statement without the Default partition: OpenSM's rule */
+	pkey_errors_init(&e);
+	p = pkey_policy_parse("p", "x=0x10 : ALL;", 13, &e);
+	ck_assert_ptr_nonnull(p);
+	got = pkey_policy_format(p, NULL);
+	ck_assert_ptr_nonnull(strstr(got, "ALL=limited"));
+	free(got);
+	pkey_policy_free(p);
+	pkey_errors_fini(&e);
+	free(want);
+	pkey_policy_free(none);
+}
+END_TEST
+
 START_TEST(test_nul_byte)
 {
 	static const char text[] = "Default=0x7fff : ALL=full;\nx=0x10 : \0;\n";
@@ -457,7 +506,9 @@ START_TEST(test_default_policies)
 	free(nv);
 	pkey_policy_free(p);
 
-	p = parse_ok("# nothing\n");
+	/* a file without the Default partition (an empty one reads as no
+	 * file: test_no_statement) */
+	p = parse_ok("# no Default\nx=0x10 : ALL;\n");
 	d = pkey_policy_find(p, 0x7fff);
 	ck_assert(d->implicit && !d->ipoib);
 	nv = pkey_policy_format(p, NULL);
@@ -940,6 +991,7 @@ partitions_suite(void)
 	tcase_add_test(grammar, test_corpus_size);
 	tcase_add_test(grammar, test_seed_examples);
 	tcase_add_test(grammar, test_error_format);
+	tcase_add_test(grammar, test_no_statement);
 	tcase_add_test(grammar, test_nul_byte);
 	tcase_add_test(grammar, test_error_positions);
 	tcase_add_test(grammar, test_default_policies);

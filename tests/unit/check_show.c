@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/fabric.h"
 #include "routing/routing.h"
@@ -105,6 +106,28 @@ route_hops(const char *from, const char *to)
 	ck_assert_ptr_nonnull(h);
 	return atoi(h + 7);
 }
+
+/* "up since" and "for": ISO 8601 with an offset, and short durations. */
+START_TEST(test_time_and_duration)
+{
+	char buf[64];
+
+	show_duration(3.24, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "3.2 s");
+	show_duration(245, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "4m 05s");
+	show_duration(7380, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2h 03m");
+	show_duration(446400, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "5d 04h");
+	show_duration(-1, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "0.0 s");
+	setenv("TZ", "UTC", 1);
+	tzset();
+	show_time(1795451112.7, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "2026-11-23T16:25:12+0000");
+}
+END_TEST
 
 START_TEST(test_route_all_pairs)
 {
@@ -472,6 +495,7 @@ show_suite(void)
 	TCase *tc = tcase_create("show");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_time_and_duration);
 	tcase_add_test(tc, test_route_all_pairs);
 	tcase_add_test(tc, test_route_switches);
 	tcase_add_test(tc, test_route_text);

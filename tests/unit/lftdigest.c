@@ -12,6 +12,10 @@
  *     lftdigest -a                the same, every case
  *     lftdigest -g FILE [-a]      check FILE instead
  *     lftdigest -p CASE...        print the lines of these cases
+ *     lftdigest -c CHAIN CASE...  route these cases with the chain CHAIN
+ *                                 (engines joined by commas) and print
+ *                                 one verdict line per run, exit 1 when
+ *                                 a run has a credit loop or fails
  *
  * A case is an ibsim net file (a path ending in .net; relative paths are
  * taken under $TOP_SRCDIR when it is set) or a fabric built in memory by
@@ -366,6 +370,70 @@ run(const char *c, const struct routing_engine *re, const char *tag,
 	    why[0] ? why : "no reason given");
 }
 
+/*
+ * The chain's verdict on case c, for the base, down and up runs:
+ *     CASE chain=CHAIN RUN engine=E cdg=0|1 unreach=U
+ * or CASE chain=CHAIN RUN no route. 0 when every run routed with an
+ * acyclic channel dependency graph, else 1.
+ */
+static int
+chain_case(const char *c, const char *chain_text)
+{
+	const struct routing_engine *chain[8];
+	const char *tags[3] = { "base", "down", "up" };
+	struct lft_set tables[3];
+	struct fabric f, g;
+	struct routing_opts o;
+	struct route_report rep;
+	char names[256], *tok, *save = NULL;
+	unsigned links, cut;
+	size_t n = 0;
+	int bad = 0;
+
+	snprintf(names, sizeof(names), "%s", chain_text);
+	for (tok = strtok_r(names, ",", &save); tok && n < 8;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if ((chain[n++] = routing_engine_find(tok)) == NULL) {
+			fprintf(stderr, "lftdigest: no engine %s\n", tok);
+			exit(2);
+		}
+	}
+	build(&f, c);
+	build(&g, c);
+	links = switch_links(&g);
+	cut = links / 20 ? links / 20 : 1;
+	if (links > 0)
+		testfab_remove_links(&g, ((double)cut - 0.25) / links, 1);
+	testfab_lids(&g);
+	for (int r = 0; r < 3; r++) {
+		const struct fabric *cur = r == 1 ? &g : &f;
+
+		memset(&o, 0, sizeof(o));
+		if (r > 0 && tables[r - 1].port != NULL) {
+			o.prev_fabric = r == 1 ? &f : &g;
+			o.prev = &tables[r - 1];
+		}
+		if (routing_run(chain, n, cur, &o, &tables[r], &rep, NULL) != 0) {
+			memset(&tables[r], 0, sizeof(tables[r]));
+			printf("%s chain=%s %s no route\n", c, chain_text, tags[r]);
+			bad = 1;
+			continue;
+		}
+		printf("%s chain=%s %s engine=%s cdg=%d unreach=%" PRIu64 "\n",
+		    c, chain_text, tags[r], rep.engine, rep.deadlock_free,
+		    rep.unreachable);
+		if (rep.deadlock_free != 1)
+			bad = 1;
+	}
+	for (int r = 0; r < 3; r++)
+		if (tables[r].port != NULL)
+			lft_set_fini(&tables[r]);
+	fabric_fini(&f);
+	fabric_fini(&g);
+	fflush(stdout);
+	return bad;
+}
+
 struct lines {
 	char **v;
 	size_t n;
@@ -524,7 +592,8 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: lftdigest [-a] [-g GOLDEN]\n"
-	    "       lftdigest -p CASE...\n");
+	    "       lftdigest -p CASE...\n"
+	    "       lftdigest -c ENGINE[,ENGINE...] CASE...\n");
 	exit(2);
 }
 
@@ -533,7 +602,8 @@ main(int argc, char **argv)
 {
 	const char *golden = GOLDEN;
 	struct lines out;
-	int all = 0, print = 0, i;
+	int all = 0, print = 0, i, bad = 0;
+	const char *chain = NULL;
 	size_t k;
 
 	if ((srcdir = getenv("TOP_SRCDIR")) == NULL)
@@ -546,8 +616,17 @@ main(int argc, char **argv)
 			print = 1;
 		else if (strcmp(argv[i], "-g") == 0 && i + 1 < argc)
 			golden = argv[++i];
+		else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
+			chain = argv[++i];
 		else
 			usage();
+	}
+	if (chain != NULL) {
+		if (i == argc)
+			usage();
+		for (; i < argc; i++)
+			bad |= chain_case(argv[i], chain);
+		return bad;
 	}
 	if (!print) {
 		if (i != argc)
