@@ -395,6 +395,11 @@ sa_json(struct json *j, const struct show_status *st)
 	json_kv_uint(j, "unsupported", a->unsupported);
 	json_kv_uint(j, "dropped", a->dropped);
 	json_kv_uint(j, "answer_max_us", a->answer_max_us);
+	json_kv_uint(j, "services", a->services);
+	json_kv_uint(j, "subscriptions", a->subscriptions);
+	json_kv_uint(j, "reports_sent", a->reports_sent);
+	json_kv_uint(j, "reports_acked", a->reports_acked);
+	json_kv_uint(j, "reports_failed", a->reports_failed);
 	json_object_end(j);
 }
 
@@ -600,6 +605,11 @@ sa_text(struct table *t, const struct show_status *st)
 	    PRIu64 " malformed, %" PRIu64 " unsupported, %" PRIu64
 	    " by a handler", a->not_serving, a->bad_key, a->malformed,
 	    a->unsupported, a->dropped);
+	table_cell(t, "SA events");
+	table_cell(t, "%" PRIu64 " services, %" PRIu64 " subscriptions; %"
+	    PRIu64 " Reports sent, %" PRIu64 " acknowledged, %" PRIu64
+	    " failed", a->services, a->subscriptions, a->reports_sent,
+	    a->reports_acked, a->reports_failed);
 }
 
 /* Every other SM seen: a table of its own. */

@@ -109,6 +109,8 @@ if [ "$SM" != opensm ]; then
 	# the client answered both Reports: acknowledged, none failed
 	poll_until 10 sh -c '[ "$(awk "/^sa.reports_acked /{print \$2}" "$1")" -ge 2 ]' - "$T/state/stats" ||
 		fail "the Reports the client answered are not counted acknowledged"
+	"$IBSMCTL" --runtime-dir "$T/run" status | grep -q '2 subscriptions; 2 Reports sent, 2 acknowledged, 0 failed' ||
+		fail "ibsmctl status: $("$IBSMCTL" --runtime-dir "$T/run" status | grep 'SA events')"
 fi
 
 # ---- 3. ServiceRecords
