@@ -42,6 +42,7 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "sm/vfguid.h"
 #include "mad/transport.h"
 
 /* Exit codes (documented in ibsmd(8)). */
@@ -58,6 +59,8 @@ struct daemon {
 	struct sminfo *sm;
 	struct sweep *sweep;
 	struct sa *sa;
+	struct vfguid *vg;      /* VF alias GUIDs; NULL unless
+				 * virtualization.mode is enabled */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
 	 * whenever the SM state changes or a view is handed over */
 	struct sa_sm sms[SA_SMS_MAX];
@@ -103,6 +106,7 @@ usage(FILE *fp)
 "  -P, --partitions FILE      partitions.conf (default " IBSMD_SYSCONFDIR "/partitions.conf)\n"
 "      --allow-both-pkeys     '=both' members get full and limited P_Keys\n"
 "      --partition-enforcement MODE  both, in, out or off (default both)\n"
+"      --virtualization MODE  SR-IOV: off, ignore or enabled (default off)\n"
 "  -p, --priority N           SM priority 0-15 (default 0)\n"
 "  -l, --log-level LEVEL      error, warn, info or debug (default info)\n"
 "  -f, --log-file FILE        log to FILE, 'syslog' or '-' for stderr (default -)\n"
@@ -267,6 +271,7 @@ sweep_opts_from(const struct daemon *d, struct sweep_opts *so)
 	so->allow_both_pkeys = c->allow_both_pkeys;
 	so->enforce = enforce_bits[c->partition_enforcement];
 	so->max_failures = d->once ? 3 : 1;
+	so->alias = d->vg != NULL ? vfguid_store(d->vg) : NULL;
 }
 
 static void
@@ -442,6 +447,12 @@ sa_view_update(struct daemon *d)
 	v.sm_lid = d->sms[0].lid;
 	v.sms = d->sms;
 	v.nsms = d->nsms;
+	if (d->vg != NULL) {
+		vfguid_set_fabric(d->vg, f, false);
+		v.alias = vfguid_store(d->vg);
+		v.alias_changed = vfguid_changed;
+		v.alias_arg = d->vg;
+	}
 	sa_set_view(d->sa, &v);
 }
 
@@ -502,6 +513,10 @@ on_up(void *arg, bool ok, const char *why)
 	}
 	if (ok && smstate_state(d->ss) == SM_MASTER) {
 		d->sa_swept = true;
+		/* Devices hold the alias GUIDs assigned (restart, takeover,
+		 * a port back). */
+		if (d->vg != NULL)
+			vfguid_set_fabric(d->vg, sweep_fabric(d->sweep), true);
 		notify_ready(d);
 	}
 	sa_serving_update(d);
@@ -786,6 +801,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		{ "partition-enforcement", required_argument, NULL, 6 },
 		{ "list-ports", no_argument, NULL, 7 },
 		{ "config-dir", required_argument, NULL, 8 },
+		{ "virtualization", required_argument, NULL, 9 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -834,6 +850,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		case 4: name = "smp_retries"; break;
 		case 5: rc |= add_cli(d, "allow_both_pkeys", "true"); break;
 		case 6: name = "partition_enforcement"; break;
+		case 9: name = "virtualization.mode"; break;
 		case 'O':
 			if ((eq = strchr(optarg, '=')) == NULL) {
 				fprintf(stderr, "ibsmd: -O wants NAME=VALUE, not "
@@ -1045,6 +1062,9 @@ main(int argc, char *argv[])
 	d.ss = smstate_new(d.loop, d.mad, &sso, &ssh);
 	d.sm = sminfo_new(d.mad, d.ss, on_trap, &d);
 	sminfo_set_mkey(d.sm, d.cfg.m_key);
+	if (d.cfg.virt_mode == CFG_VIRT_ENABLED)
+		d.vg = vfguid_new(d.mad, d.state_dir,
+		    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
 	{
@@ -1093,6 +1113,7 @@ main(int argc, char *argv[])
 	ctl_close(d.ctl);
 	sa_free(d.sa);
 	sweep_free(d.sweep);
+	vfguid_free(d.vg);
 	sminfo_free(d.sm);
 	smstate_free(d.ss);
 	mad_engine_free(d.mad);

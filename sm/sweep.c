@@ -13,7 +13,9 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
+#include "core/alias.h"
 #include "core/alloc.h"
+#include "core/query.h"
 #include "sm/discover.h"
 #include "core/fabric.h"
 #include "sm/inherit.h"
@@ -602,12 +604,27 @@ pkey_note(void *arg, enum pkey_note_level level, const char *msg)
 		log_info("partitions: %s", msg);
 }
 
+/* pkey_opts.alias_port: the physical port of an active VF alias GUID in
+ * the fabric being built. */
+static uint32_t
+alias_port_of(void *arg, uint64_t guid)
+{
+	struct sweep *sw = arg;
+	uint64_t port;
+
+	if (sw->o.alias == NULL || !alias_find(sw->o.alias, guid, &port, NULL))
+		return FABRIC_NONE;
+	return query_port_by_guid(sw->next, port);
+}
+
 /* P_Key tables for the new fabric, the previous ones keeping indices
  * stable, and the programmer's view of them. */
 static void
 build_pkeys(struct sweep *sw)
 {
-	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys };
+	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys,
+	    .alias_port = sw->o.alias != NULL ? alias_port_of : NULL,
+	    .alias_arg = sw };
 	const struct fabric *f = sw->next;
 
 	free(sw->want);

@@ -22,6 +22,7 @@
 #include "routing/routing.h"
 
 struct ev_loop;
+struct alias_store;
 struct mad_engine;
 struct sminfo;
 struct smstate;
@@ -43,6 +44,9 @@ struct sweep_opts {
 					 * inbound, bit 1 outbound; 0 = off */
 	unsigned max_failures;          /* heavy sweeps failing in a row before
 					 * the up callback reports failure (0 = 1) */
+	struct alias_store *alias;      /* VF alias GUIDs: partitions members
+					 * naming one go to its physical port;
+					 * NULL: none */
 };
 
 /* Called after every heavy sweep that programmed (or failed): ok, or not
