@@ -1,6 +1,8 @@
 #include "core/query.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -340,6 +342,24 @@ query_resolve(const struct fabric *f, const char *name,
 	if (t->matches == 1)
 		return QUERY_NAME_OK;
 	return t->matches > 1 ? QUERY_NAME_AMBIGUOUS : QUERY_NAME_NO_MATCH;
+}
+
+const char *
+query_node_text(const struct fabric *f, uint32_t n, char *buf, size_t len)
+{
+	const struct fabric_node *node = &f->nodes[n];
+	char desc[sizeof(node->desc)];
+	size_t i;
+
+	/* a description is the device's bytes: printable ASCII only */
+	for (i = 0; node->desc_valid && i + 1 < sizeof(desc) && node->desc[i];
+	    i++)
+		desc[i] = node->desc[i] >= 0x20 && node->desc[i] < 0x7f &&
+		    node->desc[i] != '"' ? node->desc[i] : '?';
+	desc[i] = '\0';
+	snprintf(buf, len, "%s 0x%016" PRIx64 " \"%s\"",
+	    fabric_node_type_name(node->type), node->guid, desc);
+	return buf;
 }
 
 uint32_t

@@ -133,6 +133,11 @@ uint32_t query_node_by_desc(const struct fabric *f, const char *desc,
 /* The port with port GUID guid (a switch's is its port 0), FABRIC_NONE. */
 uint32_t query_port_by_guid(const struct fabric *f, uint64_t guid);
 
+/* Node n for a log line: its type, GUID and description, e.g.
+ * switch 0x0000000000200000 "leaf3"; returns buf. */
+const char *query_node_text(const struct fabric *f, uint32_t n, char *buf,
+    size_t len);
+
 /* The end port that stands for node n in a route: a switch's port 0, a
  * CA's first present port with a LID; FABRIC_NONE if it has none. */
 uint32_t query_node_endport(const struct fabric *f, uint32_t n);

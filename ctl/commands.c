@@ -47,6 +47,11 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.args = " LEVEL", .request_args = " LEVEL",
 		.doc = "error, warn, info or debug",
 	},
+	[CTL_CMD_REROUTE] = {
+		.name = "reroute", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "heavy sweep routing afresh, as on a fresh start",
+	},
 	[CTL_CMD_SERVICES] = {
 		.name = "services", .min = 0, .max = 0,
 		.args = "", .request_args = "",

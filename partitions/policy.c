@@ -661,7 +661,7 @@ build_miss(struct resolver *r, const struct pkey_partition *pt,
 	struct builder *bd = r->arg;
 	char pn[96];
 
-	note(bd, PKEY_NOTE_INFO, "partitions: %s, line %u: %s (it may join "
+	note(bd, PKEY_NOTE_INFO, "%s, line %u: %s (it may join "
 	    "later)", part_name(pt, pn, sizeof(pn)), m->line, why);
 }
 
@@ -691,7 +691,7 @@ collect_wants(struct builder *bd)
 
 		resolve_partition(r, pt);
 		if (r->sm_forced != FABRIC_NONE)
-			note(bd, PKEY_NOTE_WARN, "partitions: the Default "
+			note(bd, PKEY_NOTE_WARN, "the Default "
 			    "partition does not make the SM's port %s a full "
 			    "member; it is one all the same, or hosts could not "
 			    "reach Subnet Administration",
@@ -703,7 +703,7 @@ collect_wants(struct builder *bd)
 			    j++)
 				if (r->state[r->ends[j]] == 0)
 					first = r->ends[j];
-			note(bd, PKEY_NOTE_WARN, "partitions: %zu end port(s) "
+			note(bd, PKEY_NOTE_WARN, "%zu end port(s) "
 			    "are not members of the Default partition (0x7fff) "
 			    "and cannot reach Subnet Administration, e.g. %s",
 			    r->nends - r->ntouched,
@@ -871,7 +871,7 @@ index0_key(struct builder *bd, uint32_t p, const struct want *w, size_t n)
 		}
 	if (best != NULL) {
 		if (nindx0 > 1)
-			note(bd, PKEY_NOTE_INFO, "partitions: %s is a member of "
+			note(bd, PKEY_NOTE_INFO, "%s is a member of "
 			    "%zu indx0 partitions; 0x%04x, first in the file, "
 			    "takes index 0", port_name(bd->f, p, pn, sizeof(pn)),
 			    nindx0, best->key);
@@ -907,7 +907,7 @@ build_port_table(struct builder *bd, uint32_t p, const struct want *w,
 	if (t->dropped > 0) {
 		bd->short_tables++;
 		list_keys(list, sizeof(list), drop, t->dropped);
-		note(bd, PKEY_NOTE_WARN, "partitions: %s: %u P_Key(s) do not "
+		note(bd, PKEY_NOTE_WARN, "%s: %u P_Key(s) do not "
 		    "fit its PartitionCap of %u:%s",
 		    port_name(f, p, pn, sizeof(pn)), t->dropped, t->cap, list);
 	}
@@ -959,7 +959,7 @@ build_enforce_table(struct builder *bd, uint32_t p, const struct pkey_table *pee
 	t->enforce = t->dropped == 0;
 	if (t->dropped > 0) {
 		bd->short_tables++;
-		note(bd, PKEY_NOTE_WARN, "partitions: %s: the %zu P_Key(s) of "
+		note(bd, PKEY_NOTE_WARN, "%s: the %zu P_Key(s) of "
 		    "its neighbour do not fit its PartitionEnforcementCap of %u; "
 		    "partition enforcement stays off on this port",
 		    port_name(f, p, pn, sizeof(pn)), n, t->cap);

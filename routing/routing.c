@@ -93,7 +93,8 @@ routing_run(const struct routing_engine *const *chain, size_t n,
     struct route_report *rep, void (*log_cb)(const char *msg))
 {
 	static const struct routing_opts none;
-
+	struct routing_opts fresh;
+	const struct routing_opts *eo = &none;
 	struct timespec t0, t1;
 	char why[256], hops[ROUTE_HOPS_MAX * 24];
 	size_t i, entries;
@@ -101,6 +102,13 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 	int acyclic;
 
 	memset(rep, 0, sizeof(*rep));
+	if (o != NULL && o->fresh) {
+		fresh = *o;
+		fresh.prev = NULL;
+		fresh.prev_fabric = NULL;
+		eo = &fresh;
+	} else if (o != NULL)
+		eo = o;
 	if (lft_set_init(out, f) == -1) {
 		say(log_cb, "routing: out of memory for the forwarding tables");
 		return -1;
@@ -112,7 +120,7 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 			memset(out->port, LFT_NO_ROUTE, entries);
 		why[0] = '\0';
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (chain[i]->route(f, o ? o : &none, out, why, sizeof(why)) != 0) {
+		if (chain[i]->route(f, eo, out, why, sizeof(why)) != 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			say(log_cb, "routing: %s failed after %.3f s: %s",
 			    chain[i]->name, elapsed(&t0, &t1),
@@ -476,6 +484,15 @@ routing_report_fill(const struct fabric *f, const struct lft_set *s,
 	free(w.val);
 	free(w.stack);
 	free(w.egress);
+}
+
+uint64_t
+routing_blocks_changed(const struct fabric *f, const struct lft_set *s,
+    const struct fabric *prev_fabric, const struct lft_set *prev)
+{
+	struct routing_opts o = { .prev_fabric = prev_fabric, .prev = prev };
+
+	return blocks_changed(f, s, &o);
 }
 
 /* 64-entry blocks of s that differ from the previous tables (every block

@@ -47,6 +47,9 @@ struct routing_opts {
 	 * differ and need writing; minhop balances afresh every run. */
 	const struct fabric *prev_fabric;
 	const struct lft_set *prev;
+	/* Route afresh, as on a fresh start: the previous tables are only
+	 * compared with (the report's blocks_changed), never preferred. */
+	bool fresh;
 };
 
 struct routing_engine {
@@ -78,6 +81,12 @@ const char *routing_engine_name(size_t i);
 int routing_run(const struct routing_engine *const *chain, size_t n,
     const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
     struct route_report *rep, void (*log_cb)(const char *msg));
+
+/* 64-entry LFT blocks of s (made for f) that differ from prev (made for
+ * prev_fabric; switches matched by GUID); every block of a switch prev
+ * lacks. */
+uint64_t routing_blocks_changed(const struct fabric *f, const struct lft_set *s,
+    const struct fabric *prev_fabric, const struct lft_set *prev);
 
 /* Walk every (switch, destination LID) through the tables and fill the
  * hop histogram, load figures and unreachable count of rep. */

@@ -280,6 +280,22 @@ cmd_sweep(struct ctl *c, struct show *s, int argc, char **argv)
 }
 
 static int
+cmd_reroute(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	log_info("ctl: full reroute requested");
+	sweep_reroute(c->d.sweep);
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_kv_string(&s->j, "requested", "reroute");
+		json_object_end(&s->j);
+	} else
+		show_printf(s, "full reroute requested\n");
+	return 0;
+}
+
+static int
 cmd_log_level(struct ctl *c, struct show *s, int argc, char **argv)
 {
 	enum log_level lvl, old = log_get_level();
@@ -382,6 +398,7 @@ static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
 	[CTL_CMD_SWEEP] = cmd_sweep,
 	[CTL_CMD_RELOAD] = cmd_reload,
 	[CTL_CMD_LOG_LEVEL] = cmd_log_level,
+	[CTL_CMD_REROUTE] = cmd_reroute,
 	[CTL_CMD_SERVICES] = cmd_services,
 	[CTL_CMD_SUBSCRIPTIONS] = cmd_subscriptions,
 };

@@ -34,6 +34,7 @@
 #include "config/config.h"
 #include "sm/ctl.h"
 #include "core/log.h"
+#include "core/query.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
 #include "partitions/partitions.h"
@@ -558,8 +559,22 @@ static void
 on_trap(void *arg, unsigned trap, uint16_t issuer)
 {
 	struct daemon *d = arg;
+	const struct fabric *f = sweep_fabric(d->sweep);
+	uint32_t p = f != NULL ? fabric_port_by_lid(f, issuer) : FABRIC_NONE;
+	char name[128];
 
-	(void)issuer;
+	/* Name the issuer from the model in use (its LID is the switch's
+	 * or the CA port's). */
+	if (p != FABRIC_NONE && f->nodes[f->ports[p].node].type == NODE_SWITCH)
+		log_info("trap %u from %s (LID %u)", trap, query_node_text(f,
+		    f->ports[p].node, name, sizeof(name)), issuer);
+	else if (p != FABRIC_NONE)
+		log_info("trap %u from %s port %u (LID %u)", trap,
+		    query_node_text(f, f->ports[p].node, name, sizeof(name)),
+		    f->ports[p].num, issuer);
+	else
+		log_info("trap %u from LID %u, not in the fabric in use", trap,
+		    issuer);
 	/* Link state changes (128) and port capability changes (144) can
 	 * change the topology or what must be programmed. */
 	if (trap == 128 || trap == 144)

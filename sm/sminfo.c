@@ -128,7 +128,8 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	uint16_t issuer = (uint16_t)hdr(d, IB_NOTICE_ISSUER_LID_F);
 
 	s->c.traps++;
-	log_info("trap %u from LID %u (issuer LID %u)", trap, slid, issuer);
+	log_debug("sminfo: trap %u from LID %u (issuer LID %u)", trap, slid,
+	    issuer);
 	/* Hardware repeats a trap until it is repressed. */
 	mad_set_method(m, MAD_TRAPREPRESS);
 	if (slid != 0)

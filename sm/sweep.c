@@ -80,6 +80,18 @@ struct sweep {
 	/* a subnet taken over: every heavy sweep keeps the routes that
 	 * deliver as short as the engine's */
 	bool keep_routes;
+	/* ibsmctl reroute: the next complete heavy sweep routes afresh */
+	bool reroute;
+	uint64_t rebalances;            /* heals routed afresh, reroutes */
+	/* The last tables routed afresh (a fresh start, a reroute), by
+	 * switch GUID: when links come back the fabric may be whole again,
+	 * and these are its balanced routes, reached from the degraded ones
+	 * by undoing just what the faults moved. */
+	uint64_t *base_guid;            /* [base_nsw] */
+	uint8_t *base_rows;             /* [base_nsw][base_max + 1] */
+	uint32_t base_nsw;
+	uint16_t base_max;
+	bool base_next;                 /* next_lft was routed afresh */
 	struct inherit *inh;
 	struct lft_set held;            /* the tables in place */
 	struct route_report report;
@@ -254,6 +266,7 @@ write_stats(struct sweep *sw)
 	    sw->report.seconds, sw->report.unreachable,
 	    sw->report.deadlock_free, sw->report.blocks_changed,
 	    sw->report.max_port_load);
+	fprintf(s.fp, "routing_rebalances %" PRIu64 "\n", sw->rebalances);
 	fprintf(s.fp, "program.portinfo_sets %u\nprogram.switchinfo_sets %u\n"
 	    "program.lft_reads %u\nprogram.lft_writes %u\n"
 	    "program.pkey_reads %u\nprogram.pkey_writes %u\n",
@@ -312,6 +325,13 @@ idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 		sw->want_light = false;
 		fsm(sw, EV_LIGHT);
 	}
+}
+
+void
+sweep_reroute(struct sweep *sw)
+{
+	sw->reroute = true;
+	sweep_request(sw, true);
 }
 
 void
@@ -584,9 +604,10 @@ on_programmed(void *arg, const struct program_result *r)
 	sw->programs++;
 	sw->client_reregs += r->client_reregs;
 	log_info("sweep: programmed: %u PortInfo (%u ClientReregister), %u "
-	    "SwitchInfo, %u LFT blocks written (%u read), %u ports armed, %u "
-	    "activated%s%s", r->portinfo_sets, r->client_reregs,
-	    r->switchinfo_sets, r->lft_writes, r->lft_reads,
+	    "SwitchInfo, %u LFT blocks written (%u read), %u P_Key blocks "
+	    "written (%u read), %u ports armed, %u activated%s%s",
+	    r->portinfo_sets, r->client_reregs, r->switchinfo_sets,
+	    r->lft_writes, r->lft_reads, r->pkey_writes, r->pkey_reads,
 	    r->armed, r->activated, r->ok ? "" : "; ", r->ok ? "" : r->why);
 	if (r->resent)
 		log_info("sweep: programming: %u SMPs sent again or verified "
@@ -766,6 +787,141 @@ compute(struct sweep *sw)
 	route_program(sw);
 }
 
+/* A switch-to-switch link of the new model that the model in use did not
+ * have (a link that came back, a switch added): routes kept from the
+ * degraded fabric may now be less balanced than fresh ones. */
+static bool
+links_came_back(const struct sweep *sw)
+{
+	const struct fabric *nf = sw->next, *cf = sw->cur;
+
+	for (uint32_t p = 0; p < nf->nports; p++) {
+		const struct fabric_port *port = &nf->ports[p];
+		uint32_t pn, cn, cp;
+
+		if (port->num == 0 || port->peer == FABRIC_NONE ||
+		    nf->nodes[port->node].type != NODE_SWITCH ||
+		    nf->nodes[(pn = fabric_peer_node(nf, p))].type != NODE_SWITCH)
+			continue;
+		cn = fabric_node_by_guid(cf, nf->nodes[port->node].guid);
+		if (cn == FABRIC_NONE || port->num > cf->nodes[cn].nports)
+			return true;
+		cp = fabric_port_idx(cf, cn, port->num);
+		if (cf->ports[cp].peer == FABRIC_NONE ||
+		    cf->nodes[fabric_peer_node(cf, cp)].guid != nf->nodes[pn].guid)
+			return true;
+	}
+	return false;
+}
+
+/* Remember next_lft, routed afresh, as the balanced tables. */
+static void
+save_base(struct sweep *sw)
+{
+	const struct lft_set *s = sw->next_lft;
+	size_t row = (size_t)s->max_lid + 1;
+
+	free(sw->base_guid);
+	free(sw->base_rows);
+	sw->base_guid = xcalloc(s->nsw ? s->nsw : 1, sizeof(*sw->base_guid));
+	sw->base_rows = xcalloc(s->nsw ? s->nsw : 1, row);
+	for (uint32_t i = 0; i < s->nsw; i++) {
+		sw->base_guid[i] = sw->next->nodes[s->sw_node[i]].guid;
+		memcpy(sw->base_rows + i * row, lft_row(s, i), row);
+	}
+	sw->base_nsw = s->nsw;
+	sw->base_max = s->max_lid;
+}
+
+/* The balanced tables, laid out for the new model (switches it lacks are
+ * left unrouted); -1 when there are none. */
+static int
+base_for_next(struct sweep *sw, struct lft_set *out)
+{
+	size_t row = (size_t)sw->base_max + 1;
+
+	if (sw->base_rows == NULL || lft_set_init(out, sw->next) < 0)
+		return -1;
+	for (uint32_t i = 0; i < sw->base_nsw; i++) {
+		uint32_t n = fabric_node_by_guid(sw->next, sw->base_guid[i]), k;
+		uint32_t last;
+
+		if (n == FABRIC_NONE || (k = out->node_sw[n]) == FABRIC_NONE)
+			continue;
+		last = out->max_lid < sw->base_max ? out->max_lid : sw->base_max;
+		memcpy(lft_row(out, k), sw->base_rows + i * row, last + 1u);
+	}
+	return 0;
+}
+
+/* Links came back: besides the routes that keep the ports in use (in
+ * next_lft), route preferring the balanced tables' ports, and afresh;
+ * take the best spread (fewest LIDs on the busiest port, nothing less
+ * reachable), and among equals the one that changes the fewest blocks of
+ * the tables in place. After a flap that is the balanced tables again,
+ * reached by writing back just the blocks the failure changed. */
+static void
+rebalance(struct sweep *sw, const struct routing_opts *base_opts)
+{
+	struct routing_opts o = *base_opts;
+	struct lft_set cand[2], base;
+	struct route_report rep[2];
+	uint64_t cost[3];
+	int best = -1, have[2] = { 0, 0 };
+
+	memset(cand, 0, sizeof(cand));
+	memset(&base, 0, sizeof(base));
+	cost[2] = sw->report.blocks_changed;
+	if (base_for_next(sw, &base) == 0) {
+		o.prev_fabric = sw->next;
+		o.prev = &base;
+		o.fresh = false;
+		have[0] = routing_run(sw->o.chain, sw->o.nchain, sw->next, &o,
+		    &cand[0], &rep[0], NULL) == 0;
+	}
+	o.prev_fabric = sw->cur;
+	o.prev = sw->cur_lft;
+	o.fresh = true;
+	have[1] = routing_run(sw->o.chain, sw->o.nchain, sw->next, &o, &cand[1],
+	    &rep[1], NULL) == 0;
+	for (int i = 0; i < 2; i++) {
+		if (!have[i])
+			continue;
+		cost[i] = routing_blocks_changed(sw->next, &cand[i], sw->cur,
+		    sw->cur_lft);
+		if (rep[i].unreachable > sw->report.unreachable ||
+		    rep[i].max_port_load > sw->report.max_port_load ||
+		    (rep[i].max_port_load == sw->report.max_port_load &&
+		    cost[i] >= cost[2]))
+			continue;
+		if (best < 0 || rep[i].max_port_load < rep[best].max_port_load ||
+		    (rep[i].max_port_load == rep[best].max_port_load &&
+		    cost[i] < cost[best]))
+			best = i;
+	}
+	if (best < 0) {
+		log_debug("routing: links came back; the routes in place stay "
+		    "(busiest port %u LIDs)", sw->report.max_port_load);
+	} else {
+		log_info("routing: links came back: %s rebalanced %s (busiest "
+		    "port %u -> %u LIDs, %" PRIu64 " blocks changed instead of "
+		    "%" PRIu64 ")", rep[best].engine, best == 0 ?
+		    "towards the balanced tables" : "afresh",
+		    sw->report.max_port_load, rep[best].max_port_load,
+		    cost[best], cost[2]);
+		lft_set_fini(sw->next_lft);
+		*sw->next_lft = cand[best];
+		memset(&cand[best], 0, sizeof(cand[best]));
+		sw->report = rep[best];
+		sw->report.blocks_changed = cost[best];
+		sw->rebalances++;
+		sw->base_next = best == 1;
+	}
+	lft_set_fini(&cand[0]);
+	lft_set_fini(&cand[1]);
+	lft_set_fini(&base);
+}
+
 static void
 route_program(struct sweep *sw)
 {
@@ -777,6 +933,9 @@ route_program(struct sweep *sw)
 		ropts.prev_fabric = sw->cur;
 		ropts.prev = sw->cur_lft;
 	}
+	ropts.fresh = sw->reroute;
+	if (sw->reroute)
+		log_info("routing: full reroute requested: routing afresh");
 	lft_set_fini(sw->next_lft);
 	if (routing_run(sw->o.chain, sw->o.nchain, sw->next, &ropts, sw->next_lft,
 	    &sw->report, log_route) < 0) {
@@ -785,7 +944,14 @@ route_program(struct sweep *sw)
 		fsm(sw, EV_FAILED);
 		return;
 	}
-	if (sw->held.nsw > 0 || held_from_cur(sw))
+	sw->base_next = sw->reroute || !sw->have_cur;
+	if (sw->reroute)
+		sw->rebalances++;
+	else if (sw->have_cur && sw->held.nsw == 0 && links_came_back(sw))
+		rebalance(sw, &ropts);
+	if (sw->base_next)
+		save_base(sw);
+	if (!sw->reroute && (sw->held.nsw > 0 || held_from_cur(sw)))
 		keep_held_routes(sw);
 	build_pkeys(sw);
 	program_start(sw->prog, sw->next, sw->next_lft, sw->want, sm_lid,
@@ -829,13 +995,79 @@ finished(struct sweep *sw, const char *kind, bool ok)
 	sw->last_ok = ok;
 }
 
+/* Lines of log_changes() before it only counts. */
+#define CHANGES_NAMED_MAX 16
+
+/* Nodes and links of a that b lacks ("lost"/"new" by what): a node by GUID,
+ * a link by both ends' node GUIDs and port numbers, each link once. */
+static unsigned
+diff_models(const struct fabric *a, const struct fabric *b, const char *what,
+    unsigned named)
+{
+	char na[128], nb[128];
+
+	for (uint32_t n = 0; n < a->nnodes; n++)
+		if (fabric_node_by_guid(b, a->nodes[n].guid) == FABRIC_NONE &&
+		    named++ < CHANGES_NAMED_MAX)
+			log_info("sweep: %s node: %s", what,
+			    query_node_text(a, n, na, sizeof(na)));
+	for (uint32_t p = 0; p < a->nports; p++) {
+		const struct fabric_port *port = &a->ports[p];
+		const struct fabric_port *peer;
+		uint32_t bn, bq, pn;
+
+		if (port->peer == FABRIC_NONE || port->num == 0)
+			continue;
+		peer = &a->ports[port->peer];
+		pn = peer->node;
+		/* once per link; links of a lost or new node go with it */
+		if (port->peer < p && a->ports[port->peer].peer == p)
+			continue;
+		if ((bn = fabric_node_by_guid(b, a->nodes[port->node].guid)) ==
+		    FABRIC_NONE || fabric_node_by_guid(b, a->nodes[pn].guid) ==
+		    FABRIC_NONE)
+			continue;
+		if (port->num <= b->nodes[bn].nports) {
+			bq = fabric_port_idx(b, bn, port->num);
+			if (b->ports[bq].peer != FABRIC_NONE &&
+			    b->nodes[fabric_peer_node(b, bq)].guid ==
+			    a->nodes[pn].guid &&
+			    b->ports[b->ports[bq].peer].num == peer->num)
+				continue;
+		}
+		if (named++ < CHANGES_NAMED_MAX)
+			log_info("sweep: %s link: %s port %u -- %s port %u", what,
+			    query_node_text(a, port->node, na, sizeof(na)),
+			    port->num, query_node_text(a, pn, nb, sizeof(nb)),
+			    peer->num);
+	}
+	return named;
+}
+
+/* What the new model changes in the one in use, named for the log. */
+static void
+log_changes(struct sweep *sw)
+{
+	unsigned named;
+
+	if (!sw->have_cur)
+		return;
+	named = diff_models(sw->cur, sw->next, "lost", 0);
+	named = diff_models(sw->next, sw->cur, "new", named);
+	if (named > CHANGES_NAMED_MAX)
+		log_info("sweep: and %u more node and link changes",
+		    named - CHANGES_NAMED_MAX);
+}
+
 static void
 heavy_done(struct sweep *sw)
 {
 	bool first = sw->up_at == 0, was_up = sw->up;
 	char line[256];
 
+	log_changes(sw);
 	adopt_next(sw);
+	sw->reroute = false;
 	sw->failures_in_row = 0;
 	sw->up = true;
 	if (sw->learn)
@@ -1276,5 +1508,7 @@ sweep_free(struct sweep *sw)
 	pkey_tables_free(sw->cur_pk);
 	pkey_tables_free(sw->next_pk);
 	free(sw->want);
+	free(sw->base_guid);
+	free(sw->base_rows);
 	free(sw);
 }

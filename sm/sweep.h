@@ -62,6 +62,9 @@ void sweep_free(struct sweep *sw);
 
 /* Ask for a sweep; heavy wins over light. Coalesced. */
 void sweep_request(struct sweep *sw, bool heavy);
+/* A heavy sweep that routes afresh, as on a fresh start, ignoring the
+ * routes in use (ibsmctl reroute); asked again until one completes. */
+void sweep_reroute(struct sweep *sw);
 
 /* Write the stats file now (the SM state changed between sweeps). */
 void sweep_write_stats(struct sweep *sw);

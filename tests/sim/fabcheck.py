@@ -30,6 +30,11 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
       the same LID over channel b = (S -> B) to a switch B, b depends on a.
       A cycle means the routes can deadlock on one virtual lane (credit
       loop); it is reported with the channels in it.
+  (f) with --loads (a figure, not a check): every CA port sends to every
+      other CA port (all-to-all over the LFTs as read); max_link_load is the
+      most routes crossing one directed switch-to-switch cable, and
+      max_port_lids the most CA LIDs one switch sends out of one port
+      towards a switch. Printed on a second line (and in --json).
 
 On a simulator the tools run with LD_PRELOAD=<libumad2sim.so> and the
 caller's IBSIM_SOCKNAME; on hardware use --no-preload. Exit 0 with a one-line
@@ -563,6 +568,8 @@ def check(fab, lfts, sminfo, opts, rep):
     for msg in not_shortest:
         rep.add('shortest', msg)
 
+    if opts.loads:
+        summary_loads = link_loads(fab, lfts, owner, usable)
     cdg = None
     if opts.cdg:
         cdg = check_cdg(fab, lfts, owner, usable, rep)
@@ -581,9 +588,67 @@ def check(fab, lfts, sminfo, opts, rep):
     }
     if opts.updown:
         summary['updown_gaps'] = gaps
+    if opts.loads:
+        summary['loads'] = summary_loads
     if cdg is not None:
         summary['cdg'] = cdg
     return summary
+
+
+def link_loads(fab, lfts, owner, usable):
+    """(f) Load of the routes as read: every CA port sends to every other CA
+    port's LID (all-to-all, LMC 0 base LIDs), and each directed
+    switch-to-switch cable counts the routes that cross it; each switch
+    egress port towards a switch also counts the CA LIDs its switch's LFT
+    sends through it. Routes that do not arrive are left out (the walk
+    check reports them)."""
+    nodes = fab.nodes
+    sw = set(g for g, n in nodes.items() if n.kind == 'SW')
+    ca_lid = {}                       # CA LID -> its switch
+    srcs = collections.Counter()      # switch -> CA ports behind it
+    for lid, (g, p) in owner.items():
+        if nodes[g].kind == 'SW':
+            continue
+        peer = fab.link.get((g, p))
+        if peer is None or peer[0] not in sw or not usable((g, p)):
+            continue
+        if lid != nodes[g].lid.get(p):
+            continue
+        ca_lid[lid] = peer[0]
+        srcs[peer[0]] += 1
+    link = collections.Counter()      # (switch, port) -> routes crossing
+    port_lids = collections.Counter() # (switch, port) -> CA LIDs sent there
+    for lid, t_sw in ca_lid.items():
+        for s0, k in srcs.items():
+            n = k - (1 if s0 == t_sw else 0)
+            cur, hops = s0, 0
+            while cur != t_sw and n > 0 and hops < 64:
+                table = lfts.get(cur)
+                e = None if table is None else table['lft'].get(lid)
+                if e is None or not usable((cur, e)):
+                    break
+                nb = fab.link[(cur, e)][0]
+                if nb not in sw:
+                    break
+                link[(cur, e)] += n
+                cur, hops = nb, hops + 1
+        for s in sw:
+            table = lfts.get(s)
+            e = None if table is None else table['lft'].get(lid)
+            if e is not None and s != t_sw and usable((s, e)) and \
+                    fab.link[(s, e)][0] in sw:
+                port_lids[(s, e)] += 1
+
+    def top(c):
+        if not c:
+            return 0, None
+        k, v = max(c.items(), key=lambda kv: (kv[1], kv[0]))
+        return v, nodes[k[0]].name(k[1])
+    ml, mlname = top(link)
+    mp, mpname = top(port_lids)
+    return {'max_link_load': ml, 'max_link': mlname,
+            'max_port_lids': mp, 'max_port': mpname,
+            'pairs': sum(srcs.values()) * (sum(srcs.values()) - 1)}
 
 
 def check_cdg(fab, lfts, owner, usable, rep):
@@ -761,6 +826,9 @@ def main():
     ap.add_argument('--cdg', action='store_true',
                     help='also require an acyclic channel dependency graph (deadlock-free '
                          'routes on one VL); a cycle is reported with its channels')
+    ap.add_argument('--loads', action='store_true',
+                    help='print the busiest cable\'s all-to-all CA routes and the busiest '
+                         'switch port\'s CA LIDs (max_link_load, max_port_lids)')
     ap.add_argument('--net', help='ibsim net file: every cable in it must be discovered '
                                   'unless declared down')
     ap.add_argument('--json', action='store_true', help='print a JSON summary')
@@ -804,6 +872,11 @@ def main():
               ', channel dependencies acyclic (%d channels, %d dependencies)' % (
                   summary['cdg']['channels'], summary['cdg']['dependencies']),
               '' if not opts.down else ', down: ' + ' '.join(opts.down)))
+    if opts.loads:
+        ld = summary['loads']
+        print('fabcheck: loads: max_link_load %d (%s) max_port_lids %d (%s) over %d CA pairs'
+              % (ld['max_link_load'], ld['max_link'], ld['max_port_lids'], ld['max_port'],
+                 ld['pairs']))
     return 0
 
 
