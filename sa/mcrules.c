@@ -286,22 +286,6 @@ mcmember_leave_ok(uint8_t bits, uint8_t have)
 }
 
 void
-mcmember_make_mgid(uint8_t mgid[16], uint8_t scope, uint64_t prefix,
-    uint32_t n)
-{
-	int i;
-
-	mgid[0] = 0xff;
-	mgid[1] = (uint8_t)(0x10 | (scope & 0x0f));
-	mgid[2] = 0xa0;
-	mgid[3] = 0x1b;
-	for (i = 0; i < 8; i++)
-		mgid[4 + i] = (uint8_t)(prefix >> (56 - 8 * i));
-	for (i = 0; i < 4; i++)
-		mgid[12 + i] = (uint8_t)(n >> (24 - 8 * i));
-}
-
-void
 mcmember_bcast_mgid(uint8_t mgid[16], uint16_t pkey, uint8_t scope)
 {
 	memset(mgid, 0, 16);

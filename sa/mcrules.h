@@ -119,10 +119,6 @@ bool mcmember_port_can_join(const struct mcmember_rec *g, uint8_t port_mtu,
  * common, none it does not have. */
 bool mcmember_leave_ok(uint8_t bits, uint8_t have);
 
-/* An SA-assigned MGID: ff1<scope>:a01b:<prefix 64 bits>:<n 32 bits>. */
-void mcmember_make_mgid(uint8_t mgid[16], uint8_t scope, uint64_t prefix,
-    uint32_t n);
-
 /* IPoIB MGIDs (signature 0x401B or 0x601B in bytes 2-3). If mgid is one
  * and not the IPv4 broadcast group itself, bcast receives the IPv4
  * broadcast MGID of the same scope and P_Key and the function returns
