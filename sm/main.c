@@ -490,8 +490,12 @@ on_adopt(void *arg)
 {
 	struct daemon *d = arg;
 
-	sm_mcast_set_fabric(d->mcast, sweep_fabric(d->sweep));
+	/* No trees while the SA moves to the new model (it drops the members
+	 * of ports that left, with traps 67, and names the MLIDs changed);
+	 * then every tree over the new model. */
+	sm_mcast_set_fabric(d->mcast, NULL);
 	sa_view_update(arg);
+	sm_mcast_set_fabric(d->mcast, sweep_fabric(d->sweep));
 }
 
 /* The SA answers as master once a heavy sweep completed as master. */
