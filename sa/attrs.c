@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "sa/attr.h"
+#include "sa/mcmember.h"
 #include "sa/records.h"
 
 const struct sa_attr *const sa_attrs[] = {
@@ -21,5 +22,6 @@ const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_mft,
 	&sa_attr_pkey,
 	&sa_attr_guidinfo,
+	&sa_attr_mcmember,
 	NULL
 };

@@ -71,7 +71,8 @@ class Diags:
             lib = opts.umad2sim or os.environ.get('UMAD2SIM')
             if not lib:
                 lib = next((c for c in UMAD2SIM_CANDIDATES if os.path.exists(c)), None)
-            if not lib or not os.path.exists(lib):
+            # a list of objects (libumad2sim with the umadfix pair) is fine
+            if not lib or not all(os.path.exists(p) for p in lib.split()):
                 raise ToolError('libumad2sim.so not found (package libumad2sim0); '
                                 'give --umad2sim PATH or --no-preload')
             self.env['LD_PRELOAD'] = lib

@@ -37,7 +37,7 @@ ha_start() {
 	echo "---- ha_start $name on $host: $*" >>"$T/$name.log"
 	conf=/dev/null
 	[ -f "$T/$name.conf" ] && conf=$T/$name.conf
-	SIM_HOST=$host LD_PRELOAD=$UMAD2SIM "$IBSMD" --state-dir "$T/$name/state" \
+	SIM_HOST=$host LD_PRELOAD=$SIM_PRELOAD "$IBSMD" --state-dir "$T/$name/state" \
 	    --runtime-dir "$T/$name/run" --log-file - -c "$conf" -P "${HA_PARTITIONS:-$T/no-partitions.conf}" -R minhop \
 	    "$@" >>"$T/$name.out" 2>>"$T/$name.log" 8>&- &
 	pid=$!
@@ -57,7 +57,7 @@ ha_opensm() {
 	mkdir -p "$T/$name/state"
 	printf 'sminfo_polling_timeout 500\npolling_retry_number 2\n' >"$T/$name/opensm.conf"
 	SIM_HOST=$host OSM_CACHE_DIR=$T/$name/state OSM_TMP_DIR=$T/$name/state \
-	    LD_PRELOAD=$UMAD2SIM opensm -F "$T/$name/opensm.conf" -d2 -f "$T/$name.log" \
+	    LD_PRELOAD=$SIM_PRELOAD opensm -F "$T/$name/opensm.conf" -d2 -f "$T/$name.log" \
 	    --dump_files_dir "$T/$name/state" "$@" >>"$T/$name.out" 2>&1 8>&- &
 	pid=$!
 	_track "$pid"

@@ -78,7 +78,7 @@ sim_b_start() {
 # fabric of SOCK; its PID in $STARTED.
 start() {
 	local n=$1
-	IBSIM_SOCKNAME=$2 LD_PRELOAD=$UMAD2SIM "$IBSMD" --config-dir "$T/$n/etc" \
+	IBSIM_SOCKNAME=$2 LD_PRELOAD=$SIM_PRELOAD "$IBSMD" --config-dir "$T/$n/etc" \
 	    --runtime-dir "$T/$n/run" --log-file - \
 	    >>"$T/$n/ibsmd.out" 2>>"$T/$n/ibsmd.log" 8>&- 9>&- &
 	STARTED=$!
@@ -145,7 +145,7 @@ read -r g p s <<<"$(sminfo_of diag_b)"
 [ "$g $s" = "0x100001 3" ] || fail "fabric B: sminfo reads SM $g in state $s, not 0x100001 MASTER (3)"
 [ "$p" = 11 ] || fail "fabric B: SM priority $p, not 11 (instance B's per-instance file)"
 fabcheck --updown >/dev/null || fail "fabric A is wrong"
-IBSIM_SOCKNAME=$SOCK_B python3 "$FABCHECK" --umad2sim "$UMAD2SIM" --net "$FABRICS/ring6.net" --updown --no-shortest \
+IBSIM_SOCKNAME=$SOCK_B python3 "$FABCHECK" --umad2sim "$SIM_PRELOAD" --net "$FABRICS/ring6.net" --updown --no-shortest \
     >/dev/null 8>&- 9>&- || fail "fabric B is wrong"
 [ "$(diag ibnetdiscover 2>/dev/null | grep -c '^Switch')" = 12 ] || fail "fabric A does not have ft2_8's 12 switches"
 [ "$(diag_b ibnetdiscover 2>/dev/null | grep -c '^Switch')" = 6 ] || fail "fabric B does not have ring6's 6 switches"
@@ -166,7 +166,7 @@ la=$(stat_of a light_sweeps) lb=$(stat_of b light_sweeps)
 log "stats: A routed by ftree and sweeps every second, B by updn and never"
 
 # ---- a third instance on the port A drives
-IBSIM_SOCKNAME=$SOCK_A LD_PRELOAD=$UMAD2SIM timeout 30 "$IBSMD" --config-dir "$T/a/etc" \
+IBSIM_SOCKNAME=$SOCK_A LD_PRELOAD=$SIM_PRELOAD timeout 30 "$IBSMD" --config-dir "$T/a/etc" \
     --runtime-dir "$T/a/run" --state-dir "$T/c/state" --log-file - \
     >"$T/c.out" 2>"$T/c.err" 8>&- 9>&- </dev/null
 rc=$?

@@ -15,6 +15,13 @@
 #                     and wait for "SUBNET UP" in its log
 #   KEEP=1            keep the test directory $T (it is printed)
 #   UMAD2SIM          path of libumad2sim.so (default: searched)
+#   SIM_FIXTURE       1 (default): every simulated client (the SM, the diags,
+#                     fabcheck) runs with tests/fixture's umadfix pair around
+#                     libumad2sim, which adds the kernel's RMPP, request
+#                     timeouts and drops (SIM_PRELOAD is the whole stack);
+#                     0: libumad2sim alone
+#   UMADFIX_UPPER, UMADFIX_LOWER  the umadfix objects (make check exports
+#                     them; default: tests/fixture/ under the current directory)
 #   SM_EXTRA_ARGS     extra arguments for every sm_start (word-split)
 #
 # Every test owns one ibsim, reached through its own IBSIM_SOCKNAME
@@ -85,6 +92,23 @@ _find_umad2sim() {
 }
 UMAD2SIM=$(_find_umad2sim || true)
 export UMAD2SIM
+
+# What LD_PRELOAD holds for every simulated client: libumad2sim, with the
+# umadfix pair around it unless SIM_FIXTURE=0 (or it is not built).
+: "${SIM_FIXTURE:=1}"
+: "${UMADFIX_UPPER:=$PWD/tests/fixture/umadfix_upper.so}"
+: "${UMADFIX_LOWER:=$PWD/tests/fixture/umadfix_lower.so}"
+SIM_PRELOAD=$UMAD2SIM
+if [ "$SIM_FIXTURE" = 1 ] && [ -n "$UMAD2SIM" ]; then
+	if [ -r "$UMADFIX_UPPER" ] && [ -r "$UMADFIX_LOWER" ]; then
+		SIM_PRELOAD="$UMADFIX_UPPER $UMAD2SIM $UMADFIX_LOWER"
+	else
+		printf '%s: umadfix not built (%s): libumad2sim alone\n' \
+		    "$TEST_NAME" "$UMADFIX_UPPER" >&2
+		SIM_FIXTURE=0
+	fi
+fi
+export SIM_PRELOAD SIM_FIXTURE UMADFIX_UPPER UMADFIX_LOWER
 
 # Exit 77 unless the simulator, its preload library, the diags and the SM to
 # test are all there.
@@ -288,7 +312,7 @@ sim_example() {
 # diag TOOL ARGS...: run an infiniband-diags tool (or any libibumad client)
 # against this test's ibsim.
 diag() {
-	LD_PRELOAD=$UMAD2SIM timeout "${DIAG_TIMEOUT:-120}" "$@" 8>&-
+	LD_PRELOAD=$SIM_PRELOAD timeout "${DIAG_TIMEOUT:-120}" "$@" 8>&-
 }
 
 # sminfo_is_master GUID: sminfo (the fabric's answer to SMInfo Get, sent
@@ -307,7 +331,7 @@ sminfo_is_master() {
 fabcheck() {
 	local netarg=()
 	[ -n "$SIM_NET" ] && netarg=(--net "$SIM_NET")
-	python3 "$FABCHECK" --umad2sim "$UMAD2SIM" "${netarg[@]}" "$@" 8>&-
+	python3 "$FABCHECK" --umad2sim "$SIM_PRELOAD" "${netarg[@]}" "$@" 8>&-
 }
 
 # poll_until SECONDS CMD...: run CMD every half second until it succeeds;
@@ -376,7 +400,7 @@ sm_start() {
 	if [ "$SM" = opensm ]; then
 		_opensm_args "$@"
 		SM_LOG=$T/opensm.$SM_STARTS.log
-		OSM_CACHE_DIR=$T/state OSM_TMP_DIR=$T/run LD_PRELOAD=$UMAD2SIM \
+		OSM_CACHE_DIR=$T/state OSM_TMP_DIR=$T/run LD_PRELOAD=$SIM_PRELOAD \
 		    opensm -F /dev/null -d2 -f "$SM_LOG" --dump_files_dir "$T/run" "${OSM_ARGS[@]}" \
 		    >>"$T/opensm.out" 2>&1 8>&- &
 	else
@@ -385,7 +409,7 @@ sm_start() {
 		rm -f "$T/state/stats"
 		SM_LOG=$T/ibsmd.log
 		echo "---- sm_start $SM_STARTS: $IBSMD --state-dir $T/state --runtime-dir $T/run --log-file - $*" >>"$SM_LOG"
-		LD_PRELOAD=$UMAD2SIM "$IBSMD" --state-dir "$T/state" --runtime-dir "$T/run" \
+		LD_PRELOAD=$SIM_PRELOAD "$IBSMD" --state-dir "$T/state" --runtime-dir "$T/run" \
 		    --log-file - "$@" >>"$T/ibsmd.out" 2>>"$SM_LOG" 8>&- &
 	fi
 	SM_PID=$!
@@ -415,13 +439,13 @@ sm_run() {
 	set -- "$@" $SM_EXTRA_ARGS
 	if [ "$SM" = opensm ]; then
 		_opensm_args "$@"
-		OSM_CACHE_DIR=$T/state OSM_TMP_DIR=$T/run LD_PRELOAD=$UMAD2SIM \
+		OSM_CACHE_DIR=$T/state OSM_TMP_DIR=$T/run LD_PRELOAD=$SIM_PRELOAD \
 		    timeout -k 2 "$limit" opensm -F /dev/null -d2 -f "$T/opensm.run.log" \
 		    --dump_files_dir "$T/run" "${OSM_ARGS[@]}" \
 		    >"$T/sm_run.out" 2>"$T/sm_run.err" 8>&- </dev/null
 		rc=$?
 	else
-		LD_PRELOAD=$UMAD2SIM timeout -k 2 "$limit" "$IBSMD" --state-dir "$T/state" \
+		LD_PRELOAD=$SIM_PRELOAD timeout -k 2 "$limit" "$IBSMD" --state-dir "$T/state" \
 		    --runtime-dir "$T/run" "$@" >"$T/sm_run.out" 2>"$T/sm_run.err" 8>&- </dev/null
 		rc=$?
 	fi

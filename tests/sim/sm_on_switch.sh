@@ -27,7 +27,7 @@ fabcheck --sm-guid "$SW_GUID" || fail "fabric check failed with the SM on the sw
 
 sminfo_is_master "$SW_GUID" || fail "sminfo does not read the switch's port as MASTER"
 
-LD_PRELOAD=$UMAD2SIM python3 "$PKT" read "$T/pkeys.json" 8>&- ||
+LD_PRELOAD=$SIM_PRELOAD python3 "$PKT" read "$T/pkeys.json" 8>&- ||
 	fail "could not read the P_Key tables"
 python3 "$PKT" expect "$T/partitions.conf" "$T/pkeys.json" --sm-guid "$SW_GUID" ||
 	fail "P_Key tables differ from the partitions file"
