@@ -365,8 +365,8 @@ join(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	struct mcast_group *g;
 	const struct mcast_member *mb;
 	struct mcmember_rec gr;
-	uint8_t mtu, rate, merged;
-	bool created = false, added;
+	uint8_t mtu, rate, merged, before;
+	bool created = false;
 	unsigned st;
 
 	if ((st = target_of(c, q, &t)) != 0)
@@ -397,11 +397,13 @@ join(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 		created = true;
 		mb = NULL;
 	}
-	added = mb == NULL;
+	/* Trees depend on JoinState too (send-only members receive
+	 * nothing): any change of it is a change of the MLID. */
+	before = mb != NULL ? mb->join_state : 0;
 	merged = mcast_join(s, g, gid_guid(t.r.port_gid), t.r.port_gid,
 	    t.r.join_state, t.proxy);
 	m->st.joins++;
-	if (added || created)
+	if (merged != before || created)
 		changed(m, g->mlid);
 	group_rec(g, &gr);
 	reply(out, &gr, t.asked_gid, merged, t.proxy);
@@ -447,8 +449,8 @@ leave(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	group_rec(g, &gr);
 	mcast_leave(s, g, gid_guid(t.r.port_gid), t.r.join_state & 0x0f, &lr);
 	m->st.leaves++;
-	if (lr.member_removed || lr.group_deleted)
-		changed(m, lr.mlid);
+	/* leave_ok: some bits went, so the member's JoinState changed */
+	changed(m, lr.mlid);
 	if (lr.group_deleted)
 		sa_mcmember_trap(m, 67, gr.mgid, gr.pkey);
 	reply(out, &gr, t.asked_gid, lr.join_state, proxy);

@@ -7,8 +7,9 @@
  * The store is struct sa_opts' mcast (sm/'s, which builds the trees); when
  * that is NULL the module keeps one of its own (unit tests, the fuzzer, a
  * daemon without multicast programming). After every change of an MLID's
- * members, and every create or delete, sa_opts' mcast_changed is called
- * with the MLID.
+ * members or of their JoinStates (send-only members receive nothing: the
+ * tree depends on them), and every create or delete, sa_opts'
+ * mcast_changed is called with the MLID.
  *
  * At each new view: MLIDs are bounded by the smallest MulticastFDBCap of
  * the switches; when the policy changed (or at the first view), the

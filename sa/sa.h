@@ -65,9 +65,10 @@ struct sa_opts {
 	unsigned report_timeout_ms;     /* one Report attempt */
 	unsigned report_retries;
 	/* Multicast: the group store (owned by sm/, lives as long as the
-	 * daemon; NULL: no multicast), and the hook the SA calls, on the
-	 * loop, after each join, leave or create/delete that changed the
-	 * members of an MLID (sm/ recomputes that MLID's tree and writes the
+	 * daemon; NULL: the SA keeps a store of its own, and no tree is
+	 * built), and the hook the SA calls, on the loop, after each join,
+	 * leave or create/delete that changed the members of an MLID or
+	 * their JoinStates (sm/ recomputes that MLID's tree and writes the
 	 * MFT blocks that changed, without a sweep). */
 	struct mcast_store *mcast;
 	void (*mcast_changed)(void *arg, uint16_t mlid);

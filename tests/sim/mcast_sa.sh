@@ -16,7 +16,8 @@
 #  4. join 9 / leave 1 / leave 8 leaves nothing (OpenSM's PR #43 leak),
 #     and the MLID is reused by the next create;
 #  5. 1,000 join/leave cycles from three hosts at once, in mixed JoinState
-#     orders (including 9/1/8), leave no group, member or MLID behind;
+#     orders (including 9/1/8), leave no group, member, MLID or MFT entry
+#     behind (ibroute -M through tests/sim/mcastcheck.py);
 #  6. a reload that drops the ipoib flag deletes the broadcast group
 #     nobody joined and keeps the joined one until its last full member
 #     leaves.
@@ -68,6 +69,8 @@ members() {
 	    /ScopeState\.\./ { sub(/.*\.\.\./, ""); if (g != "::") print g, p, $0 }' | sort
 }
 has_group() { groups "$1" | grep -q "^$2 "; }
+MCHECK=$TOP_SRCDIR/tests/sim/mcastcheck.py
+mcheck() { diag python3 "$MCHECK" "$@"; }
 lacks_group() { ! has_group "$@"; }
 
 sim_start "$FABRICS/ft2_8.net"
@@ -168,6 +171,8 @@ log "4. join 9 / leave 1 / leave 8: group and member gone, MLID $lmlid reused"
 # ---- 5. 1,000 join/leave cycles, three hosts at once
 groups h1 >"$T/g.before"
 members h1 >"$T/m.before"
+sleep 1
+entries0=$(mcheck --count) || fail "cannot read the MFTs: $entries0"
 cycles() {              # cycles SEED N: N cycles of mixed JoinState orders
 	awk -v seed="$1" -v n="$2" 'BEGIN {
 		srand(seed)
@@ -200,10 +205,20 @@ groups h1 >"$T/g.after"
 members h1 >"$T/m.after"
 diff "$T/g.before" "$T/g.after" >"$T/g.diff" || fail "groups changed by the cycles: $(cat "$T/g.diff")"
 diff "$T/m.before" "$T/m.after" >"$T/m.diff" || fail "members changed by the cycles: $(cat "$T/m.diff")"
+# the MFTs: as many entries as before, none for an MLID the cycles used
+cat "$T"/c.h* | sed -n 's/.* mlid=\(0x[0-9a-f]*\) .*/\1/p' | sort -u |
+    grep -v '^0x0000$' >"$T/c.mlids"
+for l in $(cat "$T/c.mlids"); do
+	grep -qi " $l " "$T/g.after" && continue        # a group's kept MLID
+	poll_until 10 mcheck --mlid "$l" --absent >/dev/null ||
+	    fail "MLID $l used by the cycles: MFT entries left ($(mcheck --mlid "$l" --absent))"
+done
+entries1=$(mcheck --count)
+[ "$entries1" = "$entries0" ] || fail "MFT entries: $entries0 before the cycles, $entries1 after"
 out=$(expect 0x0000 h4 join ff15:1234::b 1 create)
 [ "$(field "$out" mlid)" = "$lmlid" ] || fail "after the cycles, a create got MLID $(field "$out" mlid), not the lowest free $lmlid"
 expect 0x0000 h4 leave ff15:1234::b 1 >/dev/null
-log "5. 1,000 cycles from 3 hosts: $nreq requests ($nok successful) in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s; groups, members and MLIDs as before"
+log "5. 1,000 cycles from 3 hosts: $nreq requests ($nok successful) in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s; groups, members, MLIDs and MFT entries ($entries1) as before; no entry for the $(wc -l <"$T/c.mlids") MLIDs the cycles used"
 
 # ---- 6. reload without storage's ipoib flag
 sed -i 's/^storage=0x0010, ipoib,/storage=0x0010,/' "$T/partitions.conf"
