@@ -14,6 +14,7 @@
 
 #include "core/alloc.h"
 #include "core/fabric.h"
+#include "core/guidhash.h"
 #include "core/log.h"
 #include "core/query.h"
 #include "mad/mad.h"
@@ -573,17 +574,10 @@ sync_policy(struct mcm *m, const struct pkey_policy *pol)
 	free(pg);
 }
 
-struct present_ctx {
-	const struct fabric *f;
-};
-
 static bool
 present(void *arg, uint64_t guid)
 {
-	const struct fabric *f = ((struct present_ctx *)arg)->f;
-	uint32_t p = query_port_by_guid(f, guid);
-
-	return p != FABRIC_NONE && fabric_port_is_endport(f, p);
+	return guid_hash_get(arg, guid) != GUID_HASH_NONE;
 }
 
 static void
@@ -597,26 +591,33 @@ static void
 prune(struct mcm *m, const struct fabric *f)
 {
 	struct mcast_store *s = store(m);
-	struct present_ctx pc = { f };
+	struct guid_hash ends;
 	struct mcast_group *g;
 	uint8_t (*before)[16];
 	uint16_t *pkeys;
 	size_t n = mcast_count(s), i = 0;
+	uint32_t p;
 
 	if (n == 0)
 		return;
+	/* The end ports' GUIDs, once: members are checked in O(1) each. */
+	guid_hash_init(&ends);
+	for (p = 0; p < f->nports; p++)
+		if (f->ports[p].guid != 0 && fabric_port_is_endport(f, p))
+			guid_hash_put(&ends, f->ports[p].guid, p);
 	before = xcalloc(n, 16);
 	pkeys = xcalloc(n, sizeof(*pkeys));
 	for (g = mcast_next(s, NULL); g != NULL && i < n; g = mcast_next(s, g)) {
 		memcpy(before[i], g->mgid, 16);
 		pkeys[i++] = g->p.pkey;
 	}
-	if (mcast_prune(s, present, &pc, on_pruned, m) > 0)
+	if (mcast_prune(s, present, &ends, on_pruned, m) > 0)
 		for (i = 0; i < n; i++)
 			if (mcast_find(s, before[i]) == NULL)
 				sa_mcmember_trap(m, 67, before[i], pkeys[i]);
 	free(before);
 	free(pkeys);
+	guid_hash_fini(&ends);
 }
 
 struct report {
