@@ -207,8 +207,8 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.name = "sa_key", .type = CFG_GUID, .offset = OFF(sa_key),
 		.unit = "64-bit key", .def = "0x0000000000000001",
 		.reloadable = true,
-		.doc = "SM_Key of trusted SA requests; another nonzero key: "
-		    "dropped.",
+		.doc = "SM_Key of trusted SA requests (0: all are); other "
+		    "nonzero keys: dropped.",
 	},
 	[CFG_OPT_SUBNET_TIMEOUT] = {
 		.name = "subnet_timeout", .type = CFG_UINT,

@@ -10,7 +10,7 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 	[CTL_CMD_STATUS] = {
 		.name = "status", .min = 0, .max = 0,
 		.args = "", .request_args = "",
-		.doc = "SM state, sweeps, fabric, MAD counters, routing",
+		.doc = "SM state, sweeps, fabric, MAD counters, SA, routing",
 	},
 	[CTL_CMD_NODES] = {
 		.name = "nodes", .min = 0, .max = 0,

@@ -839,7 +839,7 @@ int
 mad_send_reply(struct mad_engine *e, const uint8_t *mad, size_t len,
     const struct transport_addr *to)
 {
-	if (e == NULL || mad == NULL || to == NULL || len < TRANSPORT_MAD_SIZE)
+	if (e == NULL || mad == NULL || to == NULL || len < MAD_HDR_SIZE)
 		return -1;
 	if (transport_send(e->t, mad, len, to, 0) == -1)
 		return -1;

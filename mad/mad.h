@@ -115,7 +115,8 @@ int mad_listen(struct mad_engine *e, uint8_t mgmt_class, uint8_t method,
 
 /* Send a complete MAD outside the request machinery (a response to a
  * request we received, a TrapRepress): counted by class, method and
- * attribute. Returns 0 or -1. */
+ * attribute. len is 256, or through an RMPP agent the whole payload's
+ * length, shorter or longer. Returns 0 or -1. */
 int mad_send_reply(struct mad_engine *e, const uint8_t *mad, size_t len,
     const struct transport_addr *to);
 

@@ -518,16 +518,20 @@ transport_send(struct transport *t, const uint8_t *mad, size_t len,
 	ib_mad_addr_t *a;
 	int r;
 
-	if (len < TRANSPORT_MAD_SIZE || len > INT32_MAX ||
+	/* An RMPP agent sends any length from the common header up: the
+	 * kernel takes the payload length from it (a table of one short
+	 * record is shorter than a MAD); other MADs are whole. */
+	if (len < 24 || len > INT32_MAX ||
 	    (ag = find_agent(t, mad[1], mad[2])) == NULL ||
-	    (len > TRANSPORT_MAD_SIZE && !ag->a.rmpp)) {
+	    (len != TRANSPORT_MAD_SIZE && !ag->a.rmpp)) {
 		log_debug("transport: no agent sends a %zu-byte MAD of class "
 		    "0x%02x version %u", len, mad[1], mad[2]);
 		return -1;
 	}
-	if (buf_reserve(&t->sbuf, len) < 0)
+	if (buf_reserve(&t->sbuf, len < TRANSPORT_MAD_SIZE ?
+	    TRANSPORT_MAD_SIZE : len) < 0)
 		return -1;
-	memset(t->sbuf.p, 0, umad_size());
+	memset(t->sbuf.p, 0, umad_size() + TRANSPORT_MAD_SIZE);
 	memcpy(umad_get_mad(t->sbuf.p), mad, len);
 	umad_set_addr(t->sbuf.p, to->lid, (int)to->qpn, to->sl, (int)to->qkey);
 	umad_set_pkey(t->sbuf.p, to->pkey_index);

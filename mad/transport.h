@@ -96,9 +96,9 @@ int transport_list(uint64_t *guids, size_t max);
 
 uint64_t transport_port_guid(const struct transport *t);
 
-/* Send one MAD of len bytes (TRANSPORT_MAD_SIZE, or more through an RMPP
- * agent) to to, through the agent registered for the MAD's class and
- * version. timeout_ms > 0 lets the kernel match the response to this send
+/* Send one MAD of len bytes (TRANSPORT_MAD_SIZE, or through an RMPP
+ * agent any length from the 24-byte common header up) to to, through
+ * the agent registered for the MAD's class and version. timeout_ms > 0 lets the kernel match the response to this send
  * (it reports ETIMEDOUT through the rx callback if none comes); 0 for
  * responses and traps. Returns 0 or -1. */
 int transport_send(struct transport *t, const uint8_t *mad, size_t len,

@@ -69,7 +69,8 @@ struct sa_req {
 	uint16_t attr;
 	uint32_t attr_mod;
 	uint64_t comp_mask;
-	bool trusted;           /* carried SM_Key == sa_key (nonzero) */
+	bool trusted;           /* carried SM_Key == sa_key (0 too, when
+				 * sa_key is 0) */
 	const uint8_t *rec;     /* the request's record: rec_size bytes of
 				 * the attribute, zero-padded if the MAD was
 				 * shorter */

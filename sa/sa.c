@@ -271,17 +271,21 @@ send_records(struct sa *sa, const struct transport_rx *rx,
 {
 	size_t data = out->n * (size_t)a->rec_size;
 	size_t len = SA_HDR_SIZE + data;
+	bool rmpp = q->method == MAD_GETTABLE || q->method == MAD_GETMULTI;
 	uint8_t *m;
 
-	if (len < TRANSPORT_MAD_SIZE)
-		len = TRANSPORT_MAD_SIZE;
-	m = xcalloc(1, len);
+	/* A table goes out at its exact length: the kernel's RMPP (and a
+	 * client counting records) takes the payload length from it, so
+	 * padding would read as extra zero records. One MAD otherwise. */
+	if (!rmpp)
+		len = TRANSPORT_MAD_SIZE;       /* one record at most */
+	m = xcalloc(1, len > TRANSPORT_MAD_SIZE ? len : TRANSPORT_MAD_SIZE);
 	reply_header(m, rx->mad, SA_HDR_SIZE, q->method, SA_STATUS_OK);
 	if (out->n > 0 && a->id != SA_ATTR_CLASS_PORT_INFO)
 		mad_set_field(m, 0, IB_SA_ATTROFFS_F, a->rec_size / 8);
 	if (q->method == MAD_GETMULTI && a->id == SA_ATTR_MULTIPATH_REC)
 		mad_set_field(m, 0, IB_MAD_ATTRID_F, SA_ATTR_PATH_REC);
-	if (q->method == MAD_GETTABLE || q->method == MAD_GETMULTI) {
+	if (rmpp) {
 		/* Written whole: the kernel's RMPP segments it (and rewrites
 		 * PayloadLength per segment); the length here is the whole
 		 * payload after the RMPP header, for a single segment. */
@@ -378,7 +382,9 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 	}
 	q.attr_mod = field32(mad, IB_MAD_ATTRMOD_F);
 	q.comp_mask = field(mad, IB_SA_COMPMASK_F);
-	q.trusted = key != 0 && key == sa->o.sa_key;
+	/* As OpenSM: the key equal to sa_key is trusted, 0 included (with
+	 * sa_key 0, every request is). */
+	q.trusted = key == sa->o.sa_key;
 	q.mad = mad;
 	q.len = rx->len;
 	q.from = rx->from;

@@ -29,6 +29,7 @@
 #include "sm/mcast.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "sa/sa.h"
 #include "sm/show.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
@@ -117,6 +118,7 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	struct sweep_status sw;
 	struct smstate_status ss;
 	struct sminfo_counters ic;
+	struct sa_stats sas;
 	struct counters k = { 0 };
 	struct show_status st = {
 		.version = PACKAGE_VERSION,
@@ -143,6 +145,11 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	smstate_get_status(c->d.ss, &ss);
 	sminfo_get_counters(c->d.sm, &ic);
 	mad_counters_foreach(c->d.mad, add_counter, &k);
+	if (c->d.sa != NULL) {
+		sa_get_stats(c->d.sa, &sas);
+		st.sa = &sas;
+		st.sa_serving = sa_is_serving(c->d.sa);
+	}
 	st.counters = k.v;
 	st.ncounters = k.n;
 	if (c->d.mcast != NULL) {

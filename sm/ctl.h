@@ -31,6 +31,7 @@ struct ctl_deps {
 	struct mad_engine *mad;
 	struct sminfo *sm;
 	struct smstate *ss;
+	struct sa *sa;          /* NULL: no SA agent */
 	uint64_t port_guid;
 	/* Actions the daemon's main owns. reload: re-read configuration and
 	 * partitions; 0, or -1 with *errors (malloc'd, one error per line).

@@ -1090,7 +1090,7 @@ main(int argc, char *argv[])
 	}
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .ss = d.ss, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
+		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
 		    .arg = &d, .mcast = d.mcast };
 		char sock[4200];
 

@@ -377,6 +377,26 @@ sm_json(struct json *j, const struct show_status *st)
 	json_object_end(j);
 }
 
+/* The SA agent's counters (per attribute counts are the MAD engine's). */
+static void
+sa_json(struct json *j, const struct show_status *st)
+{
+	const struct sa_stats *a = st->sa;
+
+	json_object_begin(j);
+	json_kv_bool(j, "serving", st->sa_serving);
+	json_kv_uint(j, "requests", a->requests);
+	json_kv_uint(j, "answered", a->answered);
+	json_kv_uint(j, "errors", a->errors);
+	json_kv_uint(j, "not_serving", a->not_serving);
+	json_kv_uint(j, "bad_key", a->bad_key);
+	json_kv_uint(j, "malformed", a->malformed);
+	json_kv_uint(j, "unsupported", a->unsupported);
+	json_kv_uint(j, "dropped", a->dropped);
+	json_kv_uint(j, "answer_max_us", a->answer_max_us);
+	json_object_end(j);
+}
+
 static void
 status_json(struct show *s, const struct show_status *st)
 {
@@ -474,6 +494,12 @@ status_json(struct show *s, const struct show_status *st)
 	json_array_end(j);
 	json_object_end(j);
 
+	json_key(j, "sa");
+	if (st->sa == NULL)
+		json_null(j);
+	else
+		sa_json(j, st);
+
 	json_key(j, "routing");
 	if (rep == NULL)
 		json_null(j);
@@ -558,6 +584,23 @@ sm_text(struct table *t, const struct show_status *st)
 	}
 	table_cell(t, "Other SMs");
 	table_cell(t, "%zu seen", sm->npeers);
+}
+
+static void
+sa_text(struct table *t, const struct show_status *st)
+{
+	const struct sa_stats *a = st->sa;
+
+	table_cell(t, "SA");
+	table_cell(t, "%s; %" PRIu64 " requests, %" PRIu64 " answered (%"
+	    PRIu64 " with an error status), slowest %" PRIu64 " us",
+	    st->sa_serving ? "answering" : "not answering", a->requests,
+	    a->answered, a->errors, a->answer_max_us);
+	table_cell(t, "SA dropped");
+	table_cell(t, "%" PRIu64 " not serving, %" PRIu64 " wrong SM_Key, %"
+	    PRIu64 " malformed, %" PRIu64 " unsupported, %" PRIu64
+	    " by a handler", a->not_serving, a->bad_key, a->malformed,
+	    a->unsupported, a->dropped);
 }
 
 /* Every other SM seen: a table of its own. */
@@ -666,6 +709,8 @@ status_text(struct show *s, const struct show_status *st)
 	    "dropped: %" PRIu64 " unmatched, %" PRIu64 " malformed",
 	    st->mad_sent, st->mad_outstanding, st->mad_queued,
 	    st->mad_unmatched, st->mad_malformed);
+	if (st->sa != NULL)
+		sa_text(&t, st);
 	table_cell(&t, "Log level");
 	table_cell(&t, "%s", st->log_level);
 	table_print(&t, &s->text);

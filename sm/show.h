@@ -20,6 +20,7 @@
 #include "sm/json.h"
 #include "mad/mad.h"
 #include "routing/routing.h"
+#include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
@@ -82,6 +83,8 @@ struct show_status {
 	 * status object (it adds keys), in text after the rest. NULL: none. */
 	void (*more)(struct show *s, const void *arg);
 	const void *more_arg;
+	const struct sa_stats *sa;              /* NULL: no SA agent */
+	bool sa_serving;
 };
 
 void show_status(struct show *s, const struct show_status *st);

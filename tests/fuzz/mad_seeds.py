@@ -160,6 +160,20 @@ seeds = {
     "sa_mcm_leave": prefix(3, qpn=1, qkey=1) + sa_mad(
         0x15, 0x38, mask=0x10003, rec=mcm(MGID_A, PEER_A, 0x1)),
     "sa_mcm_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x38, key=1),
+    # PathRecord: Get by SLID/DLID, GetTable by SGID/DGID with MTU and
+    # rate selectors, the world; MultiPathRecord GetMulti (2 x 1 GIDs)
+    "sa_pr_get_lids": prefix(3, slid=3, qpn=0x55, qkey=1) + sa_mad(
+        GET, 0x35, mask=0x30, rec=bytes(40) + struct.pack(">HH", 2, 1)),
+    "sa_pr_table_gids": prefix(3, qpn=1, qkey=1) + sa_mad(
+        0x12, 0x35, mask=0x0F000C, rec=bytes(8) +
+        struct.pack(">QQQQ", 0xfe80 << 48, 0x21, 0xfe80 << 48, 0x11) +
+        bytes(14) + bytes([0x84, 0x47])),
+    "sa_pr_world": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x35),
+    "sa_mpr_getmulti": prefix(3, qpn=1, qkey=1) + sa_mad(
+        0x14, 0x3A, mask=(1 << 19) | (1 << 20), rec=bytes(15) +
+        bytes([2, 1]) + bytes(7) +
+        struct.pack(">QQQQQQ", 0xfe80 << 48, 0x11, 0xfe80 << 48, 0x21,
+                    0xfe80 << 48, 0x31)),
     # a failed send reported back, and garbage
     "failed_send": prefix(0, flags=0x10, mode=3, which=2) + mad(
         header(SMP_LID, GET, 0x12)),

@@ -1,7 +1,7 @@
 #!/bin/bash
 # ibsmctl against a running ibsmd on the two-level fat tree (ft2_8): status
 # --json agrees with what ibnetdiscover reads from the fabric (MASTER, node
-# and switch counts); sweep [--heavy] is counted; route follows the same
+# and switch counts); its SA counters move with saquery's requests; sweep [--heavy] is counted; route follows the same
 # egress ports as ibtracert; ports agrees with smpquery and ibnetdiscover;
 # log-level; the client's usage, error and "no daemon" exits; and garbage
 # on the socket (binary, over-long lines, empty and half requests, 200
@@ -95,6 +95,23 @@ log "status --json: MASTER, $nsw switches and $nca CAs, as ibnetdiscover sees"
 ctl status >"$T/status.txt" || fail "status failed"
 grep -q '^SM state .*MASTER' "$T/status.txt" || fail "status text: $(head -3 "$T/status.txt")"
 grep -q '^Get  *NodeInfo ' "$T/status.txt" || fail "status text has no MAD counter table"
+
+# ---- the SA agent's counters move with what saquery asks (they are ours
+# to count: the requests and answers of our agent)
+grep -q '^SA  *answering;' "$T/status.txt" || fail "status text has no SA line: $(grep '^SA' "$T/status.txt")"
+ctl status --json >"$T/sa0.json"
+[ "$(jget sa serving <"$T/sa0.json")" = True ] || fail "status --json: SA not serving on the master"
+diag saquery -c >"$T/cpi" 2>&1 || fail "saquery -c failed: $(cat "$T/cpi")"
+diag saquery --smkey 1 PKTR 1 >/dev/null 2>&1
+DIAG_TIMEOUT=5 diag saquery --smkey 7 -c >/dev/null 2>&1
+ctl status --json >"$T/sa1.json"
+for k in requests:3 answered:2 bad_key:1; do
+	a=$(jget sa "${k%:*}" <"$T/sa0.json")
+	b=$(jget sa "${k%:*}" <"$T/sa1.json")
+	[ "$b" -ge $((a + ${k#*:})) ] || fail "status: sa ${k%:*} went from $a to $b, not up by ${k#*:}"
+done
+[ "$(jget sa answer_max_us <"$T/sa1.json")" -gt 0 ] || fail "status: sa answer_max_us is 0 after answers"
+log "status: SA serving, requests/answered/bad_key counted ($(jget sa requests <"$T/sa1.json") requests)"
 
 # ---- sweeps
 # sweeps_above KIND N: true once KIND_sweeps exceeds N and the SM is idle.

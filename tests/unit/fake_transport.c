@@ -153,10 +153,11 @@ transport_send(struct transport *t, const uint8_t *mad, size_t len,
 		fail_sends--;
 		return -1;
 	}
-	if (len < TRANSPORT_MAD_SIZE)
+	if (len < 24)
 		return -1;
 	a = agent_of(t, mad[1], mad[2]);
-	if (len > TRANSPORT_MAD_SIZE && (a == NULL || !a->rmpp))
+	/* as the real one: other lengths than a MAD's need an RMPP agent */
+	if (len != TRANSPORT_MAD_SIZE && (a == NULL || !a->rmpp))
 		return -1;
 	cap = sent_cap;
 	sent = grow(sent, &sent_cap, nsent + 1, sizeof(*sent));
@@ -172,7 +173,8 @@ transport_send(struct transport *t, const uint8_t *mad, size_t len,
 		memcpy(big[nsent], mad, len);
 	}
 	m = &sent[nsent];
-	memcpy(m->mad, mad, TRANSPORT_MAD_SIZE);
+	memset(m->mad, 0, sizeof(m->mad));
+	memcpy(m->mad, mad, len < TRANSPORT_MAD_SIZE ? len : TRANSPORT_MAD_SIZE);
 	m->len = len;
 	m->to = *to;
 	m->dlid = to->lid;

@@ -13,7 +13,8 @@
 #include "mad/transport.h"
 
 struct fake_mad {
-	uint8_t mad[TRANSPORT_MAD_SIZE];        /* as sent (its first bytes) */
+	uint8_t mad[TRANSPORT_MAD_SIZE];        /* as sent (its first bytes;
+					 * zeros past a short one) */
 	uint16_t dlid;                          /* to.lid */
 	int timeout_ms;
 	int answered;   /* a response or failure for its TID was delivered */

@@ -1,0 +1,1055 @@
+/*
+ * sa/path and sa/pathrec: the PathRecord codec against byte layouts,
+ * rate codes, and the PathRecord / MultiPathRecord handlers on an
+ * in-memory fabric: MTU and rate minima along the route, selectors,
+ * partitions, reversibility, GID and LID queries, wildcards, and the cost
+ * of one Get on a big fabric.
+ */
+#include "autoconfig.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/fabric.h"
+#include "core/lft.h"
+#include "mad/mad.h"
+#include "partitions/partitions.h"
+#include "routing/routing.h"
+#include "sa/attr.h"
+#include "sa/path.h"
+#include "sa/pathrec.h"
+#include "tests/unit/testfab.h"
+
+#define PREFIX 0xFE80000000000000ULL
+
+/* ------------------------------------------------------------ codec */
+
+/* A PathRecord written byte by byte from IBA 15.2.5.16 / ib_path_rec_t. */
+static const uint8_t REC[64] = {
+	0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,         /* ServiceID */
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0,                           /* DGID */
+	0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x00, 0x11,
+	0xfe, 0x80, 0, 0, 0, 0, 0, 0,                           /* SGID */
+	0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x00, 0x22,
+	0x12, 0x34,                                             /* DLID */
+	0x00, 0x56,                                             /* SLID */
+	0x81, 0x23, 0x45, 0x07,         /* Raw 1, FlowLabel 0x12345, Hop 7 */
+	0x9a,                                                   /* TClass */
+	0x85,                           /* Reversible, NumbPath 5 */
+	0x80, 0x10,                                             /* P_Key */
+	0xabc >> 4, (0xabc & 0xf) << 4 | 0x9,   /* QoSClass 0xabc, SL 9 */
+	0x84,                           /* MTUSelector 2, MTU 4 */
+	0x47,                           /* RateSelector 1, Rate 7 */
+	0xd2,                           /* LifeSelector 3, Life 18 */
+	0x02,                                                   /* Preference */
+	0, 0, 0, 0, 0, 0,
+};
+
+START_TEST(codec_layout)
+{
+	struct sa_path p;
+	uint8_t back[64];
+
+	sa_path_decode(REC, &p);
+	ck_assert_uint_eq(p.service_id, 0x0102030405060708ULL);
+	ck_assert_uint_eq(p.dgid[0], 0xfe);
+	ck_assert_uint_eq(p.dgid[15], 0x11);
+	ck_assert_uint_eq(p.sgid[15], 0x22);
+	ck_assert_uint_eq(p.dlid, 0x1234);
+	ck_assert_uint_eq(p.slid, 0x56);
+	ck_assert(p.raw);
+	ck_assert_uint_eq(p.flow_label, 0x12345);
+	ck_assert_uint_eq(p.hop_limit, 7);
+	ck_assert_uint_eq(p.tclass, 0x9a);
+	ck_assert(p.reversible);
+	ck_assert_uint_eq(p.numb_path, 5);
+	ck_assert_uint_eq(p.pkey, 0x8010);
+	ck_assert_uint_eq(p.qos_class, 0xabc);
+	ck_assert_uint_eq(p.sl, 9);
+	ck_assert_uint_eq(p.mtu_sel, 2);
+	ck_assert_uint_eq(p.mtu, 4);
+	ck_assert_uint_eq(p.rate_sel, 1);
+	ck_assert_uint_eq(p.rate, 7);
+	ck_assert_uint_eq(p.life_sel, 3);
+	ck_assert_uint_eq(p.life, 18);
+	ck_assert_uint_eq(p.preference, 2);
+	memset(back, 0xEE, sizeof(back));
+	sa_path_encode(&p, back);
+	ck_assert_mem_eq(back, REC, 64);
+}
+END_TEST
+
+/* A MultiPathRecord's fixed part, IBA 15.2.5.20 / ib_multipath_rec_t. */
+static const uint8_t MREC[24] = {
+	0x00, 0x12, 0x34, 0x05,         /* FlowLabel 0x1234, HopLimit 5 */
+	0x11,                           /* TClass */
+	0x83,                           /* Reversible, NumbPath 3 */
+	0xff, 0xff,                     /* P_Key */
+	0x00, 0x14,                     /* QoSClass 1, SL 4 */
+	0x85, 0x87, 0x92,               /* MTU, Rate, Life */
+	0xaa,                           /* ServiceID8MSB */
+	0x40,                           /* IndependenceSelector 1 */
+	2, 3,                           /* SGIDCount, DGIDCount */
+	0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x01, 0x02,       /* ServiceID56LSB */
+};
+
+START_TEST(codec_multipath)
+{
+	struct sa_mpath m;
+	struct sa_path p;
+	uint8_t back[24];
+	uint64_t pm;
+
+	sa_mpath_decode(MREC, &m);
+	ck_assert_uint_eq(m.flow_label, 0x1234);
+	ck_assert_uint_eq(m.hop_limit, 5);
+	ck_assert_uint_eq(m.tclass, 0x11);
+	ck_assert(m.reversible);
+	ck_assert_uint_eq(m.numb_path, 3);
+	ck_assert_uint_eq(m.pkey, 0xffff);
+	ck_assert_uint_eq(m.qos_class, 1);
+	ck_assert_uint_eq(m.sl, 4);
+	ck_assert_uint_eq(m.mtu_sel, 2);
+	ck_assert_uint_eq(m.mtu, 5);
+	ck_assert_uint_eq(m.rate, 7);
+	ck_assert_uint_eq(m.life, 18);
+	ck_assert_uint_eq(m.independence, 1);
+	ck_assert_uint_eq(m.sgid_count, 2);
+	ck_assert_uint_eq(m.dgid_count, 3);
+	ck_assert_uint_eq(m.service_id, 0xaabbccddeeff0102ULL);
+	sa_mpath_encode(&m, back);
+	ck_assert_mem_eq(back, MREC, 24);
+	sa_mpath_to_path(&m, MPR_CM_MTU_SEL | MPR_CM_MTU | MPR_CM_SL |
+	    MPR_CM_SGID_COUNT | MPR_CM_SERVICE_ID, &p, &pm);
+	ck_assert_uint_eq(pm, PR_CM_MTU_SEL | PR_CM_MTU | PR_CM_SL |
+	    PR_CM_SERVICE_ID);
+	ck_assert_uint_eq(p.mtu, 5);
+	ck_assert_uint_eq(p.sl, 4);
+}
+END_TEST
+
+START_TEST(rate_codes)
+{
+	ck_assert_uint_eq(sa_rate_code(2500), 2);
+	ck_assert_uint_eq(sa_rate_code(10000), 3);
+	ck_assert_uint_eq(sa_rate_code(40000), 7);
+	ck_assert_uint_eq(sa_rate_code(56000), 12);
+	ck_assert_uint_eq(sa_rate_code(100000), 16);
+	ck_assert_uint_eq(sa_rate_code(200000), 17);
+	ck_assert_uint_eq(sa_rate_code(28000), 19);
+	ck_assert_uint_eq(sa_rate_code(1200000), 24);
+	ck_assert_uint_eq(sa_rate_code(35000), 4);      /* 30, the next below */
+	ck_assert_uint_eq(sa_rate_code(1000), 0);
+	ck_assert_uint_eq(sa_rate_mbps(11), 14000);
+	ck_assert_uint_eq(sa_rate_mbps(1), 0);
+	ck_assert_uint_eq(sa_rate_mbps(25), 0);
+	ck_assert_uint_eq(sa_rate_prev(7), 4);          /* 40 -> 30 */
+	ck_assert_uint_eq(sa_rate_prev(3), 5);          /* 10 -> 5 */
+	ck_assert_uint_eq(sa_rate_prev(2), 0);
+	ck_assert(sa_mtu_valid(1) && sa_mtu_valid(5));
+	ck_assert(!sa_mtu_valid(0) && !sa_mtu_valid(6));
+}
+END_TEST
+
+/* ------------------------------------------------------------ fabric */
+
+/*
+ * a, c on S1; b, e on S3; S1.5 - S2.5, S2.6 - S3.6. Every link 4X QDR
+ * (40 Gb/s) with MTUCap 4096, but S2.6 - S3.6: 1X QDR (10 Gb/s), and
+ * S2.6 has MTUCap 1024; e has MTUCap 2048.
+ */
+static struct fabric F;
+static struct lft_set L;
+static struct pkey_tables PK;
+static struct sa_view V;
+static struct sa_opts O = { .subnet_timeout = 18 };
+static struct sa_ctx C;
+static void *ST;
+static uint32_t S1, S2, S3, A, B, Cc, E;        /* port indices */
+static uint32_t nS1, nS2, nS3;
+
+static void
+set_info(uint32_t p, uint8_t width, uint8_t speed, uint8_t mtu_cap)
+{
+	struct fabric_port *q = &F.ports[p];
+
+	/* PortInfo bytes (IBA 14.2.5.6) by hand */
+	memset(q->info, 0, sizeof(q->info));
+	q->info[31] = width;                    /* LinkWidthActive */
+	q->info[32] = 0x70 | PORT_ACTIVE;       /* PortState */
+	q->info[33] = 0x52;
+	q->info[35] = (uint8_t)(speed << 4 | 7); /* LinkSpeedActive */
+	q->info[36] = (uint8_t)(mtu_cap << 4);  /* NeighborMTU */
+	q->info[41] = mtu_cap;                  /* MTUCap */
+	q->info_valid = 1;
+	q->state = PORT_ACTIVE;
+}
+
+static void
+build(void)
+{
+	uint32_t a, b, c, e, p;
+
+	fabric_init(&F);
+	nS1 = testfab_switch(&F, 8);
+	nS2 = testfab_switch(&F, 8);
+	nS3 = testfab_switch(&F, 8);
+	a = testfab_ca(&F, 1);
+	c = testfab_ca(&F, 1);
+	b = testfab_ca(&F, 1);
+	e = testfab_ca(&F, 1);
+	testfab_connect(&F, nS1, 1, a, 1);
+	testfab_connect(&F, nS1, 2, c, 1);
+	testfab_connect(&F, nS3, 1, b, 1);
+	testfab_connect(&F, nS3, 2, e, 1);
+	testfab_connect(&F, nS1, 5, nS2, 5);
+	testfab_connect(&F, nS2, 6, nS3, 6);
+	testfab_lids(&F);
+	for (p = 0; p < F.nports; p++)
+		if (F.ports[p].peer != FABRIC_NONE || F.ports[p].num == 0)
+			set_info(p, 2, 4, 5);           /* 4X QDR, 4096 */
+	set_info(fabric_port_idx(&F, nS2, 6), 1, 4, 3); /* 1X, 1024 */
+	set_info(fabric_port_idx(&F, nS3, 6), 1, 4, 5);
+	set_info(fabric_port_idx(&F, e, 1), 2, 4, 4);   /* 2048 */
+	S1 = fabric_port_idx(&F, nS1, 0);
+	S2 = fabric_port_idx(&F, nS2, 0);
+	S3 = fabric_port_idx(&F, nS3, 0);
+	A = fabric_port_idx(&F, a, 1);
+	B = fabric_port_idx(&F, b, 1);
+	Cc = fabric_port_idx(&F, c, 1);
+	E = fabric_port_idx(&F, e, 1);
+}
+
+static void
+route(void)
+{
+	char why[200];
+
+	ck_assert_int_eq(lft_set_init(&L, &F), 0);
+	ck_assert_msg(re_minhop.route(&F, &(struct routing_opts){ 0 }, &L,
+	    why, sizeof(why)) == 0, "%s", why);
+}
+
+static void
+setup(void)
+{
+	build();
+	route();
+	memset(&V, 0, sizeof(V));
+	V.f = &F;
+	V.lft = &L;
+	V.subnet_prefix = PREFIX;
+	ST = sa_attr_path_record.init(NULL, NULL);
+	sa_attr_path_record.view_changed(ST, NULL, &V);
+	C = (struct sa_ctx){ .v = &V, .o = &O, .state = ST };
+}
+
+static void
+teardown(void)
+{
+	sa_attr_path_record.fini(ST);
+	pkey_tables_free(&PK);
+	memset(&PK, 0, sizeof(PK));
+	lft_set_fini(&L);
+	fabric_fini(&F);
+}
+
+static uint8_t MAD[2048];
+
+/* Run the handler: a method, a mask and the requested record. */
+static unsigned
+ask_attr(const struct sa_attr *at, uint8_t method, uint64_t mask,
+    const uint8_t *rec, size_t reclen, uint32_t requester, struct sa_out *o)
+{
+	struct sa_req q = {
+		.method = method, .attr = at->id, .comp_mask = mask,
+		.rec = MAD + SA_HDR_SIZE, .mad = MAD,
+		.len = SA_HDR_SIZE + reclen, .requester = requester,
+	};
+
+	memset(MAD, 0, sizeof(MAD));
+	memcpy(MAD + SA_HDR_SIZE, rec, reclen);
+	if (q.len < 256)
+		q.len = 256;
+	sa_out_init(o, at->rec_size, method == MAD_GET ? 2 : 0);
+	return at->get(&C, &q, o);
+}
+
+static unsigned
+ask(uint8_t method, uint64_t mask, const struct sa_path *w,
+    struct sa_out *o)
+{
+	uint8_t rec[64];
+
+	sa_path_encode(w, rec);
+	return ask_attr(&sa_attr_path_record, method, mask, rec, 64, A, o);
+}
+
+static void
+rec_at(const struct sa_out *o, size_t i, struct sa_path *p)
+{
+	ck_assert_uint_lt(i, o->n);
+	sa_path_decode(o->recs + i * 64, p);
+}
+
+static struct sa_path
+lids(uint32_t s, uint32_t d)
+{
+	struct sa_path w = { .slid = F.ports[s].lid, .dlid = F.ports[d].lid };
+
+	return w;
+}
+
+static void
+gid(uint8_t *g, uint64_t prefix, uint32_t p)
+{
+	for (unsigned i = 0; i < 8; i++) {
+		g[i] = (uint8_t)(prefix >> (56 - 8 * i));
+		g[8 + i] = (uint8_t)(F.ports[p].guid >> (56 - 8 * i));
+	}
+}
+
+/* One record from s to d by LIDs (GetTable), its fields decoded. */
+static struct sa_path
+one(uint32_t s, uint32_t d)
+{
+	struct sa_path w = lids(s, d), r;
+	struct sa_out o;
+
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 1);
+	rec_at(&o, 0, &r);
+	sa_out_fini(&o);
+	return r;
+}
+
+START_TEST(mtu_rate_minimum)
+{
+	struct sa_path r;
+	uint8_t g[16];
+
+	r = one(A, B);                  /* across the narrow link */
+	ck_assert_uint_eq(r.slid, F.ports[A].lid);
+	ck_assert_uint_eq(r.dlid, F.ports[B].lid);
+	ck_assert_uint_eq(r.mtu, 3);
+	ck_assert_uint_eq(r.rate, 3);           /* 10 Gb/s */
+	ck_assert_uint_eq(r.mtu_sel, SA_SEL_EQ);
+	ck_assert_uint_eq(r.rate_sel, SA_SEL_EQ);
+	ck_assert_uint_eq(r.life_sel, SA_SEL_EQ);
+	ck_assert_uint_eq(r.life, 18);
+	ck_assert(r.reversible);
+	ck_assert_uint_eq(r.numb_path, 0);
+	ck_assert_uint_eq(r.pkey, 0xFFFF);      /* no tables: default key */
+	ck_assert_uint_eq(r.sl, 0);
+	ck_assert_uint_eq(r.hop_limit, 0);
+	ck_assert_uint_eq(r.preference, 0);
+	gid(g, PREFIX, A);
+	ck_assert_mem_eq(r.sgid, g, 16);
+	gid(g, PREFIX, B);
+	ck_assert_mem_eq(r.dgid, g, 16);
+	r = one(B, A);                  /* the same link, other way */
+	ck_assert_uint_eq(r.mtu, 3);
+	ck_assert_uint_eq(r.rate, 3);
+	r = one(A, Cc);                 /* same switch: full speed */
+	ck_assert_uint_eq(r.mtu, 5);
+	ck_assert_uint_eq(r.rate, 7);
+	r = one(Cc, E);
+	ck_assert_uint_eq(r.mtu, 3);
+	r = one(B, E);                  /* e's own MTUCap: 2048 */
+	ck_assert_uint_eq(r.mtu, 4);
+	ck_assert_uint_eq(r.rate, 7);
+	r = one(A, S2);                 /* to a switch: its port 0 */
+	ck_assert_uint_eq(r.mtu, 5);
+	ck_assert_uint_eq(r.rate, 7);
+	r = one(A, S3);
+	ck_assert_uint_eq(r.rate, 3);
+	r = one(A, A);                  /* loopback: life 0 */
+	ck_assert_uint_eq(r.life, 0);
+	ck_assert_uint_eq(r.rate, 7);
+	r = one(S1, S1);
+	ck_assert_uint_eq(r.life, 0);
+	ck_assert_uint_eq(r.rate, 7);
+}
+END_TEST
+
+/* Ask A -> B with one selector; returns records (0 or 1), *r the one. */
+static size_t
+with_sel(uint64_t bits, uint8_t sel, uint8_t val, uint32_t d,
+    struct sa_path *r)
+{
+	struct sa_path w = lids(A, d);
+	struct sa_out o;
+	size_t n;
+
+	w.mtu_sel = w.rate_sel = w.life_sel = sel;
+	w.mtu = w.rate = w.life = val;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID | bits,
+	    &w, &o), SA_STATUS_OK);
+	n = o.n;
+	if (n == 1)
+		rec_at(&o, 0, r);
+	sa_out_fini(&o);
+	return n;
+}
+
+START_TEST(selectors)
+{
+	const uint64_t M = PR_CM_MTU_SEL | PR_CM_MTU;
+	const uint64_t R = PR_CM_RATE_SEL | PR_CM_RATE;
+	const uint64_t T = PR_CM_LIFE_SEL | PR_CM_LIFE;
+	struct sa_path r;
+	struct sa_out o;
+	struct sa_path w = lids(A, B);
+
+	/* MTU: the path has 1024 (3) */
+	ck_assert_uint_eq(with_sel(M, SA_SEL_GT, 3, B, &r), 0);
+	ck_assert_uint_eq(with_sel(M, SA_SEL_GT, 2, B, &r), 1);
+	ck_assert_uint_eq(r.mtu, 3);
+	ck_assert_uint_eq(with_sel(M, SA_SEL_LT, 3, B, &r), 1);
+	ck_assert_uint_eq(r.mtu, 2);            /* one step lower */
+	ck_assert_uint_eq(with_sel(M, SA_SEL_LT, 1, B, &r), 0);
+	ck_assert_uint_eq(with_sel(M, SA_SEL_EQ, 2, B, &r), 1);
+	ck_assert_uint_eq(r.mtu, 2);
+	ck_assert_uint_eq(with_sel(M, SA_SEL_EQ, 4, B, &r), 0);
+	ck_assert_uint_eq(with_sel(M, SA_SEL_BEST, 1, B, &r), 1);
+	ck_assert_uint_eq(r.mtu, 3);
+	/* only the selector, no value: ignored, as OpenSM */
+	ck_assert_uint_eq(with_sel(PR_CM_MTU_SEL, SA_SEL_GT, 5, B, &r), 1);
+	/* rate: 10 Gb/s (3) across, 40 (7) to c */
+	ck_assert_uint_eq(with_sel(R, SA_SEL_GT, 3, B, &r), 0);
+	ck_assert_uint_eq(with_sel(R, SA_SEL_GT, 2, B, &r), 1);
+	ck_assert_uint_eq(with_sel(R, SA_SEL_EQ, 3, B, &r), 1);
+	ck_assert_uint_eq(r.rate, 3);
+	ck_assert_uint_eq(with_sel(R, SA_SEL_EQ, 2, B, &r), 0);
+	ck_assert_uint_eq(with_sel(R, SA_SEL_LT, 7, Cc, &r), 1);
+	ck_assert_uint_eq(r.rate, 4);           /* 30: the next below 40 */
+	ck_assert_uint_eq(with_sel(R, SA_SEL_LT, 2, Cc, &r), 0);
+	ck_assert_uint_eq(with_sel(R, SA_SEL_LT, 6, B, &r), 1);
+	ck_assert_uint_eq(r.rate, 3);           /* already below 20 */
+	ck_assert_uint_eq(with_sel(R, SA_SEL_BEST, 2, Cc, &r), 1);
+	ck_assert_uint_eq(r.rate, 7);
+	/* PacketLifeTime: 18 */
+	ck_assert_uint_eq(with_sel(T, SA_SEL_GT, 18, B, &r), 0);
+	ck_assert_uint_eq(with_sel(T, SA_SEL_LT, 18, B, &r), 1);
+	ck_assert_uint_eq(r.life, 17);
+	ck_assert_uint_eq(with_sel(T, SA_SEL_EQ, 10, B, &r), 1);
+	ck_assert_uint_eq(r.life, 10);
+	/* codes IBA does not define */
+	w.mtu_sel = SA_SEL_EQ;
+	w.mtu = 6;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID | M, &w,
+	    &o), SA_STATUS_REQ_INVALID);
+	sa_out_fini(&o);
+	w.rate = 1;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID | R, &w,
+	    &o), SA_STATUS_REQ_INVALID);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID |
+	    PR_CM_SERVICE_ID_MSB, &w, &o), SA_STATUS_INSUFFICIENT_COMPONENTS);
+	sa_out_fini(&o);
+}
+END_TEST
+
+START_TEST(gid_queries)
+{
+	const uint64_t G = PR_CM_SGID | PR_CM_DGID;
+	struct sa_path w = { 0 }, r;
+	struct sa_out o;
+
+	gid(w.sgid, PREFIX, A);
+	gid(w.dgid, PREFIX, B);
+	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 1);
+	rec_at(&o, 0, &r);
+	ck_assert_uint_eq(r.slid, F.ports[A].lid);
+	ck_assert_uint_eq(r.dlid, F.ports[B].lid);
+	ck_assert_uint_eq(r.mtu, 3);
+	sa_out_fini(&o);
+	/* a switch by its port GUID */
+	gid(w.dgid, PREFIX, S3);
+	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_OK);
+	rec_at(&o, 0, &r);
+	ck_assert_uint_eq(r.dlid, F.ports[S3].lid);
+	sa_out_fini(&o);
+	/* SGID and SLID together must name one port */
+	gid(w.dgid, PREFIX, B);
+	w.slid = F.ports[A].lid;
+	ck_assert_uint_eq(ask(MAD_GET, G | PR_CM_SLID, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 1);
+	sa_out_fini(&o);
+	w.slid = F.ports[Cc].lid;
+	ck_assert_uint_eq(ask(MAD_GET, G | PR_CM_SLID, &w, &o),
+	    SA_STATUS_REQ_INVALID);
+	sa_out_fini(&o);
+	/* unknown GUID, foreign prefix, multicast source: INVALID_GID */
+	w.dgid[15] ^= 0x5A;
+	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_INVALID_GID);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, G, &w, &o),
+	    SA_STATUS_INVALID_GID);
+	sa_out_fini(&o);
+	gid(w.dgid, 0xFEC0000000000000ULL, B);
+	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_INVALID_GID);
+	sa_out_fini(&o);
+	gid(w.dgid, PREFIX, B);
+	w.sgid[0] = 0xFF;
+	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_INVALID_GID);
+	sa_out_fini(&o);
+	/* a multicast destination: no groups, no paths */
+	gid(w.sgid, PREFIX, A);
+	w.dgid[0] = 0xFF;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, G, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 0);
+	sa_out_fini(&o);
+	/* another subnet prefix in the view: link-local GIDs still work,
+	 * and a given SGID comes back as given */
+	V.subnet_prefix = 0x1234000000000000ULL;
+	gid(w.sgid, PREFIX, A);
+	gid(w.dgid, 0x1234000000000000ULL, B);
+	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_OK);
+	rec_at(&o, 0, &r);
+	ck_assert_mem_eq(r.sgid, w.sgid, 16);
+	ck_assert_mem_eq(r.dgid, w.dgid, 16);
+	sa_out_fini(&o);
+}
+END_TEST
+
+START_TEST(lid_queries)
+{
+	struct sa_path w = lids(A, B);
+	struct sa_out o;
+
+	/* an unknown LID: no records (as OpenSM), not an error */
+	w.dlid = 999;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 0);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask(MAD_SET, PR_CM_SLID, &w, &o),
+	    SA_STATUS_METHOD_ATTR_UNSUPP);
+	sa_out_fini(&o);
+}
+END_TEST
+
+START_TEST(wildcards)
+{
+	struct sa_path w = { 0 }, r;
+	struct sa_out o;
+	struct sa_path_counters k;
+	size_t ends = 7, i;     /* 3 switches, 4 CAs */
+
+	/* only a source: a path to every end port (loopback included) */
+	gid(w.sgid, PREFIX, A);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SGID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, ends);
+	for (i = 0; i < o.n; i++) {
+		rec_at(&o, i, &r);
+		ck_assert_uint_eq(r.slid, F.ports[A].lid);
+	}
+	sa_out_fini(&o);
+	/* Get: the first one, not TOO_MANY_RECORDS */
+	ck_assert_uint_eq(ask(MAD_GET, PR_CM_SGID, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 1);
+	sa_out_fini(&o);
+	/* only a destination LID */
+	w = lids(A, B);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_DLID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, ends);
+	for (i = 0; i < o.n; i++) {
+		rec_at(&o, i, &r);
+		ck_assert_uint_eq(r.dlid, F.ports[B].lid);
+	}
+	sa_out_fini(&o);
+	/* the world */
+	sa_path_counters(ST, &k);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, 0, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, ends * ends);
+	sa_out_fini(&o);
+	/* NumbPath 0 in a GetTable: nothing */
+	w.numb_path = 0;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_NUMB_PATH, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 0);
+	sa_out_fini(&o);
+}
+END_TEST
+
+START_TEST(no_route_no_record)
+{
+	struct sa_path w = lids(A, B), r;
+	struct sa_out o;
+	uint8_t *row;
+
+	/* S2 loses its entry for a: b -> a no longer arrives */
+	row = lft_row(&L, L.node_sw[nS2]);
+	row[F.ports[A].lid] = LFT_NO_ROUTE;
+	r = one(A, B);
+	ck_assert(!r.reversible);
+	/* asked reversible: none */
+	w.reversible = true;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID |
+	    PR_CM_REVERSIBLE, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 0);
+	sa_out_fini(&o);
+	/* Reversible 0 in the mask is "don't care" */
+	w.reversible = false;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID |
+	    PR_CM_REVERSIBLE, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 1);
+	sa_out_fini(&o);
+	/* and the route b -> a gives nothing */
+	w = lids(B, A);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 0);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask(MAD_GET, PR_CM_SLID | PR_CM_DLID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 0);      /* the agent answers NO_RECORDS */
+	sa_out_fini(&o);
+	/* no tables at all */
+	V.lft = NULL;
+	w = lids(A, Cc);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 0);
+	sa_out_fini(&o);
+}
+END_TEST
+
+/* ------------------------------------------------------------ partitions */
+
+static void
+table(unsigned i, uint32_t p, uint16_t k0, uint16_t k1)
+{
+	struct pkey_table *t = &PK.v[i];
+
+	t->guid = F.ports[p].guid;
+	t->port = p;
+	t->num = F.ports[p].num;
+	t->kind = PKEY_TABLE_PORT;
+	t->cap = 2;
+	t->keys = calloc(2, sizeof(*t->keys));
+	t->keys[0] = k0;
+	t->keys[1] = k1;
+}
+
+/* a: 7fff full, 0x10 full; c: 7fff limited, 0x10 full; b: 7fff limited,
+ * 0x20 full; e: 7fff limited, 0x20 limited. Switches: no table (share
+ * everything). */
+static void
+partitioned(void)
+{
+	PK.n = 4;
+	PK.v = calloc(4, sizeof(*PK.v));
+	table(0, A, 0xFFFF, 0x8010);
+	table(1, Cc, 0x7FFF, 0x8010);
+	table(2, B, 0x7FFF, 0x8020);
+	table(3, E, 0x7FFF, 0x0020);
+	pkey_tables_sort(&PK);
+	V.pk = &PK;
+}
+
+static size_t
+count(uint32_t requester, uint32_t s, uint32_t d, uint64_t extra,
+    uint16_t pkey, uint16_t *got)
+{
+	struct sa_path w = lids(s, d), r;
+	struct sa_out o;
+	uint8_t rec[64];
+	size_t n;
+
+	w.pkey = pkey;
+	sa_path_encode(&w, rec);
+	ck_assert_uint_eq(ask_attr(&sa_attr_path_record, MAD_GETTABLE,
+	    PR_CM_SLID | PR_CM_DLID | extra, rec, 64, requester, &o),
+	    SA_STATUS_OK);
+	n = o.n;
+	if (n > 0 && got != NULL) {
+		rec_at(&o, 0, &r);
+		*got = r.pkey;
+	}
+	sa_out_fini(&o);
+	return n;
+}
+
+START_TEST(partition_rule)
+{
+	uint16_t k = 0;
+
+	partitioned();
+	ck_assert_uint_eq(count(A, A, Cc, 0, 0, &k), 1);
+	ck_assert_uint_eq(k, 0x8010);   /* the lowest shared key */
+	ck_assert_uint_eq(count(A, A, B, 0, 0, &k), 1);
+	ck_assert_uint_eq(k, 0xFFFF);   /* 7fff, a full */
+	ck_assert_uint_eq(count(A, B, A, 0, 0, &k), 1);
+	ck_assert_uint_eq(k, 0x7FFF);   /* as b holds it */
+	/* c and b: 7fff limited in both, nothing else: no path */
+	ck_assert_uint_eq(count(A, Cc, B, 0, 0, NULL), 0);
+	ck_assert_uint_eq(count(A, B, Cc, 0, 0, NULL), 0);
+	/* b and e share 0x20 (b full) */
+	ck_assert_uint_eq(count(A, B, E, 0, 0, &k), 1);
+	ck_assert_uint_eq(k, 0x8020);
+	/* requester c shares nothing with b: no path from b, even to e */
+	ck_assert_uint_eq(count(Cc, B, E, 0, 0, NULL), 0);
+	/* requester c shares nothing with b: a -> b is hidden from c */
+	ck_assert_uint_eq(count(A, A, B, 0, 0, NULL), 1);
+	ck_assert_uint_eq(count(Cc, A, B, 0, 0, NULL), 0);
+	/* a requested key must be held by both, one fully */
+	ck_assert_uint_eq(count(A, A, Cc, PR_CM_PKEY, 0x8010, &k), 1);
+	ck_assert_uint_eq(k, 0x8010);
+	ck_assert_uint_eq(count(A, A, Cc, PR_CM_PKEY, 0x0010, &k), 1);
+	ck_assert_uint_eq(k, 0x0010);   /* echoed as asked */
+	ck_assert_uint_eq(count(A, A, Cc, PR_CM_PKEY, 0x8020, NULL), 0);
+	ck_assert_uint_eq(count(B, B, E, PR_CM_PKEY, 0x7FFF, NULL), 0);
+	/* switches hold every key */
+	ck_assert_uint_eq(count(Cc, Cc, S3, PR_CM_PKEY, 0x8010, &k), 1);
+	/* a requester the fabric does not know: dropped, as OpenSM */
+	{
+		struct sa_path w = lids(A, Cc);
+		struct sa_out o;
+		uint8_t rec[64];
+
+		sa_path_encode(&w, rec);
+		ck_assert_uint_eq(ask_attr(&sa_attr_path_record, MAD_GETTABLE,
+		    PR_CM_SLID | PR_CM_DLID, rec, 64, FABRIC_NONE, &o),
+		    SA_STATUS_DROP);
+		sa_out_fini(&o);
+	}
+}
+END_TEST
+
+START_TEST(partition_sl)
+{
+	static const char text[] =
+	    "Default=0x7fff : ALL=full ;\n"
+	    "blue=0x0010, sl=3 : ALL=full ;\n";
+	struct pkey_errors errs;
+	struct pkey_policy *pol;
+	struct sa_path w = lids(A, Cc), r;
+	struct sa_out o;
+	uint8_t rec[64];
+
+	pkey_errors_init(&errs);
+	pol = pkey_policy_parse("t.conf", text, sizeof(text) - 1, &errs);
+	ck_assert_ptr_nonnull(pol);
+	pkey_errors_fini(&errs);
+	partitioned();
+	V.policy = pol;
+	/* default key: the Default partition's SL, 0 */
+	ck_assert_uint_eq(count(A, A, Cc, 0, 0, NULL), 1);
+	w.pkey = 0x8010;
+	sa_path_encode(&w, rec);
+	ck_assert_uint_eq(ask_attr(&sa_attr_path_record, MAD_GETTABLE,
+	    PR_CM_SLID | PR_CM_DLID | PR_CM_PKEY, rec, 64, A, &o),
+	    SA_STATUS_OK);
+	rec_at(&o, 0, &r);
+	ck_assert_uint_eq(r.sl, 3);
+	sa_out_fini(&o);
+	/* a requested SL must agree with the partition's */
+	w.sl = 3;
+	sa_path_encode(&w, rec);
+	ck_assert_uint_eq(ask_attr(&sa_attr_path_record, MAD_GETTABLE,
+	    PR_CM_SLID | PR_CM_DLID | PR_CM_PKEY | PR_CM_SL, rec, 64, A, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 1);
+	sa_out_fini(&o);
+	w.sl = 5;
+	sa_path_encode(&w, rec);
+	ck_assert_uint_eq(ask_attr(&sa_attr_path_record, MAD_GETTABLE,
+	    PR_CM_SLID | PR_CM_DLID | PR_CM_PKEY | PR_CM_SL, rec, 64, A, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 0);
+	sa_out_fini(&o);
+	/* Default sets no sl: any requested SL is echoed */
+	w.pkey = 0xFFFF;
+	sa_path_encode(&w, rec);
+	ck_assert_uint_eq(ask_attr(&sa_attr_path_record, MAD_GETTABLE,
+	    PR_CM_SLID | PR_CM_DLID | PR_CM_PKEY | PR_CM_SL, rec, 64, A, &o),
+	    SA_STATUS_OK);
+	rec_at(&o, 0, &r);
+	ck_assert_uint_eq(r.sl, 5);
+	sa_out_fini(&o);
+	V.policy = NULL;
+	pkey_policy_free(pol);
+}
+END_TEST
+
+/* ------------------------------------------------------------ LMC */
+
+START_TEST(lmc_pairs)
+{
+	struct sa_path w = { 0 }, r;
+	struct sa_out o;
+	size_t i, diag = 0;
+
+	/* a and b get LMC 1: 2 x 2 LID pairs, 2 preferred */
+	fabric_set_lid(&F, A, 0x40, 1);
+	fabric_set_lid(&F, B, 0x50, 1);
+	lft_set_fini(&L);
+	route();
+	/* the engines route base LIDs: the others go the same way */
+	for (i = 0; i < L.nsw; i++) {
+		lft_row(&L, (uint32_t)i)[0x41] = lft_row(&L, (uint32_t)i)[0x40];
+		lft_row(&L, (uint32_t)i)[0x51] = lft_row(&L, (uint32_t)i)[0x50];
+	}
+	sa_attr_path_record.view_changed(ST, &V, &V);
+	gid(w.sgid, PREFIX, A);
+	gid(w.dgid, PREFIX, B);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SGID | PR_CM_DGID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 4);
+	for (i = 0; i < 4; i++) {
+		rec_at(&o, i, &r);
+		if (r.preference == 0) {
+			diag++;
+			ck_assert_uint_eq(r.slid - 0x40, r.dlid - 0x50);
+		} else
+			ck_assert_uint_eq(r.preference, 2);
+	}
+	ck_assert_uint_eq(diag, 2);
+	rec_at(&o, 0, &r);
+	ck_assert_uint_eq(r.preference, 0);
+	sa_out_fini(&o);
+	w.numb_path = 3;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SGID | PR_CM_DGID |
+	    PR_CM_NUMB_PATH, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 3);
+	sa_out_fini(&o);
+	w.dlid = 0x51;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SGID | PR_CM_DGID |
+	    PR_CM_DLID, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 2);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask(MAD_GET, PR_CM_SGID | PR_CM_DGID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 1);
+	sa_out_fini(&o);
+}
+END_TEST
+
+/* ------------------------------------------------------------ MultiPath */
+
+static unsigned
+ask_multi(uint8_t method, uint64_t mask, const uint32_t *src, unsigned ns,
+    const uint32_t *dst, unsigned nd, uint8_t numb, size_t cut,
+    struct sa_out *o)
+{
+	static uint8_t rec[SA_MPATH_FIXED_SIZE + 16 * 16];
+	struct sa_mpath m = { .sgid_count = (uint8_t)ns,
+	    .dgid_count = (uint8_t)nd, .numb_path = numb };
+	unsigned i;
+	size_t len;
+
+	sa_mpath_encode(&m, rec);
+	for (i = 0; i < ns; i++)
+		gid(rec + SA_MPATH_FIXED_SIZE + 16 * i, PREFIX, src[i]);
+	for (i = 0; i < nd; i++)
+		gid(rec + SA_MPATH_FIXED_SIZE + 16 * (ns + i), PREFIX, dst[i]);
+	len = SA_MPATH_FIXED_SIZE + 16 * (ns + nd) - cut;
+	/* The whole request, however long (no padding to 256 here). */
+	{
+		struct sa_req q = {
+			.method = method, .attr = SA_ATTR_MULTIPATH_REC,
+			.comp_mask = mask, .rec = MAD + SA_HDR_SIZE, .mad = MAD,
+			.len = SA_HDR_SIZE + len, .requester = A,
+		};
+
+		memset(MAD, 0, sizeof(MAD));
+		memcpy(MAD + SA_HDR_SIZE, rec, len);
+		sa_out_init(o, SA_PATH_REC_SIZE, 0);
+		return sa_attr_multipath_record.get(&C, &q, o);
+	}
+}
+
+START_TEST(multipath)
+{
+	const uint64_t M = MPR_CM_SGID_COUNT | MPR_CM_DGID_COUNT;
+	uint32_t src[2] = { A, Cc }, dst[3] = { B, E, S2 };
+	struct sa_path r;
+	struct sa_out o;
+
+	/* the module has its own state: use it */
+	sa_attr_path_record.fini(ST);
+	ST = sa_attr_multipath_record.init(NULL, NULL);
+	sa_attr_multipath_record.view_changed(ST, NULL, &V);
+	C.state = ST;
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 2, dst, 3, 0, 0, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 6);
+	rec_at(&o, 0, &r);
+	ck_assert_uint_eq(r.slid, F.ports[A].lid);
+	ck_assert_uint_eq(r.dlid, F.ports[B].lid);
+	ck_assert_uint_eq(r.mtu, 3);
+	rec_at(&o, 5, &r);
+	ck_assert_uint_eq(r.slid, F.ports[Cc].lid);
+	ck_assert_uint_eq(r.dlid, F.ports[S2].lid);
+	sa_out_fini(&o);
+	/* NumbPath caps the whole answer */
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M | MPR_CM_NUMB_PATH, src,
+	    2, dst, 3, 4, 0, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 4);
+	sa_out_fini(&o);
+	/* counts are required; GIDs past the data; empty sides */
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, MPR_CM_SGID_COUNT, src, 2,
+	    dst, 3, 0, 0, &o), SA_STATUS_INSUFFICIENT_COMPONENTS);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 2, dst, 3, 0, 8,
+	    &o), SA_STATUS_REQ_INVALID);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 2, dst, 0, 0, 0,
+	    &o), SA_STATUS_REQ_INVALID);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask_multi(MAD_GET, M, src, 2, dst, 3, 0, 0, &o),
+	    SA_STATUS_METHOD_ATTR_UNSUPP);
+	sa_out_fini(&o);
+	/* a bad GID among them */
+	F.ports[E].guid ^= 0xABC000;
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 2, dst, 3, 0, 0,
+	    &o), SA_STATUS_INVALID_GID);
+	F.ports[E].guid ^= 0xABC000;
+	sa_out_fini(&o);
+	/* more GIDs than fit one MAD (a request reassembled from RMPP) */
+	{
+		uint32_t many[15];
+
+		for (unsigned i = 0; i < 15; i++)
+			many[i] = i % 2 ? B : E;
+		ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 1, many, 15,
+		    0, 0, &o), SA_STATUS_OK);
+		ck_assert_uint_eq(o.n, 15);
+		sa_out_fini(&o);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------ cost */
+
+START_TEST(get_is_o_hops)
+{
+	struct fabric big;
+	struct lft_set bl;
+	struct sa_view bv = { 0 };
+	struct sa_path w = { 0 };
+	struct sa_path_counters k0, k1;
+	struct sa_out o;
+	struct sa_ctx bc;
+	struct timespec t0, t1;
+	uint32_t s = FABRIC_NONE, d = FABRIC_NONE, p, nends = 0;
+	void *st;
+	char why[200];
+	uint8_t rec[64];
+	unsigned i, reps = 2000;
+	double us;
+
+	fabric_init(&big);
+	testfab_ft2(&big, 48);          /* 48 leaves, 24 spines, 1152 HCAs */
+	testfab_lids(&big);
+	for (p = 0; p < big.nports; p++) {
+		struct fabric_port *q = &big.ports[p];
+
+		nends += fabric_port_is_endport(&big, p);
+		if (!fabric_port_is_endport(&big, p) &&
+		    q->peer == FABRIC_NONE)
+			continue;
+		q->info[31] = 2;
+		q->info[32] = 0x70 | PORT_ACTIVE;
+		q->info[35] = 4 << 4 | 7;
+		q->info[41] = 5;
+		q->info_valid = 1;
+		q->state = PORT_ACTIVE;
+		if (big.nodes[q->node].type == NODE_CA && q->num != 0) {
+			if (s == FABRIC_NONE)
+				s = p;
+			d = p;          /* the last: on another leaf */
+		}
+	}
+	ck_assert_int_eq(lft_set_init(&bl, &big), 0);
+	ck_assert(re_minhop.route(&big, &(struct routing_opts){ 0 }, &bl, why,
+	    sizeof(why)) == 0);
+	bv.f = &big;
+	bv.lft = &bl;
+	bv.subnet_prefix = PREFIX;
+	st = sa_attr_path_record.init(NULL, NULL);
+	sa_attr_path_record.view_changed(st, NULL, &bv);
+	bc = (struct sa_ctx){ .v = &bv, .o = &O, .state = st };
+	for (i = 0; i < 8; i++) {
+		w.sgid[i] = (uint8_t)(PREFIX >> (56 - 8 * i));
+		w.dgid[i] = w.sgid[i];
+		w.sgid[8 + i] = (uint8_t)(big.ports[s].guid >> (56 - 8 * i));
+		w.dgid[8 + i] = (uint8_t)(big.ports[d].guid >> (56 - 8 * i));
+	}
+	sa_path_encode(&w, rec);
+	sa_path_counters(st, &k0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < reps; i++) {
+		struct sa_req q = {
+			.method = MAD_GET, .attr = SA_ATTR_PATH_REC,
+			.comp_mask = PR_CM_SGID | PR_CM_DGID, .rec = rec,
+			.mad = rec, .len = 256, .requester = s,
+		};
+
+		sa_out_init(&o, 64, 2);
+		ck_assert_uint_eq(sa_attr_path_record.get(&bc, &q, &o),
+		    SA_STATUS_OK);
+		ck_assert_uint_eq(o.n, 1);
+		sa_out_fini(&o);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	sa_path_counters(st, &k1);
+	us = ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) /
+	    1e3 / reps;
+	/* one pair, two walks (there and back) of leaf-spine-leaf: 5 hops
+	 * each counting both CAs */
+	ck_assert_uint_eq(k1.pairs - k0.pairs, reps);
+	ck_assert_uint_eq(k1.walks - k0.walks, 2 * reps);
+	ck_assert_uint_le(k1.hops - k0.hops, 10 * reps);
+	printf("check_path: one PathRecord Get on ft2(48), %u end ports: "
+	    "%.2f us, %.1f hops walked\n", nends, us,
+	    (double)(k1.hops - k0.hops) / reps);
+	sa_attr_path_record.fini(st);
+	lft_set_fini(&bl);
+	fabric_fini(&big);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("path");
+	TCase *tc = tcase_create("codec"), *tf = tcase_create("fabric");
+	TCase *tb = tcase_create("cost");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, codec_layout);
+	tcase_add_test(tc, codec_multipath);
+	tcase_add_test(tc, rate_codes);
+	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(tf, setup, teardown);
+	tcase_add_test(tf, mtu_rate_minimum);
+	tcase_add_test(tf, selectors);
+	tcase_add_test(tf, gid_queries);
+	tcase_add_test(tf, lid_queries);
+	tcase_add_test(tf, wildcards);
+	tcase_add_test(tf, no_route_no_record);
+	tcase_add_test(tf, partition_rule);
+	tcase_add_test(tf, partition_sl);
+	tcase_add_test(tf, lmc_pairs);
+	tcase_add_test(tf, multipath);
+	suite_add_tcase(s, tf);
+	tcase_set_timeout(tb, 60);
+	tcase_add_test(tb, get_is_o_hops);
+	suite_add_tcase(s, tb);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
