@@ -39,6 +39,7 @@
 #include "mad/smp.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
+#include "sa/mcmember.h"
 #include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
@@ -483,6 +484,15 @@ sa_stats_lines(void *arg, FILE *fp)
 	    st.not_serving, st.bad_key, st.malformed, st.unsupported,
 	    st.dropped, st.answer_max_us);
 	sm_mcast_stats_lines(d->mcast, fp);
+	{
+		struct sa_mcmember_stats ms;
+
+		sa_mcmember_stats(d->sa, &ms);
+		fprintf(fp, "sa.mcm_joins %" PRIu64 "\nsa.mcm_leaves %" PRIu64
+		    "\nsa.mcm_creates %" PRIu64 "\nsa.mcm_refused %" PRIu64
+		    "\nsa.mcm_unjoinable %" PRIu64 "\n", ms.joins, ms.leaves,
+		    ms.creates, ms.refused, ms.unjoinable);
+	}
 }
 
 static void
