@@ -9,6 +9,7 @@
 
 #include "sa/attr.h"
 #include "sa/guidinfo.h"
+#include "sa/mcmember.h"
 #include "sa/path.h"
 #include "sa/records.h"
 
@@ -23,6 +24,7 @@ const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_mft,
 	&sa_attr_pkey,
 	&sa_attr_guidinfo,
+	&sa_attr_mcmember,
 	&sa_attr_path_record,
 	&sa_attr_multipath_record,
 	NULL

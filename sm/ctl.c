@@ -26,6 +26,7 @@
 
 #include "ctl/commands.h"
 #include "sm/json.h"
+#include "sm/mcast.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "sa/sa.h"
@@ -151,6 +152,10 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	}
 	st.counters = k.v;
 	st.ncounters = k.n;
+	if (c->d.mcast != NULL) {
+		st.more = sm_mcast_status;
+		st.more_arg = c->d.mcast;
+	}
 	show_status(s, &st);
 	free(k.v);
 	return 0;
@@ -319,6 +324,17 @@ cmd_log_level(struct ctl *c, struct show *s, int argc, char **argv)
 	return 0;
 }
 
+static int
+cmd_mcast(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	if (c->d.mcast == NULL)
+		return show_error(s, "no multicast in this daemon");
+	sm_mcast_show(c->d.mcast, s);
+	return 0;
+}
+
 /* The handlers of ctl/commands.h's table. */
 static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
     char **) = {
@@ -331,6 +347,7 @@ static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
 	[CTL_CMD_RELOAD] = cmd_reload,
 	[CTL_CMD_LOG_LEVEL] = cmd_log_level,
 	[CTL_CMD_REROUTE] = cmd_reroute,
+	[CTL_CMD_MCAST] = cmd_mcast,
 };
 
 /* ------------------------------------------------------------ parsing */
