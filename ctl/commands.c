@@ -52,6 +52,11 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.args = "", .request_args = "",
 		.doc = "heavy sweep routing afresh, as on a fresh start",
 	},
+	[CTL_CMD_MCAST] = {
+		.name = "mcast", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "multicast groups: parameters, members, trees",
+	},
 	[CTL_CMD_SERVICES] = {
 		.name = "services", .min = 0, .max = 0,
 		.args = "", .request_args = "",

@@ -10,6 +10,7 @@
 #include "sa/attr.h"
 #include "sa/guidinfo.h"
 #include "sa/inform.h"
+#include "sa/mcmember.h"
 #include "sa/path.h"
 #include "sa/records.h"
 #include "sa/service.h"
@@ -25,6 +26,7 @@ const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_mft,
 	&sa_attr_pkey,
 	&sa_attr_guidinfo,
+	&sa_attr_mcmember,
 	&sa_attr_service,
 	&sa_attr_inform,
 	&sa_attr_inform_rec,

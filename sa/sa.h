@@ -23,6 +23,7 @@ struct ev_loop;
 struct fabric;
 struct lft_set;
 struct mad_engine;
+struct mcast_store;
 struct pkey_policy;
 struct pkey_tables;
 struct sa;
@@ -73,6 +74,15 @@ struct sa_opts {
 					 * lease 0 gets this ... see sa/service */
 	unsigned report_timeout_ms;     /* one Report attempt */
 	unsigned report_retries;
+	/* Multicast: the group store (owned by sm/, lives as long as the
+	 * daemon; NULL: the SA keeps a store of its own, and no tree is
+	 * built), and the hook the SA calls, on the loop, after each join,
+	 * leave or create/delete that changed the members of an MLID or
+	 * their JoinStates (sm/ recomputes that MLID's tree and writes the
+	 * MFT blocks that changed, without a sweep). */
+	struct mcast_store *mcast;
+	void (*mcast_changed)(void *arg, uint16_t mlid);
+	void *mcast_arg;
 };
 
 struct sa *sa_new(struct ev_loop *loop, struct mad_engine *mad,

@@ -28,6 +28,7 @@
 #include "sm/json.h"
 #include "sa/inform.h"
 #include "sa/service.h"
+#include "sm/mcast.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "sa/sa.h"
@@ -153,6 +154,10 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	}
 	st.counters = k.v;
 	st.ncounters = k.n;
+	if (c->d.mcast != NULL) {
+		st.more = sm_mcast_status;
+		st.more_arg = c->d.mcast;
+	}
 	show_status(s, &st);
 	free(k.v);
 	return 0;
@@ -321,6 +326,17 @@ cmd_log_level(struct ctl *c, struct show *s, int argc, char **argv)
 	return 0;
 }
 
+static int
+cmd_mcast(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	if (c->d.mcast == NULL)
+		return show_error(s, "no multicast in this daemon");
+	sm_mcast_show(c->d.mcast, s);
+	return 0;
+}
+
 /* The handlers of ctl/commands.h's table. */
 struct svc_list {
 	struct sa_service_info *v;
@@ -399,6 +415,7 @@ static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
 	[CTL_CMD_RELOAD] = cmd_reload,
 	[CTL_CMD_LOG_LEVEL] = cmd_log_level,
 	[CTL_CMD_REROUTE] = cmd_reroute,
+	[CTL_CMD_MCAST] = cmd_mcast,
 	[CTL_CMD_SERVICES] = cmd_services,
 	[CTL_CMD_SUBSCRIPTIONS] = cmd_subscriptions,
 };

@@ -23,6 +23,7 @@ struct ev_loop;
 struct mad_engine;
 struct sa;
 struct sminfo;
+struct sm_mcast;
 struct smstate;
 struct sweep;
 struct ctl;
@@ -42,6 +43,7 @@ struct ctl_deps {
 	int (*reload)(void *arg, char **errors);
 	char *(*partitions)(void *arg);
 	void *arg;
+	struct sm_mcast *mcast;         /* NULL: no multicast */
 };
 
 /* Listen on path (a stale socket file is replaced; mode 0600). Returns

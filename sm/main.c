@@ -33,12 +33,14 @@
 
 #include "config/config.h"
 #include "sm/ctl.h"
+#include "sm/mcast.h"
 #include "core/log.h"
 #include "core/query.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
+#include "sa/mcmember.h"
 #include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
@@ -62,6 +64,7 @@ struct daemon {
 	struct sa *sa;
 	struct vfguid *vg;      /* VF alias GUIDs; NULL unless
 				 * virtualization.mode is enabled */
+	struct sm_mcast *mcast;  /* groups, trees, MFTs */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
 	 * whenever the SM state changes or a view is handed over */
 	struct sa_sm sms[SA_SMS_MAX];
@@ -392,6 +395,23 @@ sa_opts_from(const struct ibsmd_config *c, struct sa_opts *o)
 	o->service_lease = c->service_lease;
 }
 
+/* The SA changed an MLID's members: its tree and MFT blocks now. */
+static void
+on_mcast_changed(void *arg, uint16_t mlid)
+{
+	struct daemon *d = arg;
+
+	sm_mcast_update(d->mcast, mlid);
+}
+
+static void
+sa_opts_mcast(struct daemon *d, struct sa_opts *o)
+{
+	o->mcast = sm_mcast_store(d->mcast);
+	o->mcast_changed = on_mcast_changed;
+	o->mcast_arg = d;
+}
+
 /* This SM and the others smstate knows, for SMInfoRecord. */
 static void
 sa_sms_refresh(struct daemon *d)
@@ -480,12 +500,29 @@ sa_stats_lines(void *arg, FILE *fp)
 	    "sa.reports_sent %" PRIu64 "\nsa.reports_acked %" PRIu64 "\n"
 	    "sa.reports_failed %" PRIu64 "\n", st.services, st.subscriptions,
 	    st.reports_sent, st.reports_acked, st.reports_failed);
+	sm_mcast_stats_lines(d->mcast, fp);
+	{
+		struct sa_mcmember_stats ms;
+
+		sa_mcmember_stats(d->sa, &ms);
+		fprintf(fp, "sa.mcm_joins %" PRIu64 "\nsa.mcm_leaves %" PRIu64
+		    "\nsa.mcm_creates %" PRIu64 "\nsa.mcm_refused %" PRIu64
+		    "\nsa.mcm_unjoinable %" PRIu64 "\n", ms.joins, ms.leaves,
+		    ms.creates, ms.refused, ms.unjoinable);
+	}
 }
 
 static void
 on_adopt(void *arg)
 {
+	struct daemon *d = arg;
+
+	/* No trees while the SA moves to the new model (it drops the members
+	 * of ports that left, with traps 67, and names the MLIDs changed);
+	 * then every tree over the new model. */
+	sm_mcast_set_fabric(d->mcast, NULL);
 	sa_view_update(arg);
+	sm_mcast_set_fabric(d->mcast, sweep_fabric(d->sweep));
 }
 
 /* The SA answers as master once a heavy sweep completed as master. */
@@ -513,6 +550,7 @@ on_up(void *arg, bool ok, const char *why)
 		return;
 	}
 	if (ok && smstate_state(d->ss) == SM_MASTER) {
+		sm_mcast_program(d->mcast, d->cfg.m_key);
 		d->sa_swept = true;
 		/* Devices hold the alias GUIDs assigned (restart, takeover,
 		 * a port back). */
@@ -540,6 +578,8 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 	}
 	if (to == SM_STANDBY)
 		notify_ready(d);
+	if (to != SM_MASTER)
+		sm_mcast_forget(d->mcast);
 	if (sweep_fabric(d->sweep) != NULL)
 		sa_sms_refresh(d);
 	sa_serving_update(d);
@@ -685,6 +725,7 @@ reload(void *arg, char **errors)
 		 * before the old is freed. */
 		d->policy = pol;
 		sa_opts_from(&d->cfg, &sao);
+		sa_opts_mcast(d, &sao);
 		if (d->sa != NULL) {
 			sa_set_opts(d->sa, &sao);
 			if (sweep_fabric(d->sweep) != NULL)
@@ -1085,7 +1126,9 @@ main(int argc, char *argv[])
 	{
 		struct sa_opts sao;
 
+		d.mcast = sm_mcast_new(d.mad);
 		sa_opts_from(&d.cfg, &sao);
+		sa_opts_mcast(&d, &sao);
 		d.sa = sa_new(d.loop, d.mad, &sao);
 		if (sa_start(d.sa) < 0) {
 			log_warnx("no Subnet Administration on this port");
@@ -1098,7 +1141,7 @@ main(int argc, char *argv[])
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
 		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
-		    .arg = &d };
+		    .arg = &d, .mcast = d.mcast };
 		char sock[4200];
 
 		snprintf(sock, sizeof(sock), "%s/0x%016" PRIx64 ".sock",
@@ -1132,6 +1175,7 @@ main(int argc, char *argv[])
 	sminfo_free(d.sm);
 	smstate_free(d.ss);
 	mad_engine_free(d.mad);
+	sm_mcast_free(d.mcast);
 	ev_loop_destroy(d.loop);
 	pkey_policy_free(d.policy);
 	config_fini(&d.cfg);

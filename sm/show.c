@@ -530,6 +530,8 @@ status_json(struct show *s, const struct show_status *st)
 		json_kv_uint(j, "blocks_changed", rep->blocks_changed);
 		json_object_end(j);
 	}
+	if (st->more != NULL)
+		st->more(s, st->more_arg);
 	json_object_end(j);
 }
 
@@ -746,6 +748,8 @@ status_text(struct show *s, const struct show_status *st)
 	ob_puts(&s->text, "\n");
 	table_print(&t, &s->text);
 	table_free(&t);
+	if (st->more != NULL)
+		st->more(s, st->more_arg);
 }
 
 void

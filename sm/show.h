@@ -81,6 +81,10 @@ struct show_status {
 	unsigned mad_outstanding, mad_queued;
 	const struct show_counter *counters;
 	size_t ncounters;
+	/* Other modules' figures (multicast): called last, in JSON inside the
+	 * status object (it adds keys), in text after the rest. NULL: none. */
+	void (*more)(struct show *s, const void *arg);
+	const void *more_arg;
 	const struct sa_stats *sa;              /* NULL: no SA agent */
 	bool sa_serving;
 };

@@ -45,6 +45,24 @@ def sa_mad(method, attr, key=0, mask=0, rec=b""):
     return bytes(m)
 
 
+# MCMemberRecord: MGID, PortGID (fe80::<guid>), Q_Key 0x0b1b, P_Key 0xffff,
+# JoinState; the create mask is MGID|PortGID|Q_Key|TClass|P_Key|SL|
+# FlowLabel|JoinState.
+MCM_CREATE = 0x130c7
+MGID_A = bytes.fromhex("ff151234000000000000000000000001")
+MGID_BC = bytes.fromhex("ff12401bffff000000000000ffffffff")
+
+
+def mcm(mgid, guid, join):
+    r = bytearray(56)
+    r[0:16] = mgid
+    r[16:32] = struct.pack(">QQ", 0xfe80000000000000, guid)
+    r[32:36] = struct.pack(">I", 0x0b1b)
+    r[40:42] = struct.pack(">H", 0xffff)
+    r[48] = 0x20 | join
+    return bytes(r)
+
+
 def sminfo(guid, key, prio, state, count=0):
     return struct.pack(">QQIB", guid, key, count, prio << 4 | state)
 
@@ -152,6 +170,16 @@ seeds = {
                                                0, 0xFFFF, 64, 1 << 8) +
         b"\x00\xff\xff\xff"),
     "sa_iir_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0xF3),
+    # MCMemberRecord (0x38): a create with the full create mask from LID 2
+    # for itself, IPoIB's broadcast join (too few components to create),
+    # a leave, and a trusted GetTable
+    "sa_mcm_create": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x38, mask=MCM_CREATE, rec=mcm(MGID_A, PEER_A, 0x9)),
+    "sa_mcm_bcast_join": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x38, mask=0x10083, rec=mcm(MGID_BC, PEER_A, 0x1)),
+    "sa_mcm_leave": prefix(3, qpn=1, qkey=1) + sa_mad(
+        0x15, 0x38, mask=0x10003, rec=mcm(MGID_A, PEER_A, 0x1)),
+    "sa_mcm_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x38, key=1),
     # PathRecord: Get by SLID/DLID, GetTable by SGID/DGID with MTU and
     # rate selectors, the world; MultiPathRecord GetMulti (2 x 1 GIDs)
     "sa_pr_get_lids": prefix(3, slid=3, qpn=0x55, qkey=1) + sa_mad(

@@ -12,7 +12,9 @@
 #  2. A subscriber (tests/sim/sasub, on another node, issm so that ibsim
 #     hands it the Reports) subscribes to traps 64 and 65; saquery -I lists
 #     the subscription. An HCA is unlinked, then linked again: the client
-#     prints a Report of trap 65, then one of trap 64, with that port's GID.
+#     prints a Report of trap 65, then one of trap 64, with that port's GID;
+#     a multicast group created and left with tests/sim/mcjoin gives
+#     Reports of traps 66 and 67 with its MGID.
 #  3. sasub registers a ServiceRecord (saquery cannot Set): saquery -S
 #     shows it; one with a 3 s lease disappears by itself; a Delete removes
 #     the first one; unsubscribing empties saquery -I.
@@ -80,7 +82,7 @@ vgid=$(python3 -c 'import ipaddress,sys; print(ipaddress.IPv6Address((0xfe80 << 
 log "$VICTIM: port GUID $vguid, GID $vgid"
 
 SIM_HOST=$SUBHOST SIM_SET_ISSM=1 LD_PRELOAD=$SIM_PRELOAD \
-	"$SASUB" -t 180 subscribe 64,65 >"$T/sasub.out" 2>"$T/sasub.err" 8>&- &
+	"$SASUB" -t 180 subscribe 64,65,66,67 >"$T/sasub.out" 2>"$T/sasub.err" 8>&- &
 SUB_PID=$!
 _track "$SUB_PID"
 poll_until 30 grep -q 'subscribed trap 65 status 0x0000' "$T/sasub.out" ||
@@ -109,8 +111,25 @@ if [ "$SM" != opensm ]; then
 	# the client answered both Reports: acknowledged, none failed
 	poll_until 10 sh -c '[ "$(awk "/^sa.reports_acked /{print \$2}" "$1")" -ge 2 ]' - "$T/state/stats" ||
 		fail "the Reports the client answered are not counted acknowledged"
-	"$IBSMCTL" --runtime-dir "$T/run" status | grep -q '2 subscriptions; 2 Reports sent, 2 acknowledged, 0 failed' ||
+	"$IBSMCTL" --runtime-dir "$T/run" status | grep -q '4 subscriptions; 2 Reports sent, 2 acknowledged, 0 failed' ||
 		fail "ibsmctl status: $("$IBSMCTL" --runtime-dir "$T/run" status | grep 'SA events')"
+fi
+
+# ---- multicast groups: trap 66 when one is created, 67 when it goes
+: "${MCJOIN:=$(dirname "$IBSMD")/tests/sim/mcjoin}"
+if [ -x "$MCJOIN" ]; then
+	MG=ff15:1234::e1
+	out=$(SIM_HOST=sw3-h0 diag "$MCJOIN" join $MG 1 create 2>/dev/null)
+	case $out in status=0x0000*) ;; *) fail "multicast create refused: $out" ;; esac
+	poll_until $LIMIT grep -q "report trap 66 gid $MG " "$T/sasub.out" ||
+		fail "no Report of trap 66 for $MG: $(cat "$T/sasub.out")"
+	out=$(SIM_HOST=sw3-h0 diag "$MCJOIN" leave $MG 1 2>/dev/null)
+	case $out in status=0x0000*) ;; *) fail "multicast leave refused: $out" ;; esac
+	poll_until $LIMIT grep -q "report trap 67 gid $MG " "$T/sasub.out" ||
+		fail "no Report of trap 67 for $MG: $(cat "$T/sasub.out")"
+	log "multicast group $MG created and deleted: Reports of traps 66 and 67"
+else
+	log "no mcjoin ($MCJOIN): traps 66/67 not checked"
 fi
 
 # ---- 3. ServiceRecords
@@ -134,7 +153,7 @@ grep -q 'ibsmd-sa-test' "$T/sr3" && fail "the service is still there after its D
 log "Delete removed it"
 
 # the subscription goes away on unsubscribe
-SIM_HOST=$SUBHOST LD_PRELOAD=$SIM_PRELOAD timeout 30 "$SASUB" -t 20 unsubscribe 64,65 >"$T/unsub" 2>&1 8>&- ||
+SIM_HOST=$SUBHOST LD_PRELOAD=$SIM_PRELOAD timeout 30 "$SASUB" -t 20 unsubscribe 64,65,66,67 >"$T/unsub" 2>&1 8>&- ||
 	fail "unsubscribe refused: $(cat "$T/unsub")"
 diag saquery -I >"$T/iir2" 2>&1
 grep -q "$sgid" "$T/iir2" && fail "saquery -I still lists $sgid after unsubscribing"

@@ -57,7 +57,7 @@ cpi=$(sq -c)
 [ "$(val "$cpi" 'Class version')" = 2 ] || fail "ClassPortInfo ClassVersion: $cpi"
 [ "$(val "$cpi" 'Redirect QKey')" = 0x80010000 ] || fail "ClassPortInfo Redirect Q_Key: $cpi"
 [ "$(val "$cpi" 'Redirect QP')" = 0x00000001 ] || fail "ClassPortInfo Redirect QP: $cpi"
-[ "$(val "$cpi" 'Capability mask')" = 0x2000 ] || fail "ClassPortInfo CapabilityMask (PortInfo CapabilityMask match only): $cpi"
+[ "$(val "$cpi" 'Capability mask')" = 0x2600 ] || fail "ClassPortInfo CapabilityMask (UD multicast, MultiPath, PortInfo CapabilityMask match): $cpi"
 log "ClassPortInfo ok"
 
 # ---- NodeRecord, PortInfoRecord, GUIDInfoRecord for every CA port LID
