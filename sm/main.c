@@ -42,6 +42,7 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "core/alias.h"
 #include "sm/vfguid.h"
 #include "mad/transport.h"
 
@@ -423,6 +424,30 @@ sa_sms_refresh(struct daemon *d)
 	}
 }
 
+/* The SA assigned or released alias GUIDs of port's block: program the
+ * device; partitions may name them (the physical port's P_Key table holds
+ * their keys), so one the policy names means a heavy sweep (coalesced with others). */
+static void
+on_alias_changed(void *arg, uint32_t port, unsigned block)
+{
+	struct daemon *d = arg;
+
+	const struct fabric *f = sweep_fabric(d->sweep);
+
+	vfguid_changed(d->vg, port, block);
+	if (d->policy == NULL || f == NULL || port >= f->nports)
+		return;
+	for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
+		uint64_t g = alias_saved(vfguid_store(d->vg),
+		    f->ports[port].guid, block * ALIAS_PER_BLOCK + i);
+
+		if (g != 0 && pkey_policy_names_guid(d->policy, g)) {
+			sweep_request(d->sweep, true);
+			return;
+		}
+	}
+}
+
 /* Hand the SA the model in use (the sweep calls this while the previous
  * model, which the SA may still name, is allocated). */
 static void
@@ -449,8 +474,8 @@ sa_view_update(struct daemon *d)
 	if (d->vg != NULL) {
 		vfguid_set_fabric(d->vg, f, false);
 		v.alias = vfguid_store(d->vg);
-		v.alias_changed = vfguid_changed;
-		v.alias_arg = d->vg;
+		v.alias_changed = on_alias_changed;
+		v.alias_arg = d;
 	}
 	sa_set_view(d->sa, &v);
 }
@@ -1058,7 +1083,7 @@ main(int argc, char *argv[])
 	d.sm = sminfo_new(d.mad, d.ss, on_trap, &d);
 	sminfo_set_mkey(d.sm, d.cfg.m_key);
 	if (d.cfg.virt_mode == CFG_VIRT_ENABLED)
-		d.vg = vfguid_new(d.mad, d.state_dir,
+		d.vg = vfguid_new(d.loop, d.mad, d.state_dir,
 		    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
