@@ -47,6 +47,11 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.args = " LEVEL", .request_args = " LEVEL",
 		.doc = "error, warn, info or debug",
 	},
+	[CTL_CMD_GUIDS] = {
+		.name = "guids", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "VF alias GUIDs per port: index, GUID, state, device",
+	},
 };
 
 const struct ctl_command *

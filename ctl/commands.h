@@ -21,6 +21,7 @@ enum ctl_cmd {
 	CTL_CMD_SWEEP,
 	CTL_CMD_RELOAD,
 	CTL_CMD_LOG_LEVEL,
+	CTL_CMD_GUIDS,
 	CTL_NCMDS
 };
 

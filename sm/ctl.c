@@ -118,6 +118,7 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	struct smstate_status ss;
 	struct sminfo_counters ic;
 	struct sa_stats sas;
+	struct vfguid_stats vs;
 	struct counters k = { 0 };
 	struct show_status st = {
 		.version = PACKAGE_VERSION,
@@ -148,6 +149,10 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 		sa_get_stats(c->d.sa, &sas);
 		st.sa = &sas;
 		st.sa_serving = sa_is_serving(c->d.sa);
+	}
+	if (c->d.vg != NULL) {
+		vfguid_get_stats(c->d.vg, &vs);
+		st.vfguid = &vs;
 	}
 	st.counters = k.v;
 	st.ncounters = k.n;
@@ -192,6 +197,16 @@ cmd_route(struct ctl *c, struct show *s, int argc, char **argv)
 	if (need_fabric(c, s, &f, &lft) < 0)
 		return -1;
 	return show_route(s, f, lft, argv[1], argv[2]);
+}
+
+static int
+cmd_guids(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	show_guids(s, sweep_fabric(c->d.sweep),
+	    c->d.vg != NULL ? vfguid_store(c->d.vg) : NULL);
+	return 0;
 }
 
 /* ------------------------------------------------------------ actions */
@@ -314,6 +329,7 @@ static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
 	[CTL_CMD_SWEEP] = cmd_sweep,
 	[CTL_CMD_RELOAD] = cmd_reload,
 	[CTL_CMD_LOG_LEVEL] = cmd_log_level,
+	[CTL_CMD_GUIDS] = cmd_guids,
 };
 
 /* ------------------------------------------------------------ parsing */

@@ -9,7 +9,7 @@
  * human-readable text as asked; an error body is text: one line, or for a
  * rejected reload a summary line and the errors, one per line) and
  * closes. Commands: status, nodes, ports GUID|LID, route SRC DST,
- * partitions, sweep [heavy], reload, log-level LEVEL. A request that cannot
+ * partitions, sweep [heavy], reload, log-level LEVEL, guids. A request that cannot
  * be parsed gets an error, never a crash; a client that sends nothing or
  * too much is dropped.
  */
@@ -23,6 +23,7 @@ struct mad_engine;
 struct sminfo;
 struct smstate;
 struct sweep;
+struct vfguid;
 struct ctl;
 
 struct ctl_deps {
@@ -31,6 +32,7 @@ struct ctl_deps {
 	struct sminfo *sm;
 	struct smstate *ss;
 	struct sa *sa;          /* NULL: no SA agent */
+	struct vfguid *vg;      /* NULL: alias GUIDs off (not enabled) */
 	uint64_t port_guid;
 	/* Actions the daemon's main owns. reload: re-read configuration and
 	 * partitions; 0, or -1 with *errors (malloc'd, one error per line).

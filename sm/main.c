@@ -480,14 +480,31 @@ sa_view_update(struct daemon *d)
 	sa_set_view(d->sa, &v);
 }
 
+/* The alias GUIDs' counters in the stats file. */
+static void
+vfguid_stats_lines(struct daemon *d, FILE *fp)
+{
+	struct vfguid_stats v;
+
+	if (d->vg == NULL)
+		return;
+	vfguid_get_stats(d->vg, &v);
+	fprintf(fp, "vfguid.assigned %" PRIu64 "\nvfguid.sets %" PRIu64 "\n"
+	    "vfguid.confirmed %" PRIu64 "\nvfguid.failed %" PRIu64 "\n"
+	    "vfguid.restored %" PRIu64 "\nvfguid.adopted %" PRIu64 "\n"
+	    "vfguid.file_writes %" PRIu64 "\n", v.active, v.sets,
+	    v.confirmed, v.failed, v.restored, v.adopted, v.writes);
+}
+
 /* The SA's counters in the stats file (per attribute and method, the MAD
- * engine's "sa" lines are there already). */
+ * engine's "sa" lines are there already), and the alias GUIDs'. */
 static void
 sa_stats_lines(void *arg, FILE *fp)
 {
 	struct daemon *d = arg;
 	struct sa_stats st;
 
+	vfguid_stats_lines(d, fp);
 	if (d->sa == NULL)
 		return;
 	sa_get_stats(d->sa, &st);
@@ -500,6 +517,7 @@ sa_stats_lines(void *arg, FILE *fp)
 	    st.not_serving, st.bad_key, st.malformed, st.unsupported,
 	    st.dropped, st.answer_max_us);
 }
+
 
 static void
 on_adopt(void *arg)
@@ -1102,7 +1120,7 @@ main(int argc, char *argv[])
 	}
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
+		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .vg = d.vg, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
 		    .arg = &d };
 		char sock[4200];
 

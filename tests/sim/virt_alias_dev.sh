@@ -14,7 +14,8 @@
 # P_Key table (smpquery pkeys), =both and PF/VF memberships that differ
 # giving both forms (--allow-both-pkeys), a partition naming a GUID not
 # yet assigned getting its key once a Set assigns it and losing it after
-# the Delete; h2's table gets none of them.
+# the Delete; h2's table gets none of them. Last, ibsmctl guids (text and
+# --json), the alias_guids counters of status and the stats file.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vdev_lib.sh"
 skip_unless_sim
@@ -87,6 +88,10 @@ wait_device 1 "$b1"
 
 : "${IBSMCTL:=./ibsmctl}"
 ctl() { "$IBSMCTL" --runtime-dir "$T/run" "$@" 8>&-; }
+jget() { python3 -c 'import json, sys
+d = json.load(sys.stdin)
+for k in sys.argv[1:]: d = d[k]
+print(d)' "$@"; }
 hexblock() { printf '%s\n' "$@" | sed 's/^0x//' | tr -d '\n'; }
 
 # ---- discovery reads the device: an entry the store does not know is adopted
@@ -159,4 +164,24 @@ wait_pkeys $H1 0x8a04 0x8a01
 out=$(guidreq h1 delete 2 1="$late") || fail "Delete of $late: $out"
 wait_pkeys $H1 '!0x8a04' 0x8a01
 log "a partition member assigned later got its key, and lost it at the Delete"
+
+# ---- ibsmctl guids, status and the stats file
+ctl guids >"$T/guids.txt" || fail "ibsmctl guids"
+sed "s/^/    /" "$T/guids.txt"
+awk -v p="$h1guid" -v g="$(a 1)" '$1 == p && $0 ~ g && / assigned / && / yes$/' "$T/guids.txt" |
+    grep -q . || fail "ibsmctl guids has no matching assigned line for index 1: $(cat "$T/guids.txt")"
+awk -v g="$late" '$0 ~ g && / saved /' "$T/guids.txt" | grep -q . ||
+    fail "ibsmctl guids does not show $late as saved"
+n=$(ctl --json guids | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["enabled"]
+print(sum(1 for p in d["ports"] for g in p["guids"] if g["state"] == "assigned" and g["match"]))') ||
+    fail "ibsmctl --json guids"
+[ "$n" = 9 ] || fail "ibsmctl --json guids: $n assigned entries the device matches, want 9"
+[ "$(ctl --json status | jget alias_guids assigned)" = 9 ] || fail "status: alias_guids.assigned"
+sets=$(ctl --json status | jget alias_guids sets)
+[ "$sets" -ge 1 ] || fail "status: alias_guids.sets $sets"
+grep -q '^vfguid.assigned 9$' "$T/state/stats" || fail "stats file: $(grep vfguid "$T/state/stats")"
+log "ibsmctl guids: $(grep -c assigned "$T/guids.txt") assigned lines; status and stats agree"
 log "PASS"
