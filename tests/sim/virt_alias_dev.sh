@@ -1,6 +1,8 @@
 #!/bin/bash
 # VF alias GUIDs end to end on a simulated alias-capable HCA
-# (tests/fixture/vdev.c): h1's driver asks ibsmd's SA for 8 alias GUIDs
+# (tests/fixture/vdev.c). With virtualization off, the adapter gets no
+# GUIDInfo SMP (its own counters); with enabled, discovery reads its 4
+# blocks. h1's driver asks ibsmd's SA for 8 alias GUIDs
 # with 0 (guidreq, as mlx4 does), gets 8 distinct ones, and smpquery reads
 # them from the device (ibsmd programmed it with GUIDInfo Set); a restart
 # of ibsmd and a Delete + Set give the same ones back; a GUID in use (h1's
@@ -42,8 +44,19 @@ wait_device() { # BLOCK WANT
 
 sim_start "$FABRICS/ft2_8.net"
 vdev_start h1 -g 32
+# ---- virtualization off: no GUIDInfo reaches the adapter (two heavy sweeps)
+gi_smps() { vdev_cmd h1 counters | awk '$1 == "smp" && $2 == "0xffbf" { n += $4 + $6 + $8 } END { print n + 0 }'; }
+sm_start --virtualization off
+wait_subnet_up 60
+"${IBSMCTL:-./ibsmctl}" --runtime-dir "$T/run" sweep --heavy >/dev/null 8>&- || fail "ibsmctl sweep --heavy"
+sleep 2
+[ "$(gi_smps)" = 0 ] || fail "with virtualization off the adapter got $(gi_smps) GUIDInfo SMPs"
+sm_stop
 sm_start --virtualization enabled
 wait_subnet_up 60
+n=$(gi_smps)
+[ "$n" -ge 4 ] || fail "with virtualization enabled discovery read $n GUIDInfo blocks, want 4 (GUIDCap 32)"
+log "GUIDInfo SMPs the adapter got: none with off, $n with enabled"
 
 # 8 alias GUIDs: indices 1-7 of block 0 and 0 of block 1 (the mlx4 layout:
 # index n = VF n)
