@@ -67,6 +67,11 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.args = "", .request_args = "",
 		.doc = "the event subscriptions (InformInfo) and their Reports",
 	},
+	[CTL_CMD_GUIDS] = {
+		.name = "guids", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "VF alias GUIDs per port: index, GUID, state, device",
+	},
 };
 
 const struct ctl_command *

@@ -137,6 +137,9 @@ const struct pkey_partition *pkey_policy_get(const struct pkey_policy *p,
     size_t i);
 const struct pkey_partition *pkey_policy_find(const struct pkey_policy *p,
     uint16_t pkey);
+/* Whether a member names guid itself (a GUID or a GUID range; not ALL and
+ * the like): a VF alias GUID assigned or released changes its tables. */
+bool pkey_policy_names_guid(const struct pkey_policy *p, uint64_t guid);
 
 /* The normalized policy (ibsmd -nv), malloc'd: one statement per P_Key,
  * flags in a fixed order, every member with its membership spelt out; the

@@ -121,6 +121,7 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	struct smstate_status ss;
 	struct sminfo_counters ic;
 	struct sa_stats sas;
+	struct vfguid_stats vs;
 	struct counters k = { 0 };
 	struct show_status st = {
 		.version = PACKAGE_VERSION,
@@ -151,6 +152,10 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 		sa_get_stats(c->d.sa, &sas);
 		st.sa = &sas;
 		st.sa_serving = sa_is_serving(c->d.sa);
+	}
+	if (c->d.vg != NULL) {
+		vfguid_get_stats(c->d.vg, &vs);
+		st.vfguid = &vs;
 	}
 	st.counters = k.v;
 	st.ncounters = k.n;
@@ -199,6 +204,16 @@ cmd_route(struct ctl *c, struct show *s, int argc, char **argv)
 	if (need_fabric(c, s, &f, &lft) < 0)
 		return -1;
 	return show_route(s, f, lft, argv[1], argv[2]);
+}
+
+static int
+cmd_guids(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	show_guids(s, sweep_fabric(c->d.sweep),
+	    c->d.vg != NULL ? vfguid_store(c->d.vg) : NULL);
+	return 0;
 }
 
 /* ------------------------------------------------------------ actions */
@@ -418,6 +433,7 @@ static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
 	[CTL_CMD_MCAST] = cmd_mcast,
 	[CTL_CMD_SERVICES] = cmd_services,
 	[CTL_CMD_SUBSCRIPTIONS] = cmd_subscriptions,
+	[CTL_CMD_GUIDS] = cmd_guids,
 };
 
 /* ------------------------------------------------------------ parsing */

@@ -10,7 +10,7 @@
  * rejected reload a summary line and the errors, one per line) and
  * closes. Commands: status, nodes, ports GUID|LID, route SRC DST,
  * partitions, sweep [heavy], reload, log-level LEVEL, services,
- * subscriptions. A request that cannot
+ * subscriptions, guids. A request that cannot
  * be parsed gets an error, never a crash; a client that sends nothing or
  * too much is dropped.
  */
@@ -26,6 +26,7 @@ struct sminfo;
 struct sm_mcast;
 struct smstate;
 struct sweep;
+struct vfguid;
 struct ctl;
 
 struct ctl_deps {
@@ -35,6 +36,7 @@ struct ctl_deps {
 	struct smstate *ss;
 	struct sa *sa;          /* NULL: no SA agent (services and
 				 * subscriptions say so) */
+	struct vfguid *vg;      /* NULL: alias GUIDs off (not enabled) */
 	uint64_t port_guid;
 	/* Actions the daemon's main owns. reload: re-read configuration and
 	 * partitions; 0, or -1 with *errors (malloc'd, one error per line).

@@ -45,6 +45,7 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "core/alias.h"
 #include "sm/vfguid.h"
 #include "mad/transport.h"
 
@@ -445,6 +446,30 @@ sa_sms_refresh(struct daemon *d)
 	}
 }
 
+/* The SA assigned or released alias GUIDs of port's block: program the
+ * device; partitions may name them (the physical port's P_Key table holds
+ * their keys), so one the policy names means a heavy sweep (coalesced with others). */
+static void
+on_alias_changed(void *arg, uint32_t port, unsigned block)
+{
+	struct daemon *d = arg;
+
+	const struct fabric *f = sweep_fabric(d->sweep);
+
+	vfguid_changed(d->vg, port, block);
+	if (d->policy == NULL || f == NULL || port >= f->nports)
+		return;
+	for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
+		uint64_t g = alias_saved(vfguid_store(d->vg),
+		    f->ports[port].guid, block * ALIAS_PER_BLOCK + i);
+
+		if (g != 0 && pkey_policy_names_guid(d->policy, g)) {
+			sweep_request(d->sweep, true);
+			return;
+		}
+	}
+}
+
 /* Hand the SA the model in use (the sweep calls this while the previous
  * model, which the SA may still name, is allocated). */
 static void
@@ -471,20 +496,37 @@ sa_view_update(struct daemon *d)
 	if (d->vg != NULL) {
 		vfguid_set_fabric(d->vg, f, false);
 		v.alias = vfguid_store(d->vg);
-		v.alias_changed = vfguid_changed;
-		v.alias_arg = d->vg;
+		v.alias_changed = on_alias_changed;
+		v.alias_arg = d;
 	}
 	sa_set_view(d->sa, &v);
 }
 
+/* The alias GUIDs' counters in the stats file. */
+static void
+vfguid_stats_lines(struct daemon *d, FILE *fp)
+{
+	struct vfguid_stats v;
+
+	if (d->vg == NULL)
+		return;
+	vfguid_get_stats(d->vg, &v);
+	fprintf(fp, "vfguid.assigned %" PRIu64 "\nvfguid.sets %" PRIu64 "\n"
+	    "vfguid.confirmed %" PRIu64 "\nvfguid.failed %" PRIu64 "\n"
+	    "vfguid.restored %" PRIu64 "\nvfguid.adopted %" PRIu64 "\n"
+	    "vfguid.file_writes %" PRIu64 "\n", v.active, v.sets,
+	    v.confirmed, v.failed, v.restored, v.adopted, v.writes);
+}
+
 /* The SA's counters in the stats file (per attribute and method, the MAD
- * engine's "sa" lines are there already). */
+ * engine's "sa" lines are there already), and the alias GUIDs'. */
 static void
 sa_stats_lines(void *arg, FILE *fp)
 {
 	struct daemon *d = arg;
 	struct sa_stats st;
 
+	vfguid_stats_lines(d, fp);
 	if (d->sa == NULL)
 		return;
 	sa_get_stats(d->sa, &st);
@@ -511,6 +553,7 @@ sa_stats_lines(void *arg, FILE *fp)
 		    ms.creates, ms.refused, ms.unjoinable);
 	}
 }
+
 
 static void
 on_adopt(void *arg)
@@ -1119,7 +1162,7 @@ main(int argc, char *argv[])
 	d.sm = sminfo_new(d.mad, d.ss, on_trap, &d);
 	sminfo_set_mkey(d.sm, d.cfg.m_key);
 	if (d.cfg.virt_mode == CFG_VIRT_ENABLED)
-		d.vg = vfguid_new(d.mad, d.state_dir,
+		d.vg = vfguid_new(d.loop, d.mad, d.state_dir,
 		    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
@@ -1140,7 +1183,7 @@ main(int argc, char *argv[])
 	}
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
+		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .vg = d.vg, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
 		    .arg = &d, .mcast = d.mcast };
 		char sock[4200];
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alias.h"
 #include "core/log.h"
 #include "core/query.h"
 
@@ -506,6 +507,23 @@ status_json(struct show *s, const struct show_status *st)
 	else
 		sa_json(j, st);
 
+	json_key(j, "alias_guids");
+	if (st->vfguid == NULL)
+		json_null(j);
+	else {
+		const struct vfguid_stats *v = st->vfguid;
+
+		json_object_begin(j);
+		json_kv_uint(j, "assigned", v->active);
+		json_kv_uint(j, "sets", v->sets);
+		json_kv_uint(j, "confirmed", v->confirmed);
+		json_kv_uint(j, "failed", v->failed);
+		json_kv_uint(j, "restored", v->restored);
+		json_kv_uint(j, "adopted", v->adopted);
+		json_kv_uint(j, "file_writes", v->writes);
+		json_object_end(j);
+	}
+
 	json_key(j, "routing");
 	if (rep == NULL)
 		json_null(j);
@@ -612,6 +630,17 @@ sa_text(struct table *t, const struct show_status *st)
 	    PRIu64 " Reports sent, %" PRIu64 " acknowledged, %" PRIu64
 	    " failed", a->services, a->subscriptions, a->reports_sent,
 	    a->reports_acked, a->reports_failed);
+}
+
+static void
+vfguid_text(struct table *t, const struct vfguid_stats *v)
+{
+	table_cell(t, "Alias GUIDs");
+	table_cell(t, "%" PRIu64 " assigned; %" PRIu64 " GUIDInfo blocks "
+	    "written (%" PRIu64 " confirmed, %" PRIu64 " failed), %" PRIu64
+	    " written back, %" PRIu64 " adopted from devices, %" PRIu64
+	    " file writes", v->active, v->sets, v->confirmed, v->failed,
+	    v->restored, v->adopted, v->writes);
 }
 
 /* Every other SM seen: a table of its own. */
@@ -722,6 +751,8 @@ status_text(struct show *s, const struct show_status *st)
 	    st->mad_unmatched, st->mad_malformed);
 	if (st->sa != NULL)
 		sa_text(&t, st);
+	if (st->vfguid != NULL)
+		vfguid_text(&t, st->vfguid);
 	table_cell(&t, "Log level");
 	table_cell(&t, "%s", st->log_level);
 	table_print(&t, &s->text);
@@ -1316,4 +1347,172 @@ show_subscriptions(struct show *s, const struct sa_subscription_info *v,
 	}
 	table_print(&t, &s->text);
 	table_free(&t);
+}
+
+/* ------------------------------------------------------------ guids */
+
+/* One index of one port as the store and the device have it. */
+struct guid_row {
+	unsigned index;
+	uint64_t guid;          /* saved (assigned or not), else the device's */
+	const char *state;      /* assigned, saved, device */
+	bool read;              /* the device's block was read */
+	uint64_t device;
+	bool match;
+};
+
+/* The rows of port (up to ALIAS_MAX_INDEX); returns how many. */
+static size_t
+guid_rows(const struct alias_store *st, uint64_t port, struct guid_row *r)
+{
+	uint64_t dev[ALIAS_PER_BLOCK];
+	size_t n = 0;
+
+	for (unsigned b = 0; b < ALIAS_MAX_INDEX / ALIAS_PER_BLOCK; b++) {
+		unsigned cap = 0;
+		bool read = alias_device_get(st, port, b, dev, &cap);
+
+		for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
+			unsigned idx = b * ALIAS_PER_BLOCK + i;
+			uint64_t saved = alias_saved(st, port, idx);
+			uint64_t act = alias_get(st, port, idx);
+			uint64_t d = read && idx < cap ? dev[i] : 0;
+
+			if (idx == 0 || (saved == 0 && d == 0))
+				continue;
+			r[n].index = idx;
+			r[n].guid = saved != 0 ? saved : d;
+			r[n].state = act != 0 ? "assigned" : saved != 0 ?
+			    "saved" : "device";
+			r[n].read = read && idx < cap;
+			r[n].device = d;
+			r[n].match = r[n].read && d == act;
+			n++;
+		}
+	}
+	return n;
+}
+
+static int
+guid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+guid_port_name(const struct fabric *f, uint64_t port, uint32_t *lid,
+    char *desc, size_t len)
+{
+	uint32_t p = f != NULL ? query_port_by_guid(f, port) : FABRIC_NONE;
+	const struct fabric_node *n;
+
+	*lid = 0;
+	desc[0] = '\0';
+	if (p == FABRIC_NONE)
+		return;
+	*lid = f->ports[p].lid;
+	n = &f->nodes[f->ports[p].node];
+	if (n->desc_valid)
+		show_clean(n->desc, desc, len);
+}
+
+void
+show_guids(struct show *s, const struct fabric *f,
+    const struct alias_store *st)
+{
+	struct guid_row *rows;
+	uint64_t *ports = NULL;
+	size_t np = 0, nr;
+	struct table t;
+	char desc[65];
+	uint32_t lid;
+
+	if (st != NULL) {
+		np = alias_ports(st, NULL, 0);
+		ports = calloc(np + 1, sizeof(*ports));
+		if (ports == NULL)
+			fatal("show: guids");
+		np = alias_ports(st, ports, np);
+		qsort(ports, np, sizeof(*ports), guid_cmp);
+	}
+	if ((rows = calloc(ALIAS_MAX_INDEX, sizeof(*rows))) == NULL)
+		fatal("show: guids");
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_kv_bool(&s->j, "enabled", st != NULL);
+		json_key(&s->j, "ports");
+		json_array_begin(&s->j);
+	} else if (st == NULL) {
+		show_printf(s, "alias GUIDs are off (virtualization mode is "
+		    "not enabled)\n");
+	} else {
+		table_init(&t, "llrrllll");
+		table_cell(&t, "PORT GUID");
+		table_cell(&t, "DESCRIPTION");
+		table_cell(&t, "LID");
+		table_cell(&t, "INDEX");
+		table_cell(&t, "ALIAS GUID");
+		table_cell(&t, "STATE");
+		table_cell(&t, "DEVICE");
+		table_cell(&t, "MATCH");
+	}
+	for (size_t i = 0; i < np; i++) {
+		nr = guid_rows(st, ports[i], rows);
+		if (nr == 0)
+			continue;
+		guid_port_name(f, ports[i], &lid, desc, sizeof(desc));
+		if (s->json) {
+			json_object_begin(&s->j);
+			json_kv_guid(&s->j, "port_guid", ports[i]);
+			json_kv_string(&s->j, "description", desc);
+			json_kv_uint(&s->j, "lid", lid);
+			json_key(&s->j, "guids");
+			json_array_begin(&s->j);
+		}
+		for (size_t k = 0; k < nr; k++) {
+			const struct guid_row *r = &rows[k];
+
+			if (s->json) {
+				json_object_begin(&s->j);
+				json_kv_uint(&s->j, "index", r->index);
+				json_kv_guid(&s->j, "guid", r->guid);
+				json_kv_string(&s->j, "state", r->state);
+				json_key(&s->j, "device");
+				if (r->read)
+					json_guid(&s->j, r->device);
+				else
+					json_null(&s->j);
+				json_kv_bool(&s->j, "match", r->match);
+				json_object_end(&s->j);
+				continue;
+			}
+			table_cell(&t, "0x%016" PRIx64, ports[i]);
+			table_cell(&t, "%s", desc);
+			table_cell(&t, "%" PRIu32, lid);
+			table_cell(&t, "%u", r->index);
+			table_cell(&t, "0x%016" PRIx64, r->guid);
+			table_cell(&t, "%s", r->state);
+			if (r->read)
+				table_cell(&t, "0x%016" PRIx64, r->device);
+			else
+				table_cell(&t, "unread");
+			table_cell(&t, "%s", !r->read ? "-" : r->match ?
+			    "yes" : "no");
+		}
+		if (s->json) {
+			json_array_end(&s->j);
+			json_object_end(&s->j);
+		}
+	}
+	if (s->json) {
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+	} else if (st != NULL) {
+		table_print(&t, &s->text);
+		table_free(&t);
+	}
+	free(rows);
+	free(ports);
 }

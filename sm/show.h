@@ -26,6 +26,9 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "sm/vfguid.h"
+
+struct alias_store;
 
 struct show_buf {
 	char *p;                /* NUL-terminated once anything was added */
@@ -87,6 +90,7 @@ struct show_status {
 	const void *more_arg;
 	const struct sa_stats *sa;              /* NULL: no SA agent */
 	bool sa_serving;
+	const struct vfguid_stats *vfguid;      /* NULL: alias GUIDs off */
 };
 
 void show_status(struct show *s, const struct show_status *st);
@@ -101,6 +105,13 @@ int show_ports(struct show *s, const struct fabric *f, const char *what);
  * loop, the wrong end port). */
 int show_route(struct show *s, const struct fabric *f,
     const struct lft_set *lft, const char *src, const char *dst);
+/* VF alias GUIDs per physical port (st NULL: virtualization not enabled):
+ * every index with a GUID saved or held by the device, its GUID, state
+ * (assigned: active; saved: kept for a later Set of 0; device: only the
+ * device holds one), what the device held when last read and whether it
+ * matches. f (may be NULL) names the ports. */
+void show_guids(struct show *s, const struct fabric *f,
+    const struct alias_store *st);
 
 /* The SA's ServiceRecords and event subscriptions, as listed. */
 void show_services(struct show *s, const struct sa_service_info *v,

@@ -420,6 +420,9 @@ start_heavy(struct sweep *sw)
 	log_info("sweep: heavy sweep %" PRIu64 " started", sw->heavy_sweeps);
 	sw->disc = discover_start(sw->mad, sw->next,
 	    !smstate_may_write(sw->ss), on_discovered, sw);
+	/* virtualization enabled: what alias-capable ports hold */
+	if (sw->o.alias != NULL)
+		discover_set_alias(sw->disc, sw->o.alias);
 }
 
 /* One LID request per end port of the new fabric, the SM's port first;

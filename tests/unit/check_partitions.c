@@ -907,6 +907,19 @@ alias_to_h2(void *arg, uint64_t guid)
 	return FABRIC_NONE;
 }
 
+START_TEST(test_names_guid)
+{
+	struct pkey_policy *p = parse_ok("Default=0x7fff : ALL=full;\n"
+	    "vm=0x0040 : 0x0014050000000001=full, "
+	    "0x0014050000000100-0x01405000000010f=both;\n");
+
+	ck_assert(pkey_policy_names_guid(p, 0x0014050000000001ULL));
+	ck_assert(pkey_policy_names_guid(p, 0x0014050000000105ULL));
+	ck_assert(!pkey_policy_names_guid(p, 0x0014050000000002ULL));
+	pkey_policy_free(p);
+}
+END_TEST
+
 START_TEST(test_alias_guids)
 {
 	struct pkey_policy *p = parse_ok("Default=0x7fff : ALL=full;\n"
@@ -1009,6 +1022,7 @@ partitions_suite(void)
 	tcase_add_test(tables, test_absent_members);
 	tcase_add_test(tables, test_sm_port_forced_full);
 	tcase_add_test(tables, test_alias_guids);
+	tcase_add_test(tables, test_names_guid);
 	tcase_add_test(tables, test_format_fabric);
 	suite_add_tcase(s, tables);
 	return s;
