@@ -101,7 +101,9 @@ send_sa(uint8_t method, uint16_t attr, uint64_t mask, const uint8_t *rec,
 	mad_set_field64(m, 0, IB_SA_COMPMASK_F, mask);
 	memcpy(m + SA_DATA, rec, reclen);
 	umad_set_addr(um, sm_lid, 1, 0, QKEY_GSI);
-	if (umad_send(fd, sa_agent, um, MAD_SIZE, 0, 0) < 0) {
+	/* With a timeout, as the kernel matches a response only to a send
+	 * that waits for one. */
+	if (umad_send(fd, sa_agent, um, MAD_SIZE, 1000, 0) < 0) {
 		fprintf(stderr, "sasub: umad_send failed\n");
 		exit(1);
 	}
@@ -148,6 +150,8 @@ pump(uint32_t want_tid, uint8_t *out)
 		if (umad_recv(fd, um, &len, left > 500 ? 500 : left) < 0)
 			continue;
 		m = umad_get_mad(um);
+		if (um->status != 0)
+			continue;       /* a request of ours timed out */
 		if (m[1] != IB_SA_CLASS)
 			continue;       /* SMInfo and the like: no SM here */
 		if (m[3] == 0x06 && get_be(m + 16, 2) == 0x0002) {
