@@ -22,7 +22,8 @@
 #define PRINT_WIDTH	40		/* column of the -nv source comment */
 
 _Static_assert(sizeof(enum log_level) == sizeof(unsigned) &&
-    sizeof(enum cfg_enforcement) == sizeof(unsigned),
+    sizeof(enum cfg_enforcement) == sizeof(unsigned) &&
+    sizeof(enum cfg_virt) == sizeof(unsigned),
     "enum options are stored as unsigned");
 _Static_assert(LOG_LVL_ERROR == 0 && LOG_LVL_WARN == 1 && LOG_LVL_INFO == 2 &&
     LOG_LVL_DEBUG == 3, "log_levels[] follows enum log_level");
@@ -34,6 +35,9 @@ static const char *const log_levels[] = { "error", "warn", "info", "debug",
 static const char *engines[CFG_ENGINES_MAX + 1];
 static const char *const enforcements[] = { "both", "in", "out", "off",
     NULL };
+static const char *const virt_modes[] = { "off", "ignore", "enabled", NULL };
+_Static_assert(CFG_VIRT_OFF == 0 && CFG_VIRT_IGNORE == 1 &&
+    CFG_VIRT_ENABLED == 2, "virt_modes[] follows enum cfg_virt");
 
 #define OFF(f)	offsetof(struct ibsmd_config, f)
 
@@ -216,6 +220,26 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.reloadable = true,
 		.doc = "PathRecord PacketLifeTime: 4.096 us x 2^value "
 		    "(18: about 1 s).",
+	},
+	[CFG_OPT_VIRT_MODE] = {
+		.name = "virtualization.mode", .type = CFG_ENUM,
+		.offset = OFF(virt_mode), .allowed = virt_modes, .def = "off",
+		.doc = "SR-IOV: off sends no vport attribute, ignore keeps "
+		    "vports down, enabled.",
+	},
+	[CFG_OPT_VIRT_MAX_PORTS] = {
+		.name = "virtualization.max_ports_in_process", .type = CFG_UINT,
+		.offset = OFF(virt_max_ports), .min = 1, .max = 4096,
+		.def = "64", .reloadable = true,
+		.doc = "Virtualization-capable ports whose vports are read or "
+		    "set at once.",
+	},
+	[CFG_OPT_VIRT_GUID_BYTE] = {
+		.name = "virtualization.assigned_guid_byte", .type = CFG_UINT,
+		.offset = OFF(virt_guid_byte), .min = 0, .max = 255,
+		.def = "0",
+		.doc = "Byte 3 of generated alias GUIDs: give each subnet its "
+		    "own.",
 	},
 };
 

@@ -102,6 +102,9 @@ enum cfg_opt_id {
 	CFG_OPT_ALLOW_BOTH_PKEYS,
 	CFG_OPT_SA_KEY,
 	CFG_OPT_SUBNET_TIMEOUT,
+	CFG_OPT_VIRT_MODE,		/* the virtualization: section */
+	CFG_OPT_VIRT_MAX_PORTS,
+	CFG_OPT_VIRT_GUID_BYTE,
 	CFG_NOPTIONS
 };
 
@@ -142,6 +145,19 @@ enum cfg_enforcement {			/* order of its allowed[] */
 	CFG_ENFORCE_BOTH, CFG_ENFORCE_IN, CFG_ENFORCE_OUT, CFG_ENFORCE_OFF
 };
 
+/* virtualization.mode; the values are OpenSM's virt_enabled 0, 1, 2. */
+enum cfg_virt {
+	CFG_VIRT_OFF,		/* no vport attribute is ever sent */
+	CFG_VIRT_IGNORE,	/* vports discovered but kept down */
+	CFG_VIRT_ENABLED	/* vports and alias GUIDs managed */
+};
+
+/*
+ * Sections: an option named "section.key" is written either so or as
+ * key: value inside a "section:" mapping; -nv prints the dotted form.
+ */
+#define CFG_SECTION_SEP	'.'
+
 struct ibsmd_config {
 	uint64_t port_guid;		/* 0: the first InfiniBand port */
 	struct cfg_guid_list ports;	/* empty: port_guid's port */
@@ -171,6 +187,9 @@ struct ibsmd_config {
 	bool allow_both_pkeys;
 	uint64_t sa_key;		/* SM_Key of trusted SA requests */
 	unsigned subnet_timeout;	/* PacketLifeTime code, 0..31 */
+	enum cfg_virt virt_mode;	/* virtualization.mode */
+	unsigned virt_max_ports;	/* virtualization.max_ports_in_process */
+	unsigned virt_guid_byte;	/* virtualization.assigned_guid_byte */
 
 	/* Where each value came from, and its line in that file (0: none). */
 	enum cfg_source source[CFG_NOPTIONS];

@@ -252,23 +252,22 @@ read_node(struct loader *ld, yaml_event_t *ev, struct cfg_node *nd)
 	}
 }
 
-/* The value of an option: a node, and the entries of a list. */
+/* The value of an option, from its first event ev (deleted here): a node,
+ * and the entries of a list. */
 static int
-read_value(struct loader *ld, struct cfg_value *v)
+read_value_from(struct loader *ld, yaml_event_t *first, struct cfg_value *v)
 {
 	yaml_event_t ev;
 	int r = 0;
 
-	if (next_event(ld, &ev) < 0)
-		return -1;
-	if (ev.type != YAML_SEQUENCE_START_EVENT) {
-		r = read_node(ld, &ev, &v->head);
-		yaml_event_delete(&ev);
+	if (first->type != YAML_SEQUENCE_START_EVENT) {
+		r = read_node(ld, first, &v->head);
+		yaml_event_delete(first);
 		return r;
 	}
 	v->head.kind = CFG_NODE_LIST;
-	set_mark(&v->head, &ev);
-	yaml_event_delete(&ev);
+	set_mark(&v->head, first);
+	yaml_event_delete(first);
 	for (;;) {
 		if (next_event(ld, &ev) < 0)
 			return -1;
@@ -281,6 +280,20 @@ read_value(struct loader *ld, struct cfg_value *v)
 	}
 	yaml_event_delete(&ev);
 	return 0;
+}
+
+/* name is a section: some option is called "name.key". */
+static bool
+is_section(const char *name)
+{
+	size_t n, len = strlen(name);
+	const struct cfg_option *s = config_schema(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(s[i].name, name, len) == 0 &&
+		    s[i].name[len] == CFG_SECTION_SEP)
+			return true;
+	return false;
 }
 
 static void
@@ -320,12 +333,15 @@ load_option(struct loader *ld, const struct cfg_node *key, struct cfg_value *v)
 	}
 }
 
+/* The option: value pairs of a mapping whose start was just read; inside
+ * a section, the keys are prefixed with "section.". */
 static void
-load_mapping(struct loader *ld)
+load_mapping(struct loader *ld, const char *section)
 {
 	yaml_event_t ev;
 	struct cfg_node key;
 	struct cfg_value v;
+	char name[128];
 
 	for (;;) {
 		if (next_event(ld, &ev) < 0)
@@ -341,7 +357,20 @@ load_mapping(struct loader *ld)
 			return;
 		}
 		yaml_event_delete(&ev);
-		if (read_value(ld, &v) < 0) {
+		if (next_event(ld, &ev) < 0) {
+			free(key.text);
+			return;
+		}
+		if (section == NULL && ev.type == YAML_MAPPING_START_EVENT &&
+		    key.kind == CFG_NODE_SCALAR && is_section(key.text)) {
+			yaml_event_delete(&ev);
+			load_mapping(ld, key.text);
+			free(key.text);
+			if (ld->ck.stop)
+				return;
+			continue;
+		}
+		if (read_value_from(ld, &ev, &v) < 0) {
 			free(key.text);
 			value_free(&v);
 			return;
@@ -350,7 +379,15 @@ load_mapping(struct loader *ld)
 			CFG_ERR(&ld->ck, &key, "expected an option name, got "
 			    "%s", key.kind == CFG_NODE_SCALAR ? "nothing" :
 			    config_kind_name(key.kind));
-		else
+		else if (section != NULL) {
+			struct cfg_node full = key;
+
+			snprintf(name, sizeof(name), "%s%c%s", section,
+			    CFG_SECTION_SEP, key.text);
+			full.text = name;
+			full.len = strlen(name);
+			load_option(ld, &full, &v);
+		} else
 			load_option(ld, &key, &v);
 		free(key.text);
 		value_free(&v);
@@ -368,7 +405,7 @@ load_document(struct loader *ld)
 		return;
 	if (ev.type == YAML_MAPPING_START_EVENT) {
 		yaml_event_delete(&ev);
-		load_mapping(ld);
+		load_mapping(ld, NULL);
 		return;
 	}
 	if (read_node(ld, &ev, &nd) == 0 && !config_node_null(&nd)) {

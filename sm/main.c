@@ -103,6 +103,7 @@ usage(FILE *fp)
 "  -P, --partitions FILE      partitions.conf (default " IBSMD_SYSCONFDIR "/partitions.conf)\n"
 "      --allow-both-pkeys     '=both' members get full and limited P_Keys\n"
 "      --partition-enforcement MODE  both, in, out or off (default both)\n"
+"      --virtualization MODE  SR-IOV: off, ignore or enabled (default off)\n"
 "  -p, --priority N           SM priority 0-15 (default 0)\n"
 "  -l, --log-level LEVEL      error, warn, info or debug (default info)\n"
 "  -f, --log-file FILE        log to FILE, 'syslog' or '-' for stderr (default -)\n"
@@ -781,6 +782,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		{ "partition-enforcement", required_argument, NULL, 6 },
 		{ "list-ports", no_argument, NULL, 7 },
 		{ "config-dir", required_argument, NULL, 8 },
+		{ "virtualization", required_argument, NULL, 9 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -829,6 +831,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		case 4: name = "smp_retries"; break;
 		case 5: rc |= add_cli(d, "allow_both_pkeys", "true"); break;
 		case 6: name = "partition_enforcement"; break;
+		case 9: name = "virtualization.mode"; break;
 		case 'O':
 			if ((eq = strchr(optarg, '=')) == NULL) {
 				fprintf(stderr, "ibsmd: -O wants NAME=VALUE, not "

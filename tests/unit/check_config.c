@@ -436,7 +436,8 @@ START_TEST(test_schema_sane)
 		ck_assert_ptr_nonnull(s[i].name);
 		for (p = s[i].name; *p; p++)
 			ck_assert_msg((*p >= 'a' && *p <= 'z') || *p == '_' ||
-			    (*p >= '0' && *p <= '9'), "%s: not snake_case",
+			    (*p >= '0' && *p <= '9') || *p == CFG_SECTION_SEP,
+			    "%s: not snake_case (section.name)",
 			    s[i].name);
 		ck_assert_ptr_eq(config_option(s[i].name), &s[i]);
 		ck_assert_str_eq(config_nearest(s[i].name), s[i].name);
@@ -1291,7 +1292,7 @@ START_TEST(test_contrib_example)
 	    line = strtok_r(NULL, "\n", &save)) {
 		if (line[0] != '#' || line[1] < 'a' || line[1] > 'z')
 			continue;
-		p = line + 1 + strspn(line + 1, "abcdefghijklmnopqrstuvwxyz_");
+		p = line + 1 + strspn(line + 1, "abcdefghijklmnopqrstuvwxyz_.");
 		if (*p != ':')
 			continue;
 		*p = '\0';
