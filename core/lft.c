@@ -42,3 +42,23 @@ lft_set_fini(struct lft_set *s)
 	free(s->port);
 	memset(s, 0, sizeof(*s));
 }
+
+int
+lft_set_grow(struct lft_set *s, uint16_t max_lid)
+{
+	size_t oldw = (size_t)s->max_lid + 1, neww = (size_t)max_lid + 1;
+	uint8_t *p;
+
+	if (max_lid <= s->max_lid)
+		return 0;
+	p = malloc(s->nsw ? s->nsw * neww : 1);
+	if (p == NULL)
+		return -1;
+	memset(p, LFT_NO_ROUTE, s->nsw * neww);
+	for (uint32_t sw = 0; sw < s->nsw; sw++)
+		memcpy(p + sw * neww, s->port + sw * oldw, oldw);
+	free(s->port);
+	s->port = p;
+	s->max_lid = max_lid;
+	return 0;
+}
