@@ -13,9 +13,19 @@ vport_set_init(struct vport_set *s)
 	guid_hash_init(&s->by_guid);
 }
 
+static void
+free_pkeys(struct vport_set *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		free(s->v[i].pkeys);
+		s->v[i].pkeys = NULL;
+	}
+}
+
 void
 vport_set_fini(struct vport_set *s)
 {
+	free_pkeys(s);
 	free(s->v);
 	free(s->h);
 	guid_hash_fini(&s->by_guid);
@@ -25,9 +35,21 @@ vport_set_fini(struct vport_set *s)
 void
 vport_set_clear(struct vport_set *s)
 {
+	free_pkeys(s);
 	s->n = 0;
 	s->nh = 0;
 	guid_hash_clear(&s->by_guid);
+}
+
+uint16_t *
+vport_pkeys_alloc(struct vport_set *s, uint32_t v)
+{
+	struct vport *vp = &s->v[v];
+
+	free(vp->pkeys);
+	vp->pkeys = vp->pkey_cap ? xcalloc(vp->pkey_cap, sizeof(uint16_t)) :
+	    NULL;
+	return vp->pkeys;
 }
 
 uint32_t

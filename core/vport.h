@@ -35,6 +35,8 @@ struct vport {
 	uint16_t lid;           /* the LID it answers to (vport_resolve_lids) */
 	uint16_t pkey_cap;      /* VPartitionCap */
 	char desc[65];          /* VNodeDescription, NUL-terminated */
+	uint16_t *pkeys;        /* [pkey_cap] the P_Key table to program, NULL:
+				 * leave it alone; owned by the set */
 };
 
 /* A virtualization-capable port and its vports. */
@@ -57,6 +59,9 @@ struct vport_set {
 void vport_set_init(struct vport_set *s);
 void vport_set_fini(struct vport_set *s);
 void vport_set_clear(struct vport_set *s);
+/* Give vport v a zeroed P_Key table of its pkey_cap entries (replacing
+ * any); returns it, NULL when pkey_cap is 0. */
+uint16_t *vport_pkeys_alloc(struct vport_set *s, uint32_t v);
 
 /* Add a host for fabric port p; returns its index. */
 uint32_t vport_host_add(struct vport_set *s, uint32_t p);

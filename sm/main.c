@@ -42,6 +42,7 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "core/vattr.h"
 #include "mad/transport.h"
 
 /* Exit codes (documented in ibsmd(8)). */
@@ -268,6 +269,8 @@ sweep_opts_from(const struct daemon *d, struct sweep_opts *so)
 	so->allow_both_pkeys = c->allow_both_pkeys;
 	so->enforce = enforce_bits[c->partition_enforcement];
 	so->max_failures = d->once ? 3 : 1;
+	so->virt_mode = (int)c->virt_mode;
+	so->virt_max_ports = c->virt_max_ports;
 }
 
 static void
@@ -544,6 +547,11 @@ on_trap(void *arg, unsigned trap, uint16_t issuer)
 	/* Link state changes (128) and port capability changes (144) can
 	 * change the topology or what must be programmed. */
 	if (trap == 128 || trap == 144)
+		sweep_request(d->sweep, true);
+	/* vendor vport traps (1144 capability or description, 1146 state):
+	 * a look at once, unless virtualization is off */
+	if ((trap == VATTR_TRAP_VPORT_CHANGE || trap == VATTR_TRAP_VPORT_STATE) &&
+	    d->cfg.virt_mode != CFG_VIRT_OFF)
 		sweep_request(d->sweep, true);
 }
 

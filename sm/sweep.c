@@ -23,6 +23,9 @@
 #include "mad/smp.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
+#include "sm/vports.h"
+#include "core/vport.h"
+#include "core/vattr.h"
 #include "routing/cdg.h"
 
 enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
@@ -65,6 +68,10 @@ struct sweep {
 	struct fabric fab[2], *cur, *next;
 	struct lft_set lfts[2], *cur_lft, *next_lft;
 	struct pkey_tables pks[2], *cur_pk, *next_pk;
+	/* vports behind virtualization-capable ports, beside each model */
+	struct vport_set vps[2], *cur_vp, *next_vp;
+	struct vports *vports;
+	struct vports_result last_vprog;
 	sweep_adopt_cb adopt_cb;
 	void *adopt_arg;
 	sweep_stats_cb stats_cb;
@@ -366,6 +373,19 @@ on_elected(void *arg, bool master)
 }
 
 static void
+on_vports_read(void *arg, const struct vports_result *r)
+{
+	struct sweep *sw = arg;
+
+	if (r->hosts > 0)
+		log_info("sweep: vports: %u virtualization-capable port%s, %u "
+		    "vport%s up, %u SMPs%s%s", r->hosts, r->hosts == 1 ? "" :
+		    "s", r->vports, r->vports == 1 ? "" : "s", r->smps,
+		    r->first_failure[0] ? "; " : "", r->first_failure);
+	smstate_elect(sw->ss, sw->next, on_elected, sw);
+}
+
+static void
 on_discovered(void *arg, const struct discover_result *r)
 {
 	struct sweep *sw = arg;
@@ -380,7 +400,13 @@ on_discovered(void *arg, const struct discover_result *r)
 		log_info("sweep: discovery: %u SMPs sent again after a round "
 		    "unanswered; %u unanswered in every round, %u answered "
 		    "with an error", r->resent, r->timeouts, r->errors);
-	smstate_elect(sw->ss, sw->next, on_elected, sw);
+	if (sw->o.virt_mode == 0) {
+		vport_set_clear(sw->next_vp);
+		smstate_elect(sw->ss, sw->next, on_elected, sw);
+		return;
+	}
+	vports_discover(sw->vports, sw->next, sw->next_vp,
+	    smstate_may_write(sw->ss), on_vports_read, sw);
 }
 
 static void
@@ -407,8 +433,8 @@ lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 	uint32_t *idx;
 	size_t n = 0;
 
-	reqs = calloc(f->nports, sizeof(*reqs));
-	idx = calloc(f->nports, sizeof(*idx));
+	reqs = calloc((size_t)f->nports + sw->next_vp->n + 1, sizeof(*reqs));
+	idx = calloc((size_t)f->nports + sw->next_vp->n + 1, sizeof(*idx));
 	if (reqs == NULL || idx == NULL)
 		fatal("sweep: out of memory");
 	/* The SM's port first: its LID is the SM LID. */
@@ -424,6 +450,16 @@ lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 			    (void *)port->info, 0, IB_PORT_LID_F) : 0;
 			idx[n++] = p;
 		}
+	/* vports with LIDRequired (enabled only): idx past the ports */
+	for (uint32_t v = 0; sw->o.virt_mode == 2 && v < sw->next_vp->n; v++) {
+		const struct vport *vp = &sw->next_vp->v[v];
+
+		if (!vport_wants_lid(vp))
+			continue;
+		reqs[n].guid = vp->guid;
+		reqs[n].cur = vp->cur_lid;
+		idx[n++] = f->nports + v;
+	}
 	*reqsp = reqs;
 	*idxp = idx;
 	return n;
@@ -464,7 +500,12 @@ assign_lids(struct sweep *sw)
 
 	rc = lid_assign(sw->lids, reqs, n, sw->o.lmc);
 	for (size_t i = 0; i < n; i++)
-		fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
+		if (idx[i] < f->nports)
+			fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
+		else
+			sw->next_vp->v[idx[i] - f->nports].own_lid = reqs[i].lid;
+	if (sw->o.virt_mode == 2)
+		vport_resolve_lids(sw->next_vp, f);
 	if (rc < 0)
 		log_warnx("sweep: LID space exhausted: some ports get no LID");
 	save_lids(sw);
@@ -570,6 +611,30 @@ complete(struct sweep *sw)
 	return sw->why[0] == '\0';
 }
 
+static bool complete(struct sweep *sw);
+static void __attribute__((format(printf, 2, 3)))
+why_add(struct sweep *sw, const char *fmt, ...);
+
+static void
+on_vports_programmed(void *arg, const struct vports_result *r)
+{
+	struct sweep *sw = arg;
+	bool ok;
+
+	sw->last_vprog = *r;
+	log_info("sweep: vports: %u managed, %u P_Key blocks and %u LIDs "
+	    "written, %u armed, %u activated%s%s", r->managed, r->pkey_writes,
+	    r->lid_writes, r->armed, r->activated,
+	    r->first_failure[0] ? "; " : "", r->first_failure);
+	ok = complete(sw);
+	if (r->timeouts + r->errors > 0) {
+		why_add(sw, "%svports: %s", sw->why[0] ? "; " : "",
+		    r->first_failure);
+		ok = false;
+	}
+	fsm(sw, ok ? EV_PROGRAMMED : EV_INCOMPLETE);
+}
+
 static void
 on_programmed(void *arg, const struct program_result *r)
 {
@@ -584,6 +649,11 @@ on_programmed(void *arg, const struct program_result *r)
 	if (r->resent)
 		log_info("sweep: programming: %u SMPs sent again or verified "
 		    "after a round failed", r->resent);
+	if (sw->o.virt_mode == 2 && sw->next_vp->nh > 0) {
+		vports_program(sw->vports, sw->next, sw->next_vp,
+		    on_vports_programmed, sw);
+		return;
+	}
 	fsm(sw, complete(sw) ? EV_PROGRAMMED : EV_INCOMPLETE);
 }
 
@@ -597,6 +667,48 @@ pkey_note(void *arg, enum pkey_note_level level, const char *msg)
 		log_info("partitions: %s", msg);
 }
 
+/* A vport GUID named in partitions.conf: its physical port's table holds
+ * the union of its vports' keys. */
+static uint32_t
+vport_phys(void *arg, uint64_t guid)
+{
+	struct sweep *sw = arg;
+	uint32_t v = vport_by_guid(sw->next_vp, guid);
+
+	return v == FABRIC_NONE || !vport_is_managed(&sw->next_vp->v[v]) ?
+	    FABRIC_NONE : sw->next_vp->v[v].port;
+}
+
+/* Each managed vport's own table, the one it had (by GUID) keeping its
+ * indices. */
+static void
+build_vport_pkeys(struct sweep *sw)
+{
+	struct vport_set *s = sw->next_vp;
+
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct vport *v = &s->v[i];
+		const struct vport *old = NULL;
+		uint32_t o;
+		size_t dropped;
+
+		if (!vport_is_managed(v) || v->pkey_cap == 0 ||
+		    vport_pkeys_alloc(s, i) == NULL)
+			continue;
+		if (sw->have_cur &&
+		    (o = vport_by_guid(sw->cur_vp, v->guid)) != FABRIC_NONE)
+			old = &sw->cur_vp->v[o];
+		dropped = pkey_vport_table(sw->o.policy, v->guid, v->desc,
+		    sw->o.allow_both_pkeys, old ? old->pkeys : NULL,
+		    old && old->pkeys ? old->pkey_cap : 0, v->pkeys,
+		    v->pkey_cap);
+		if (dropped > 0)
+			log_warnx("partitions: vport 0x%016" PRIx64 ": %zu "
+			    "P_Key(s) do not fit its VPartitionCap of %u",
+			    v->guid, dropped, v->pkey_cap);
+	}
+}
+
 /* P_Key tables for the new fabric, the previous ones keeping indices
  * stable, and the programmer's view of them. */
 static void
@@ -604,6 +716,11 @@ build_pkeys(struct sweep *sw)
 {
 	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys };
 	const struct fabric *f = sw->next;
+
+	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {
+		po.alias_port = vport_phys;
+		po.alias_arg = sw;
+	}
 
 	free(sw->want);
 	sw->want = NULL;
@@ -630,6 +747,8 @@ build_pkeys(struct sweep *sw)
 		w->keys = t->keys;
 		w->n = t->cap;
 	}
+	if (sw->o.virt_mode == 2)
+		build_vport_pkeys(sw);
 }
 
 /* After a takeover, the tables in place are the ones the last heavy sweep
@@ -765,6 +884,12 @@ route_program(struct sweep *sw)
 	}
 	if (sw->held.nsw > 0 || held_from_cur(sw))
 		keep_held_routes(sw);
+	/* vport LIDs forward where their physical port's do */
+	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {
+		if (lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
+			fatal("sweep: out of memory");
+		vport_lft_copy(sw->next_vp, sw->next, sw->next_lft);
+	}
 	build_pkeys(sw);
 	program_start(sw->prog, sw->next, sw->next_lft, sw->want, sm_lid,
 	    &sw->o.prog,
@@ -777,7 +902,10 @@ adopt_next(struct sweep *sw)
 	struct fabric *tf = sw->cur;
 	struct lft_set *tl = sw->cur_lft;
 	struct pkey_tables *tp = sw->cur_pk;
+	struct vport_set *tv = sw->cur_vp;
 
+	sw->cur_vp = sw->next_vp;
+	sw->next_vp = tv;
 	sw->cur = sw->next;
 	sw->cur_lft = sw->next_lft;
 	sw->cur_pk = sw->next_pk;
@@ -790,6 +918,7 @@ adopt_next(struct sweep *sw)
 		sw->adopt_cb(sw->adopt_arg);
 	pkey_tables_free(sw->next_pk);
 	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
+	vport_set_clear(sw->next_vp);
 	fabric_fini(sw->next);
 	lft_set_fini(sw->next_lft);
 	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
@@ -898,6 +1027,7 @@ standby_done(struct sweep *sw)
 {
 	learn_lids(sw);
 	program_forget(sw->prog);
+	vports_forget(sw->vports);
 	sw->learn = true;
 	finished(sw, "heavy", true);
 	log_info("sweep: standing by (%s): nothing written",
@@ -1013,6 +1143,22 @@ light_must_escalate(struct sweep *sw)
 }
 
 static void
+on_vpoll(void *arg, bool changed)
+{
+	struct sweep *sw = arg;
+
+	if (sw->state != ST_LIGHT)
+		return;
+	if (changed) {
+		log_info("sweep: light sweep: a vport changed state; sweeping "
+		    "heavy");
+		sw->light_changed = true;
+	}
+	if (--sw->light_pending == 0)
+		fsm(sw, sw->light_changed ? EV_CHANGED : EV_CLEAN);
+}
+
+static void
 start_light(struct sweep *sw)
 {
 	struct fabric *f = sw->cur;
@@ -1041,6 +1187,11 @@ start_light(struct sweep *sw)
 			sw->light_pending--;
 			free(q);
 		}
+	}
+	/* vports: VPortStateChange of every virtualization-capable port */
+	if (sw->have_cur && sw->o.virt_mode != 0 && sw->cur_vp->nh > 0) {
+		sw->light_pending++;
+		vports_poll(sw->vports, sw->cur, sw->cur_vp, on_vpoll, sw);
 	}
 	if (--sw->light_pending == 0)
 		fsm(sw, sw->have_cur ? EV_CLEAN : EV_CHANGED);
@@ -1117,6 +1268,18 @@ sweep_report(const struct sweep *sw)
 	return sw->have_cur ? &sw->report : NULL;
 }
 
+const struct vport_set *
+sweep_vports(const struct sweep *sw)
+{
+	return sw->have_cur && sw->o.virt_mode != 0 ? sw->cur_vp : NULL;
+}
+
+void
+sweep_vport_stats(const struct sweep *sw, struct vports_result *r)
+{
+	*r = sw->last_vprog;
+}
+
 void
 sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 {
@@ -1125,6 +1288,7 @@ sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 
 	sw->o = *o;
 	sw->o.state_dir = state_dir;    /* fixed for the life of the daemon */
+	vports_set_window(sw->vports, o->virt_max_ports);
 	if (o->interval != old && sw->state == ST_IDLE && sw->have_cur &&
 	    sw->failures_in_row == 0)
 		arm_timer(sw, o->interval);
@@ -1211,6 +1375,12 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	sw->next_lft = &sw->lfts[1];
 	sw->cur_pk = &sw->pks[0];
 	sw->next_pk = &sw->pks[1];
+	sw->cur_vp = &sw->vps[0];
+	sw->next_vp = &sw->vps[1];
+	vport_set_init(sw->cur_vp);
+	vport_set_init(sw->next_vp);
+	sw->vports = vports_new(mad);
+	vports_set_window(sw->vports, o->virt_max_ports);
 	fabric_init(sw->cur);
 	fabric_init(sw->next);
 	sw->lids = lid_map_new();
@@ -1246,6 +1416,9 @@ sweep_free(struct sweep *sw)
 	ev_idle_stop(sw->loop, &sw->idle);
 	ev_timer_stop(sw->loop, &sw->timer);
 	program_free(sw->prog);
+	vports_free(sw->vports);
+	vport_set_fini(sw->cur_vp);
+	vport_set_fini(sw->next_vp);
 	lid_map_free(sw->lids);
 	fabric_fini(sw->cur);
 	fabric_fini(sw->next);
