@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "sa/attr.h"
+#include "sa/guidinfo.h"
 #include "sa/path.h"
 #include "sa/records.h"
 

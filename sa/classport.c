@@ -19,8 +19,10 @@
 #define CAP_UD_MCAST            (1u << 9)
 #define CAP_MULTIPATH           (1u << 10)
 #define CAP_PORTINFO_CAPMASK    (1u << 13)
-/* CapabilityMask2: SendOnlyFullMember joins. */
+/* CapabilityMask2: SendOnlyFullMember joins; IsAdditionalGUIDsSupported
+ * (alias GUIDs through GUIDInfoRecord Set and Delete). */
 #define CAP2_SEND_ONLY_FULL     (1u << 12)
+#define CAP2_ADDITIONAL_GUIDS   (1u << 5)
 
 static uint16_t
 capmask(void)
@@ -50,8 +52,8 @@ classport_get(const struct sa_ctx *c, const struct sa_req *q,
 	mad_set_field(r, 0, IB_CPI_CLASSVER_F, SA_CLASS_VERSION);
 	mad_set_field(r, 0, IB_CPI_CAPMASK_F, capmask());
 	mad_set_field(r, 0, IB_CPI_CAPMASK2_F,
-	    sa_attr_find(SA_ATTR_MCMEMBER_REC) != NULL ? CAP2_SEND_ONLY_FULL :
-	    0);
+	    (sa_attr_find(SA_ATTR_MCMEMBER_REC) != NULL ? CAP2_SEND_ONLY_FULL :
+	    0) | (c->v->alias != NULL ? CAP2_ADDITIONAL_GUIDS : 0));
 	mad_set_field(r, 0, IB_CPI_RESP_TIME_VALUE_F,
 	    sa_resp_time_value(c->sa));
 	/* Not redirected: QP1 with its well-known Q_Key, as OpenSM says. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alias.h"
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/guidhash.h"
@@ -139,13 +140,17 @@ gid_make(uint8_t *gid, uint64_t prefix, uint64_t guid)
 static unsigned
 gid_port(const struct query *qy, const uint8_t *gid, uint32_t *port)
 {
-	uint64_t prefix = gid_prefix(gid);
+	uint64_t prefix = gid_prefix(gid), base;
 
 	if (gid[0] == 0xFF)
 		return SA_STATUS_INVALID_GID;
 	if (prefix != LINK_LOCAL && prefix != qy->c->v->subnet_prefix)
 		return SA_STATUS_INVALID_GID;       /* no routers */
 	*port = guid_hash_get(&qy->st->by_guid, gid_prefix(gid + 8));
+	/* A VF alias GUID names its physical port (shared-port SR-IOV). */
+	if (*port == GUID_HASH_NONE && qy->c->v->alias != NULL &&
+	    alias_find(qy->c->v->alias, gid_prefix(gid + 8), &base, NULL))
+		*port = guid_hash_get(&qy->st->by_guid, base);
 	if (*port == GUID_HASH_NONE) {
 		*port = FABRIC_NONE;
 		return SA_STATUS_INVALID_GID;
@@ -356,7 +361,14 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 		memcpy(r.sgid, qy->want->sgid, 16);
 	else
 		gid_make(r.sgid, v->subnet_prefix, v->f->ports[s].guid);
-	gid_make(r.dgid, v->subnet_prefix, v->f->ports[d].guid);
+	/* A DGID naming a VF alias comes back with that alias. */
+	if ((qy->mask & PR_CM_DGID) && gid_prefix(qy->want->dgid + 8) !=
+	    v->f->ports[d].guid && v->alias != NULL &&
+	    alias_find(v->alias, gid_prefix(qy->want->dgid + 8), NULL, NULL))
+		gid_make(r.dgid, v->subnet_prefix,
+		    gid_prefix(qy->want->dgid + 8));
+	else
+		gid_make(r.dgid, v->subnet_prefix, v->f->ports[d].guid);
 	r.dlid = dlid;
 	r.slid = slid;
 	r.reversible = reversible;

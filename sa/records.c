@@ -1,7 +1,8 @@
 /*
  * Read-only SA records computed from the view: NodeRecord, PortInfoRecord,
  * SMInfoRecord, LinkRecord, SwitchInfoRecord, LinearForwardingTableRecord,
- * MulticastForwardingTableRecord, P_KeyTableRecord, GUIDInfoRecord (Get).
+ * MulticastForwardingTableRecord, P_KeyTableRecord (GUIDInfoRecord is in
+ * sa/guidinfo.c).
  * Each handler builds the candidate records, keeps those the component
  * mask selects, and stops when the answer is full (a Get needs at most
  * two to tell "too many").
@@ -435,59 +436,4 @@ const struct sa_attr sa_attr_pkey = {
 	.name = "P_KeyTableRecord",
 	.rec_size = SA_PKEY_REC_SIZE,
 	.get = pkey_get,
-};
-
-/* ---- GUIDInfoRecord (0x30), Get and GetTable: LID, BlockNum, 8 GUIDs.
- * Index 0 is the port GUID; no alias GUIDs are assigned yet. */
-
-static const struct sa_comp guidinfo_comp[] = {
-	BITS(0, 16), BITS(16, 8), BITS(24, 8), BITS(32, 32),
-	BITS(64, 64), BITS(128, 64), BITS(192, 64), BITS(256, 64),
-	BITS(320, 64), BITS(384, 64), BITS(448, 64), BITS(512, 64),
-};
-
-static unsigned
-guidinfo_get(const struct sa_ctx *c, const struct sa_req *q,
-    struct sa_out *out)
-{
-	const struct fabric *f = c->v->f;
-	uint64_t mask = q->comp_mask & ~BIT(0);
-	uint16_t lid = (uint16_t)sa_get_bits(q->rec, 0, 16);
-	uint8_t tmp[SA_GUIDINFO_REC_SIZE];
-	uint32_t p, b, blocks;
-
-	if (q->requester == FABRIC_NONE)
-		return SA_STATUS_DROP;
-	for (p = 0; p < f->nports && !sa_out_full(out); p++) {
-		const struct fabric_port *port = &f->ports[p];
-
-		if (!fabric_port_is_endport(f, p) || port->lid == 0 ||
-		    !sees(c, q, p))
-			continue;
-		if ((q->comp_mask & BIT(0)) && !lid_selects(port, lid))
-			continue;
-		/* GUIDCap (PortInfo byte 50) entries, 8 per block. */
-		blocks = port->info_valid ? (port->info[50] + 7u) / 8u : 1;
-		if (blocks == 0)
-			blocks = 1;
-		for (b = 0; b < blocks && !sa_out_full(out); b++) {
-			memset(tmp, 0, sizeof(tmp));
-			sa_set_bits(tmp, 0, 16, port->lid);
-			tmp[2] = (uint8_t)b;
-			if (b == 0)
-				sa_set_bits(tmp, 64, 64, port->guid);
-			if (!sa_comp_match(guidinfo_comp, NCOMP(guidinfo_comp),
-			    mask, q->rec, tmp))
-				continue;
-			memcpy(sa_out_add(out), tmp, sizeof(tmp));
-		}
-	}
-	return SA_STATUS_OK;
-}
-
-const struct sa_attr sa_attr_guidinfo = {
-	.id = SA_ATTR_GUIDINFO_REC,
-	.name = "GUIDInfoRecord",
-	.rec_size = SA_GUIDINFO_REC_SIZE,
-	.get = guidinfo_get,
 };

@@ -18,7 +18,6 @@ extern const struct sa_attr sa_attr_switchinfo;
 extern const struct sa_attr sa_attr_lft;
 extern const struct sa_attr sa_attr_mft;
 extern const struct sa_attr sa_attr_pkey;
-extern const struct sa_attr sa_attr_guidinfo;
 
 /* Record sizes in bytes (a multiple of 8: the AttributeOffset unit). */
 #define SA_NODE_REC_SIZE        112

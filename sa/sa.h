@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct alias_store;
 struct ev_loop;
 struct fabric;
 struct lft_set;
@@ -54,6 +55,15 @@ struct sa_view {
 	uint16_t sm_lid;
 	const struct sa_sm *sms;        /* this SM first */
 	size_t nsms;
+	/* VF alias GUIDs (virtualization.mode enabled; NULL: not served,
+	 * GUIDInfoRecord Set and Delete are denied). Owned by sm/, which
+	 * also fills in what devices hold; the SA assigns and releases
+	 * entries in it, then calls alias_changed for the end port (index in
+	 * f) and GUIDInfo block whose assignment changed: sm/ saves the
+	 * store and programs the device. */
+	struct alias_store *alias;
+	void (*alias_changed)(void *arg, uint32_t port, unsigned block);
+	void *alias_arg;
 };
 
 struct sa_opts {

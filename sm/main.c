@@ -43,6 +43,7 @@
 #include "sm/smstate.h"
 #include "sm/sweep.h"
 #include "core/vattr.h"
+#include "sm/vfguid.h"
 #include "mad/transport.h"
 
 /* Exit codes (documented in ibsmd(8)). */
@@ -59,6 +60,8 @@ struct daemon {
 	struct sminfo *sm;
 	struct sweep *sweep;
 	struct sa *sa;
+	struct vfguid *vg;      /* VF alias GUIDs; NULL unless
+				 * virtualization.mode is enabled */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
 	 * whenever the SM state changes or a view is handed over */
 	struct sa_sm sms[SA_SMS_MAX];
@@ -271,6 +274,7 @@ sweep_opts_from(const struct daemon *d, struct sweep_opts *so)
 	so->max_failures = d->once ? 3 : 1;
 	so->virt_mode = (int)c->virt_mode;
 	so->virt_max_ports = c->virt_max_ports;
+	so->alias = d->vg != NULL ? vfguid_store(d->vg) : NULL;
 }
 
 static void
@@ -445,6 +449,12 @@ sa_view_update(struct daemon *d)
 	v.sm_lid = d->sms[0].lid;
 	v.sms = d->sms;
 	v.nsms = d->nsms;
+	if (d->vg != NULL) {
+		vfguid_set_fabric(d->vg, f, false);
+		v.alias = vfguid_store(d->vg);
+		v.alias_changed = vfguid_changed;
+		v.alias_arg = d->vg;
+	}
 	sa_set_view(d->sa, &v);
 }
 
@@ -501,6 +511,10 @@ on_up(void *arg, bool ok, const char *why)
 	}
 	if (ok && smstate_state(d->ss) == SM_MASTER) {
 		d->sa_swept = true;
+		/* Devices hold the alias GUIDs assigned (restart, takeover,
+		 * a port back). */
+		if (d->vg != NULL)
+			vfguid_set_fabric(d->vg, sweep_fabric(d->sweep), true);
 		notify_ready(d);
 	}
 	sa_serving_update(d);
@@ -1051,6 +1065,9 @@ main(int argc, char *argv[])
 	d.ss = smstate_new(d.loop, d.mad, &sso, &ssh);
 	d.sm = sminfo_new(d.mad, d.ss, on_trap, &d);
 	sminfo_set_mkey(d.sm, d.cfg.m_key);
+	if (d.cfg.virt_mode == CFG_VIRT_ENABLED)
+		d.vg = vfguid_new(d.mad, d.state_dir,
+		    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
 	{
@@ -1099,6 +1116,7 @@ main(int argc, char *argv[])
 	ctl_close(d.ctl);
 	sa_free(d.sa);
 	sweep_free(d.sweep);
+	vfguid_free(d.vg);
 	sminfo_free(d.sm);
 	smstate_free(d.ss);
 	mad_engine_free(d.mad);

@@ -13,7 +13,9 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
+#include "core/alias.h"
 #include "core/alloc.h"
+#include "core/query.h"
 #include "sm/discover.h"
 #include "core/fabric.h"
 #include "sm/inherit.h"
@@ -667,16 +669,30 @@ pkey_note(void *arg, enum pkey_note_level level, const char *msg)
 		log_info("partitions: %s", msg);
 }
 
+/* pkey_opts.alias_port: the physical port of an active VF alias GUID in
+ * the fabric being built. */
+static uint32_t
+alias_port_of(void *arg, uint64_t guid)
+{
+	struct sweep *sw = arg;
+	uint64_t port;
+
+	if (sw->o.alias == NULL || !alias_find(sw->o.alias, guid, &port, NULL))
+		return FABRIC_NONE;
+	return query_port_by_guid(sw->next, port);
+}
+
 /* A vport GUID named in partitions.conf: its physical port's table holds
- * the union of its vports' keys. */
+ * the union of its vports' keys; else a VF alias GUID. */
 static uint32_t
 vport_phys(void *arg, uint64_t guid)
 {
 	struct sweep *sw = arg;
 	uint32_t v = vport_by_guid(sw->next_vp, guid);
 
-	return v == FABRIC_NONE || !vport_is_managed(&sw->next_vp->v[v]) ?
-	    FABRIC_NONE : sw->next_vp->v[v].port;
+	if (v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]))
+		return sw->next_vp->v[v].port;
+	return alias_port_of(sw, guid);
 }
 
 /* Each managed vport's own table, the one it had (by GUID) keeping its
@@ -714,7 +730,9 @@ build_vport_pkeys(struct sweep *sw)
 static void
 build_pkeys(struct sweep *sw)
 {
-	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys };
+	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys,
+	    .alias_port = sw->o.alias != NULL ? alias_port_of : NULL,
+	    .alias_arg = sw };
 	const struct fabric *f = sw->next;
 
 	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {

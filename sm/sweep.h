@@ -22,6 +22,7 @@
 #include "routing/routing.h"
 
 struct ev_loop;
+struct alias_store;
 struct mad_engine;
 struct sminfo;
 struct smstate;
@@ -47,6 +48,9 @@ struct sweep_opts {
 					 * attribute sent), 1 ignore (read,
 					 * kept down), 2 enabled */
 	unsigned virt_max_ports;        /* hosts worked on at once */
+	struct alias_store *alias;      /* VF alias GUIDs: partitions members
+					 * naming one go to its physical port;
+					 * NULL: none */
 };
 
 /* Called after every heavy sweep that programmed (or failed): ok, or not

@@ -29,6 +29,7 @@
 #include "core/lft.h"
 #include "mad/mad.h"
 #include "sa/attr.h"
+#include "sa/guidinfo.h"
 #include "sa/records.h"
 #include "sa/sa.h"
 #include "tests/unit/fake_transport.h"
