@@ -271,6 +271,26 @@ write_stats(struct sweep *sw)
 	    sw->last_prog.failures, sw->last_prog.resent, sw->failures_in_row,
 	    sw->cur_holes);
 	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
+	if (sw->o.virt_mode != 0) {
+		const struct vports_result *v = &sw->last_vprog;
+		unsigned up = 0, own = 0;
+
+		for (uint32_t i = 0; sw->have_cur && i < sw->cur_vp->n; i++) {
+			const struct vport *vp = &sw->cur_vp->v[i];
+
+			if (vp->index == 0)
+				continue;
+			up += vp->state >= PORT_INIT;
+			own += vport_wants_lid(vp) && vp->lid != 0;
+		}
+		fprintf(s.fp, "vports.hosts %u\nvports.up %u\nvports.own_lids "
+		    "%u\nvports.managed %u\nvports.pkey_writes %u\n"
+		    "vports.lid_writes %u\nvports.armed %u\nvports.activated "
+		    "%u\nvports.smps %u\nvports.failures %u\n",
+		    sw->have_cur ? sw->cur_vp->nh : 0, up, own, v->managed,
+		    v->pkey_writes, v->lid_writes, v->armed, v->activated,
+		    v->smps, v->timeouts + v->errors);
+	}
 	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
 	    "inherit.lids_computed %u\n", sw->inherited.kept,
 	    sw->inherited.mixed, sw->inherited.computed);
