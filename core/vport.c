@@ -11,6 +11,7 @@ vport_set_init(struct vport_set *s)
 {
 	memset(s, 0, sizeof(*s));
 	guid_hash_init(&s->by_guid);
+	guid_hash_init(&s->by_lid);
 }
 
 static void
@@ -29,6 +30,7 @@ vport_set_fini(struct vport_set *s)
 	free(s->v);
 	free(s->h);
 	guid_hash_fini(&s->by_guid);
+	guid_hash_fini(&s->by_lid);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -39,6 +41,7 @@ vport_set_clear(struct vport_set *s)
 	s->n = 0;
 	s->nh = 0;
 	guid_hash_clear(&s->by_guid);
+	guid_hash_clear(&s->by_lid);
 }
 
 uint16_t *
@@ -127,6 +130,7 @@ vport_resolve_lids(struct vport_set *s, const struct fabric *f)
 {
 	unsigned own = 0;
 
+	guid_hash_clear(&s->by_lid);
 	/* own LIDs first, so that LIDByVPortIndex can name any of them */
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct vport *v = &s->v[i];
@@ -137,6 +141,8 @@ vport_resolve_lids(struct vport_set *s, const struct fabric *f)
 		else if (vport_wants_lid(v) && v->own_lid != 0) {
 			v->lid = v->own_lid;
 			own++;
+			if (guid_hash_get(&s->by_lid, v->lid) == GUID_HASH_NONE)
+				guid_hash_put(&s->by_lid, v->lid, i);
 		}
 	}
 	for (uint32_t i = 0; i < s->n; i++) {
@@ -152,6 +158,14 @@ vport_resolve_lids(struct vport_set *s, const struct fabric *f)
 			v->lid = s->v[k].lid;
 	}
 	return own;
+}
+
+uint32_t
+vport_by_lid(const struct vport_set *s, uint16_t lid)
+{
+	uint32_t v = lid ? guid_hash_get(&s->by_lid, lid) : GUID_HASH_NONE;
+
+	return v == GUID_HASH_NONE ? FABRIC_NONE : v;
 }
 
 uint16_t

@@ -54,6 +54,7 @@ struct vport_set {
 	struct vport_host *h;
 	uint32_t nh, hcap;
 	struct guid_hash by_guid;       /* VPortGUID -> vport */
+	struct guid_hash by_lid;        /* own LID -> vport (resolve_lids) */
 };
 
 void vport_set_init(struct vport_set *s);
@@ -90,6 +91,10 @@ bool vport_wants_lid(const struct vport *v);
  * a LID of their own.
  */
 unsigned vport_resolve_lids(struct vport_set *s, const struct fabric *f);
+
+/* The vport that answers to lid with a LID of its own, FABRIC_NONE if
+ * none (as of the last vport_resolve_lids()). */
+uint32_t vport_by_lid(const struct vport_set *s, uint16_t lid);
 
 /* The highest vport LID (0: none). */
 uint16_t vport_max_lid(const struct vport_set *s);

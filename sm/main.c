@@ -42,7 +42,9 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "core/alloc.h"
 #include "core/vattr.h"
+#include "core/vport.h"
 #include "sm/vfguid.h"
 #include "mad/transport.h"
 
@@ -60,6 +62,7 @@ struct daemon {
 	struct sminfo *sm;
 	struct sweep *sweep;
 	struct sa *sa;
+	struct pkey_table *vport_pk;    /* the SA view's vport tables */
 	struct vfguid *vg;      /* VF alias GUIDs; NULL unless
 				 * virtualization.mode is enabled */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
@@ -433,6 +436,7 @@ sa_view_update(struct daemon *d)
 {
 	struct sa_view v = { 0 };
 	const struct fabric *f = sweep_fabric(d->sweep);
+	struct pkey_table *old_pk;
 
 	if (d->sa == NULL)
 		return;
@@ -455,7 +459,24 @@ sa_view_update(struct daemon *d)
 		v.alias_changed = vfguid_changed;
 		v.alias_arg = d->vg;
 	}
+	old_pk = d->vport_pk;
+	d->vport_pk = NULL;
+	if ((v.vports = sweep_vports(d->sweep)) != NULL) {
+		/* each vport's own table, as the SA's scope reads tables */
+		d->vport_pk = xcalloc(v.vports->n ? v.vports->n : 1,
+		    sizeof(*d->vport_pk));
+		for (uint32_t i = 0; i < v.vports->n; i++) {
+			const struct vport *vp = &v.vports->v[i];
+
+			d->vport_pk[i].guid = vp->guid;
+			d->vport_pk[i].port = f->nports + i;
+			d->vport_pk[i].keys = vp->pkeys;
+			d->vport_pk[i].cap = vp->pkeys ? vp->pkey_cap : 0;
+		}
+		v.vport_pk = d->vport_pk;
+	}
 	sa_set_view(d->sa, &v);
+	free(old_pk);
 }
 
 /* The SA's counters in the stats file (per attribute and method, the MAD
@@ -1115,6 +1136,7 @@ main(int argc, char *argv[])
 	}
 	ctl_close(d.ctl);
 	sa_free(d.sa);
+	free(d.vport_pk);
 	sweep_free(d.sweep);
 	vfguid_free(d.vg);
 	sminfo_free(d.sm);

@@ -9,6 +9,9 @@
 #     switch exactly where its physical port's LID goes;
 #   - P_Keys: each vport's VPortPKeyTable per partitions.conf (two vports of
 #     h1 in different partitions), the physical port holds the union;
+#   - PathRecords (saquery from h0) between vports: none between the two h1
+#     vports in different partitions, one with green's key between h5 and
+#     h9's green vports, addressed to their own LIDs and GUIDs;
 #   - the LIDs come back after a restart of ibsmd with the vports down and
 #     up again (guid2lid by vport GUID);
 #   - a VM migration (h1 vport 1 down, h13 vport 5 up with its GUID): the
@@ -45,6 +48,7 @@ cat >"$T/partitions.conf" <<EOP
 Default=0x7fff, ipoib : ALL=limited, SELF=full ;
 red=0x0010 : $RED=full ;
 blue=0x0020 : $BLUE=full ;
+green=0x0030 : $(vguid h5 1)=full, $(vguid h9 1)=full ;
 EOP
 
 # phys_lid HOST: the LID of the host's port, as the device says
@@ -136,6 +140,23 @@ printf '%s\n' "$phys" | grep -q '0x8020' || fail "h1's port lacks blue 0x8020"
 # a host whose vports name no partition has neither
 phys=$(diag smpquery pkeys -D 0,1,5,2,1 2>/dev/null)
 printf '%s\n' "$phys" | grep -q '0x8010\|0x8020' && fail "h5's port has red or blue: $phys"
+
+# PathRecords between vports, scoped by their own tables
+# pr SLID DLID: saquery's PathRecord text (empty: none)
+pr() { diag saquery -p --src-to-dst "$1:$2" 2>/dev/null | grep -v '^ibwarn'; }
+prf() { printf '%s\n' "$1" | sed -n "s/^[[:space:]]*$2[.]*[[:space:]]*//p" | head -1; }
+out=$(pr "${VLID[h1.1]}" "${VLID[h1.2]}")
+[ -z "$(prf "$out" dlid)" ] || fail "h1 vports 1 (red) and 2 (blue) got a PathRecord: $out"
+out=$(pr "${VLID[h1.1]}" "${VLID[h1.3]}")
+[ -z "$(prf "$out" dlid)" ] || fail "h1 vports 1 and 3 (limited Default only) got a PathRecord: $out"
+out=$(pr "${VLID[h5.1]}" "${VLID[h9.1]}")
+[ "$(( $(prf "$out" dlid) ))" = "${VLID[h9.1]}" ] || fail "h5/1 -> h9/1 (green): no PathRecord to LID ${VLID[h9.1]}: $out"
+[ "$(( $(prf "$out" slid) ))" = "${VLID[h5.1]}" ] || fail "h5/1 -> h9/1: SLID not the vport's: $out"
+pk=$(prf "$out" pkey)
+[ "$(( pk & 0x7fff ))" = $((0x30)) ] || fail "h5/1 -> h9/1: P_Key $pk, not green: $out"
+# vguid h9 1 = 0x00c0ffee00090001, which inet_ntop writes ...:c0:ffee:9:1
+case $(prf "$out" dgid) in *:c0:ffee:9:1) ;; *) fail "h5/1 -> h9/1: DGID not the vport GUID: $out" ;; esac
+log "PathRecords: none across partitions on h1; h5/1 -> h9/1 with P_Key $pk"
 
 # ---------------------------------------------------------------- restart
 sm_stop
