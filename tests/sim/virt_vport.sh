@@ -184,6 +184,7 @@ log "restart: every vport LID kept"
 lid=${VLID[h1.1]}
 nsw=$(awk '/^Unicast lids/' "$T/fts.txt" | wc -l)
 heavy0=$(stat_get heavy_sweeps)
+sent0=$(stat_get mad.sent)
 vdev_migrate h1 1 h13 5 "$RED" lidreq
 migrated() {
 	[ "$(vfield h13 5 state)" = active ] &&
@@ -194,6 +195,7 @@ sleep 1
 [ "$(vfield h13 5 lid)" = "$lid" ] || fail "migration: LID $lid became $(vfield h13 5 lid)"
 lw=$(stat_get program.lft_writes)
 sis=$(stat_get program.switchinfo_sets)
+log "migration: $(( $(stat_get mad.sent) - sent0 )) SMPs sent by ibsmd since the move (the heavy sweep it starts re-reads the fabric)"
 log "migration: LID $lid kept; last sweep wrote $lw LFT blocks, $sis SwitchInfo ($nsw switches)"
 [ "$lw" -ge 1 ] && [ "$lw" -le "$nsw" ] || fail "migration wrote $lw LFT blocks for $nsw switches"
 fts
