@@ -47,6 +47,11 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.args = " LEVEL", .request_args = " LEVEL",
 		.doc = "error, warn, info or debug",
 	},
+	[CTL_CMD_VPORTS] = {
+		.name = "vports", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "vports per physical port: GUID, LID, state, P_Keys",
+	},
 };
 
 const struct ctl_command *

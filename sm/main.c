@@ -73,6 +73,7 @@ struct daemon {
 	struct ctl *ctl;
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
 	ev_timer watchdog;
+	ev_timer vport_settle;  /* vendor vport traps, coalesced */
 	/* what the command line said: replayed over every (re)load */
 	const char *config_file;        /* -c, or NULL */
 	const char *config_dir;         /* --config-dir */
@@ -573,6 +574,19 @@ on_sm_sweep(void *arg)
 	sweep_request(d->sweep, true);
 }
 
+#define VPORT_SETTLE_S 0.2      /* quiet time after a vport trap */
+
+static void
+on_vport_settle(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct daemon *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	ev_timer_stop(d->loop, w);
+	sweep_request(d->sweep, true);
+}
+
 static void
 on_trap(void *arg, unsigned trap, uint16_t issuer)
 {
@@ -584,10 +598,13 @@ on_trap(void *arg, unsigned trap, uint16_t issuer)
 	if (trap == 128 || trap == 144)
 		sweep_request(d->sweep, true);
 	/* vendor vport traps (1144 capability or description, 1146 state):
-	 * a look at once, unless virtualization is off */
+	 * a sweep at once, unless virtualization is off; the traps of one
+	 * hypervisor action (a migration is a stop on one host and a start
+	 * on another) are let settle briefly, so that one sweep sees the
+	 * whole move and rewrites each switch's entry once */
 	if ((trap == VATTR_TRAP_VPORT_CHANGE || trap == VATTR_TRAP_VPORT_STATE) &&
 	    d->cfg.virt_mode != CFG_VIRT_OFF)
-		sweep_request(d->sweep, true);
+		ev_timer_again(d->loop, &d->vport_settle);
 }
 
 struct diff_ctx {
@@ -1091,6 +1108,9 @@ main(int argc, char *argv[])
 		    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
+	ev_init(&d.vport_settle, on_vport_settle);
+	d.vport_settle.repeat = VPORT_SETTLE_S;
+	d.vport_settle.data = &d;
 	{
 		struct sa_opts sao;
 
@@ -1142,6 +1162,7 @@ main(int argc, char *argv[])
 	sminfo_free(d.sm);
 	smstate_free(d.ss);
 	mad_engine_free(d.mad);
+	ev_timer_stop(d.loop, &d.vport_settle);
 	ev_loop_destroy(d.loop);
 	pkey_policy_free(d.policy);
 	config_fini(&d.cfg);
