@@ -74,6 +74,7 @@ struct daemon {
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
 	ev_timer watchdog;
 	ev_timer vport_settle;  /* vendor vport traps, coalesced */
+	bool vport_heavy;       /* one of them was a 1144 */
 	/* what the command line said: replayed over every (re)load */
 	const char *config_file;        /* -c, or NULL */
 	const char *config_dir;         /* --config-dir */
@@ -584,7 +585,11 @@ on_vport_settle(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	ev_timer_stop(d->loop, w);
-	sweep_request(d->sweep, true);
+	/* a state change (1146) latches VPortStateChange, which the light
+	 * sweep's poll turns into a vport sweep; a capability or
+	 * description change (1144) is read by a heavy sweep */
+	sweep_request(d->sweep, d->vport_heavy);
+	d->vport_heavy = false;
 }
 
 static void
@@ -603,8 +608,11 @@ on_trap(void *arg, unsigned trap, uint16_t issuer)
 	 * on another) are let settle briefly, so that one sweep sees the
 	 * whole move and rewrites each switch's entry once */
 	if ((trap == VATTR_TRAP_VPORT_CHANGE || trap == VATTR_TRAP_VPORT_STATE) &&
-	    d->cfg.virt_mode != CFG_VIRT_OFF)
+	    d->cfg.virt_mode != CFG_VIRT_OFF) {
+		if (trap == VATTR_TRAP_VPORT_CHANGE)
+			d->vport_heavy = true;
 		ev_timer_again(d->loop, &d->vport_settle);
+	}
 }
 
 struct diff_ctx {

@@ -31,10 +31,11 @@
 #include "routing/cdg.h"
 
 enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
-		   ST_COUNT };
+		   ST_VPORT, ST_COUNT };
 enum sweep_event { EV_HEAVY, EV_LIGHT, EV_DISCOVERED, EV_FAILED,
 		   EV_PROGRAMMED, EV_CLEAN, EV_CHANGED, EV_STANDING_BY,
-		   EV_INHERIT, EV_INHERITED, EV_INCOMPLETE, EV_COUNT };
+		   EV_INHERIT, EV_INHERITED, EV_INCOMPLETE, EV_VPORTS,
+		   EV_COUNT };
 
 /* Heavy sweeps in a row that may find fewer nodes than the fabric in use,
  * with ports left unreached, before the smaller fabric is programmed. */
@@ -95,7 +96,10 @@ struct sweep {
 	/* light sweep */
 	unsigned light_pending;
 	bool light_changed;
+	bool light_vports;      /* only vports changed */
 	unsigned light_gen;
+	uint64_t vport_sweeps;
+	const struct fabric *pk_fabric; /* the model build_pkeys works on */
 	/* figures */
 	double started, up_at;          /* up_at: first subnet up, 0 before */
 	double sweep_started, last_secs;
@@ -122,6 +126,8 @@ static void heavy_done(struct sweep *);
 static void light_done(struct sweep *);
 static void standby_done(struct sweep *);
 static void start_inherit(struct sweep *);
+static void start_vports(struct sweep *);
+static void vports_done(struct sweep *);
 static void route_program(struct sweep *);
 
 static const struct transition fsm_table[] = {
@@ -138,13 +144,16 @@ static const struct transition fsm_table[] = {
 	{ ST_PROGRAM,  EV_FAILED,     heavy_failed, ST_IDLE },
 	{ ST_LIGHT,    EV_CLEAN,      light_done,   ST_IDLE },
 	{ ST_LIGHT,    EV_CHANGED,    start_heavy,  ST_DISCOVER },
+	{ ST_LIGHT,    EV_VPORTS,     start_vports, ST_VPORT },
+	{ ST_VPORT,    EV_PROGRAMMED, vports_done,  ST_IDLE },
+	{ ST_VPORT,    EV_CHANGED,    start_heavy,  ST_DISCOVER },
 };
 
 static const char *
 state_name(enum sweep_state s)
 {
 	static const char *const n[] = { "idle", "discover", "program",
-	    "light", "inherit" };
+	    "light", "inherit", "vport" };
 	return s < ST_COUNT ? n[s] : "?";
 }
 
@@ -153,7 +162,7 @@ event_name(enum sweep_event e)
 {
 	static const char *const n[] = { "heavy", "light", "discovered",
 	    "failed", "programmed", "clean", "changed", "standing-by",
-	    "inherit", "inherited", "incomplete" };
+	    "inherit", "inherited", "incomplete", "vports" };
 	return e < EV_COUNT ? n[e] : "?";
 }
 
@@ -286,10 +295,11 @@ write_stats(struct sweep *sw)
 		fprintf(s.fp, "vports.hosts %u\nvports.up %u\nvports.own_lids "
 		    "%u\nvports.managed %u\nvports.pkey_writes %u\n"
 		    "vports.lid_writes %u\nvports.armed %u\nvports.activated "
-		    "%u\nvports.smps %u\nvports.failures %u\n",
+		    "%u\nvports.smps %u\nvports.failures %u\nvport_sweeps %" PRIu64
+		    "\n",
 		    sw->have_cur ? sw->cur_vp->nh : 0, up, own, v->managed,
 		    v->pkey_writes, v->lid_writes, v->armed, v->activated,
-		    v->smps, v->timeouts + v->errors);
+		    v->smps, v->timeouts + v->errors, sw->vport_sweeps);
 	}
 	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
 	    "inherit.lids_computed %u\n", sw->inherited.kept,
@@ -699,7 +709,7 @@ alias_port_of(void *arg, uint64_t guid)
 
 	if (sw->o.alias == NULL || !alias_find(sw->o.alias, guid, &port, NULL))
 		return FABRIC_NONE;
-	return query_port_by_guid(sw->next, port);
+	return query_port_by_guid(sw->pk_fabric, port);
 }
 
 /* A vport GUID named in partitions.conf: its physical port's table holds
@@ -753,7 +763,7 @@ build_pkeys(struct sweep *sw)
 	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys,
 	    .alias_port = sw->o.alias != NULL ? alias_port_of : NULL,
 	    .alias_arg = sw };
-	const struct fabric *f = sw->next;
+	const struct fabric *f = sw->pk_fabric;
 
 	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {
 		po.alias_port = vport_phys;
@@ -928,6 +938,7 @@ route_program(struct sweep *sw)
 			fatal("sweep: out of memory");
 		vport_lft_copy(sw->next_vp, sw->next, sw->next_lft);
 	}
+	sw->pk_fabric = sw->next;
 	build_pkeys(sw);
 	program_start(sw->prog, sw->next, sw->next_lft, sw->want, sm_lid,
 	    &sw->o.prog,
@@ -1123,6 +1134,7 @@ struct lreq {
 };
 
 static int light_send(struct lreq *q);
+static void light_end(struct sweep *sw);
 
 static void
 on_light(void *arg, int status, const uint8_t *resp)
@@ -1140,7 +1152,7 @@ on_light(void *arg, int status, const uint8_t *resp)
 		    IB_SW_STATE_CHANGE_F))
 			sw->light_changed = true;
 		if (--sw->light_pending == 0)
-			fsm(sw, sw->light_changed ? EV_CHANGED : EV_CLEAN);
+			light_end(sw);
 	}
 	free(q);
 }
@@ -1180,6 +1192,152 @@ light_must_escalate(struct sweep *sw)
 	return false;
 }
 
+/* The end of a light sweep: a switch or port change needs a heavy sweep;
+ * a change of vports alone, as master, only a vport sweep. */
+static void
+light_end(struct sweep *sw)
+{
+	if (sw->light_changed)
+		fsm(sw, EV_CHANGED);
+	else if (sw->light_vports) {
+		log_info("sweep: light sweep: a vport changed state");
+		fsm(sw, smstate_may_write(sw->ss) && sw->o.virt_mode == 2 ?
+		    EV_VPORTS : EV_CHANGED);
+	} else
+		fsm(sw, EV_CLEAN);
+}
+
+/* ---- vport sweep: the fabric in use, its vports read again ---- */
+
+static void
+on_vport_sweep_programmed(void *arg, const struct vports_result *r)
+{
+	struct sweep *sw = arg;
+
+	sw->last_vprog = *r;
+	log_info("sweep: vport sweep: %u managed, %u P_Key blocks and %u LIDs "
+	    "written, %u armed, %u activated, %u SMPs%s%s", r->managed,
+	    r->pkey_writes, r->lid_writes, r->armed, r->activated, r->smps,
+	    r->first_failure[0] ? "; " : "", r->first_failure);
+	if (r->timeouts + r->errors > 0) {
+		snprintf(sw->why, sizeof(sw->why), "vports: %s",
+		    r->first_failure);
+		fsm(sw, EV_CHANGED);
+		return;
+	}
+	fsm(sw, EV_PROGRAMMED);
+}
+
+static void
+on_vport_sweep_ports(void *arg, const struct program_result *r)
+{
+	struct sweep *sw = arg;
+
+	sw->last_prog = *r;
+	log_info("sweep: vport sweep: %u LFT blocks, %u P_Key blocks written",
+	    r->lft_writes, r->pkey_writes);
+	if (!r->ok) {
+		snprintf(sw->why, sizeof(sw->why), "programming: %s", r->why);
+		fsm(sw, EV_CHANGED);
+		return;
+	}
+	vports_program(sw->vports, sw->cur, sw->next_vp,
+	    on_vport_sweep_programmed, sw);
+}
+
+static void
+on_vports_reread(void *arg, const struct vports_result *r)
+{
+	struct sweep *sw = arg;
+	struct fabric *f = sw->cur;
+	struct lid_req *reqs;
+	uint32_t *idx;
+	size_t n = 0;
+
+	if (r->timeouts + r->errors > 0) {
+		snprintf(sw->why, sizeof(sw->why), "vports: %s",
+		    r->first_failure);
+		fsm(sw, EV_CHANGED);
+		return;
+	}
+	/* LIDs of their own: the same map, the vports' requests only (the
+	 * ports' LIDs stay remembered, so none is given twice) */
+	reqs = xcalloc(sw->next_vp->n + 1, sizeof(*reqs));
+	idx = xcalloc(sw->next_vp->n + 1, sizeof(*idx));
+	for (uint32_t v = 0; v < sw->next_vp->n; v++)
+		if (vport_wants_lid(&sw->next_vp->v[v])) {
+			reqs[n].guid = sw->next_vp->v[v].guid;
+			reqs[n].cur = sw->next_vp->v[v].cur_lid;
+			idx[n++] = v;
+		}
+	if (lid_assign(sw->lids, reqs, n, sw->o.lmc) < 0)
+		log_warnx("sweep: LID space exhausted: some vports get no LID");
+	for (size_t i = 0; i < n; i++)
+		sw->next_vp->v[idx[i]].own_lid = reqs[i].lid;
+	save_lids(sw);
+	free(reqs);
+	free(idx);
+	vport_resolve_lids(sw->next_vp, f);
+	/* the tables in use, the vport entries made again */
+	lft_set_fini(sw->next_lft);
+	if (lft_set_copy(sw->next_lft, sw->cur_lft, f->nnodes) < 0 ||
+	    lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
+		fatal("sweep: out of memory");
+	for (uint32_t i = 0; i < sw->cur_vp->n; i++) {
+		const struct vport *v = &sw->cur_vp->v[i];
+
+		if (v->lid == 0 || v->lid == f->ports[v->port].lid ||
+		    v->lid > sw->next_lft->max_lid ||
+		    fabric_port_by_lid(f, v->lid) != FABRIC_NONE)
+			continue;
+		for (uint32_t s = 0; s < sw->next_lft->nsw; s++)
+			lft_row(sw->next_lft, s)[v->lid] = LFT_NO_ROUTE;
+	}
+	vport_lft_copy(sw->next_vp, f, sw->next_lft);
+	sw->pk_fabric = f;
+	build_pkeys(sw);
+	program_start(sw->prog, f, sw->next_lft, sw->want,
+	    f->ports[f->sm_port].lid, &sw->o.prog, on_vport_sweep_ports, sw);
+}
+
+static void
+start_vports(struct sweep *sw)
+{
+	sw->vport_sweeps++;
+	vport_set_clear(sw->next_vp);
+	vports_discover(sw->vports, sw->cur, sw->next_vp, true,
+	    on_vports_reread, sw);
+}
+
+/* The new vports, tables and P_Keys are the ones in use; the fabric
+ * stays. */
+static void
+vports_done(struct sweep *sw)
+{
+	struct lft_set *tl = sw->cur_lft;
+	struct pkey_tables *tp = sw->cur_pk;
+	struct vport_set *tv = sw->cur_vp;
+
+	sw->cur_lft = sw->next_lft;
+	sw->next_lft = tl;
+	sw->cur_pk = sw->next_pk;
+	sw->next_pk = tp;
+	sw->cur_vp = sw->next_vp;
+	sw->next_vp = tv;
+	if (sw->adopt_cb != NULL)
+		sw->adopt_cb(sw->adopt_arg);
+	pkey_tables_free(sw->next_pk);
+	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
+	vport_set_clear(sw->next_vp);
+	lft_set_fini(sw->next_lft);
+	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
+	finished(sw, "vport", true);
+	log_info("sweep: vport sweep %" PRIu64 " done", sw->vport_sweeps);
+	write_stats(sw);
+	arm_timer(sw, sw->o.interval);
+	back_to_idle(sw);
+}
+
 static void
 on_vpoll(void *arg, bool changed)
 {
@@ -1187,13 +1345,10 @@ on_vpoll(void *arg, bool changed)
 
 	if (sw->state != ST_LIGHT)
 		return;
-	if (changed) {
-		log_info("sweep: light sweep: a vport changed state; sweeping "
-		    "heavy");
-		sw->light_changed = true;
-	}
+	if (changed)
+		sw->light_vports = true;
 	if (--sw->light_pending == 0)
-		fsm(sw, sw->light_changed ? EV_CHANGED : EV_CLEAN);
+		light_end(sw);
 }
 
 static void
@@ -1206,6 +1361,7 @@ start_light(struct sweep *sw)
 	sw->light_gen++;
 	sw->sweep_started = now();
 	sw->light_changed = false;
+	sw->light_vports = false;
 	if (light_must_escalate(sw)) {
 		fsm(sw, EV_CHANGED);
 		return;
@@ -1231,8 +1387,12 @@ start_light(struct sweep *sw)
 		sw->light_pending++;
 		vports_poll(sw->vports, sw->cur, sw->cur_vp, on_vpoll, sw);
 	}
-	if (--sw->light_pending == 0)
-		fsm(sw, sw->have_cur ? EV_CLEAN : EV_CHANGED);
+	if (--sw->light_pending == 0) {
+		if (!sw->have_cur)
+			fsm(sw, EV_CHANGED);
+		else
+			light_end(sw);
+	}
 }
 
 static void

@@ -194,21 +194,23 @@ log "restart: every vport LID kept"
 # ---------------------------------------------------------------- migration
 lid=${VLID[h1.1]}
 nsw=$(awk '/^Unicast lids/' "$T/fts.txt" | wc -l)
-heavy0=$(stat_get heavy_sweeps)
+# sweeps that may rewrite tables: heavy ones and vport sweeps
+nsweeps() { echo $(( $(stat_get heavy_sweeps 0) + $(stat_get vport_sweeps 0) )); }
+heavy0=$(nsweeps)
 sent0=$(stat_get mad.sent)
 lset() { stat_get smp.Set.LinearForwardingTable.sent 0; }
 lset0=$(lset)
 vdev_migrate h1 1 h13 5 "$RED" lidreq
 migrated() {
 	[ "$(vfield h13 5 state)" = active ] &&
-	    [ "$(stat_get heavy_sweeps)" -gt "$heavy0" ] && sm_is_up
+	    [ "$(nsweeps)" -gt "$heavy0" ] && sm_is_up
 }
 poll_until 30 migrated >/dev/null || fail "migrated vport not ACTIVE on h13: $(vdev_cmd h13 dump)"
 sleep 2
 [ "$(vfield h13 5 lid)" = "$lid" ] || fail "migration: LID $lid became $(vfield h13 5 lid)"
-sweeps=$(( $(stat_get heavy_sweeps) - heavy0 ))
+sweeps=$(( $(nsweeps) - heavy0 ))
 lw=$(( $(lset) - lset0 ))
-log "migration: LID $lid kept; $sweeps heavy sweep(s) since the move wrote $lw LFT blocks ($nsw switches), $(( $(stat_get mad.sent) - sent0 )) SMPs in all (each heavy sweep re-reads the fabric)"
+log "migration: LID $lid kept; $sweeps sweep(s) since the move ($(( $(stat_get vport_sweeps 0) )) vport sweeps so far) wrote $lw LFT blocks ($nsw switches), $(( $(stat_get mad.sent) - sent0 )) SMPs in all"
 # one sweep saw the whole move (the trap settle time): one block per
 # switch; a light sweep's poll may catch the stop alone first, then each
 # of the two sweeps rewrites one block per switch
@@ -220,14 +222,14 @@ same_exits "$lid" "$(phys_lid h13)" "migrated vport"
 case $(vfield h13 5 pkeys) in *0x8010*) ;; *) fail "migrated vport lost red: $(vfield h13 5 pkeys)" ;; esac
 
 # a VM stop: its LID leaves every LFT, one block per switch
-heavy0=$(stat_get heavy_sweeps)
+heavy0=$(nsweeps)
 lset0=$(lset)
 vdev_cmd h5 vport 2 down >/dev/null
-stopped() { [ "$(stat_get heavy_sweeps)" -gt "$heavy0" ] && sm_is_up; }
+stopped() { [ "$(nsweeps)" -gt "$heavy0" ] && sm_is_up; }
 poll_until 30 stopped >/dev/null || fail "no sweep after a VM stop"
 sleep 1
 lw=$(( $(lset) - lset0 ))
-log "VM stop: $lw LFT blocks written in $(( $(stat_get heavy_sweeps) - heavy0 )) heavy sweep(s)"
+log "VM stop: $lw LFT blocks written in $(( $(nsweeps) - heavy0 )) sweep(s)"
 [ "$lw" -ge 1 ] && [ "$lw" -le "$nsw" ] || fail "VM stop wrote $lw LFT blocks for $nsw switches"
 fts
 [ -z "$(exits "${VLID[h5.2]}")" ] || fail "stopped vport LID ${VLID[h5.2]} still forwarded: $(exits "${VLID[h5.2]}")"
