@@ -72,6 +72,11 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.args = "", .request_args = "",
 		.doc = "VF alias GUIDs per port: index, GUID, state, device",
 	},
+	[CTL_CMD_VPORTS] = {
+		.name = "vports", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "vports per physical port: GUID, LID, state, P_Keys",
+	},
 };
 
 const struct ctl_command *

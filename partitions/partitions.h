@@ -209,6 +209,20 @@ void pkey_tables_sort(struct pkey_tables *t);
 const struct pkey_table *pkey_tables_find(const struct pkey_tables *t,
     uint64_t guid, uint8_t num);
 
+/*
+ * The P_Key table of a vport (vSwitch SR-IOV) of cap entries into out: the
+ * partitions with a member naming guid (by GUID or a range holding it),
+ * ALL, ALL_CAS, or a description pattern desc matches (its
+ * VNodeDescription; NULL: none); the last member naming it wins, as for
+ * ports. Index 0 holds the indx0 partition first in the file, else the
+ * Default P_Key, else stays empty; a P_Key prev (nprev entries, NULL:
+ * none) held keeps its index. The physical port's own table gets the
+ * union through pkey_opts.alias_port. Returns how many P_Keys did not fit.
+ */
+size_t pkey_vport_table(const struct pkey_policy *p, uint64_t guid,
+    const char *desc, bool allow_both, const uint16_t *prev, uint16_t nprev,
+    uint16_t *out, uint16_t cap);
+
 /* Names for -nv, logs and the man page: "2048" for mtu 4, "10" (Gb/s)
  * for rate 3; NULL for a code IBA does not define. */
 const char *pkey_mtu_bytes(unsigned mtu);

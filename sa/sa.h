@@ -19,6 +19,8 @@
 #include <stdint.h>
 
 struct alias_store;
+struct vport_set;
+struct pkey_table;
 struct ev_loop;
 struct fabric;
 struct lft_set;
@@ -65,6 +67,13 @@ struct sa_view {
 	struct alias_store *alias;
 	void (*alias_changed)(void *arg, uint32_t port, unsigned block);
 	void *alias_arg;
+	/* vports (vSwitch SR-IOV; NULL: none). An end index past the
+	 * fabric's ports, f->nports + i, names vport i of the set: it
+	 * answers to its own LID and GUID, is reached through its physical
+	 * port, and is scoped by its own table vport_pk[i] (cap 0: not
+	 * managed, shares with everyone as an unknown table does). */
+	const struct vport_set *vports;
+	const struct pkey_table *vport_pk;
 };
 
 struct sa_opts {

@@ -12,6 +12,7 @@
 #include "sm/ctl.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include "sa/service.h"
 #include "sm/mcast.h"
 #include "core/log.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "sa/sa.h"
 #include "sm/show.h"
@@ -352,6 +354,90 @@ cmd_mcast(struct ctl *c, struct show *s, int argc, char **argv)
 	return 0;
 }
 
+/* vports per virtualization-capable port, as the last heavy sweep read
+ * and programmed them. */
+static int
+cmd_vports(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	const struct vport_set *vs = sweep_vports(c->d.sweep);
+	const struct fabric *f = sweep_fabric(c->d.sweep);
+	char desc[80];
+
+	(void)argc;
+	(void)argv;
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_key(&s->j, "hosts");
+		json_array_begin(&s->j);
+	} else if (vs == NULL || f == NULL)
+		show_printf(s, "no vports (virtualization off, or no sweep "
+		    "yet)\n");
+	for (uint32_t h = 0; vs != NULL && f != NULL && h < vs->nh; h++) {
+		const struct fabric_port *p = &f->ports[vs->h[h].port];
+		const struct fabric_node *n = &f->nodes[p->node];
+
+		show_clean(n->desc_valid ? n->desc : "", desc, sizeof(desc));
+		if (s->json) {
+			json_object_begin(&s->j);
+			json_kv_guid(&s->j, "port_guid", p->guid);
+			json_kv_uint(&s->j, "port", p->num);
+			json_kv_uint(&s->j, "lid", p->lid);
+			json_kv_string(&s->j, "description", desc);
+			json_kv_uint(&s->j, "vport_cap", vs->h[h].vport_cap);
+			json_key(&s->j, "vports");
+			json_array_begin(&s->j);
+		} else
+			show_printf(s, "port 0x%016" PRIx64 " \"%s\" port %u LID "
+			    "%u: %u vports (cap %u)\n", p->guid, desc, p->num,
+			    p->lid, vs->h[h].top, vs->h[h].vport_cap);
+		for (uint32_t i = 0; i < vs->n; i++) {
+			const struct vport *v = &vs->v[i];
+
+			if (v->host != h)
+				continue;
+			if (s->json) {
+				json_object_begin(&s->j);
+				json_kv_uint(&s->j, "index", v->index);
+				json_kv_guid(&s->j, "guid", v->guid);
+				json_kv_uint(&s->j, "lid", v->lid);
+				json_kv_bool(&s->j, "lid_required",
+				    vport_wants_lid(v));
+				json_kv_string(&s->j, "state",
+				    vport_state_name(v->state));
+				json_key(&s->j, "pkeys");
+				json_array_begin(&s->j);
+			} else
+				show_printf(s, "  vport %-4u 0x%016" PRIx64 " LID "
+				    "%-5u %-6s %s P_Keys", v->index, v->guid,
+				    v->lid, vport_state_name(v->state),
+				    vport_wants_lid(v) ? "own-LID" : "shared");
+			for (uint16_t k = 0; v->pkeys != NULL &&
+			    k < v->pkey_cap; k++) {
+				if ((v->pkeys[k] & 0x7fff) == 0)
+					continue;
+				if (s->json)
+					json_uint(&s->j, v->pkeys[k]);
+				else
+					show_printf(s, " 0x%04x", v->pkeys[k]);
+			}
+			if (s->json) {
+				json_array_end(&s->j);
+				json_object_end(&s->j);
+			} else
+				show_printf(s, "%s\n", v->pkeys ? "" : " -");
+		}
+		if (s->json) {
+			json_array_end(&s->j);
+			json_object_end(&s->j);
+		}
+	}
+	if (s->json) {
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+	}
+	return 0;
+}
+
 /* The handlers of ctl/commands.h's table. */
 struct svc_list {
 	struct sa_service_info *v;
@@ -434,6 +520,7 @@ static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
 	[CTL_CMD_SERVICES] = cmd_services,
 	[CTL_CMD_SUBSCRIPTIONS] = cmd_subscriptions,
 	[CTL_CMD_GUIDS] = cmd_guids,
+	[CTL_CMD_VPORTS] = cmd_vports,
 };
 
 /* ------------------------------------------------------------ parsing */

@@ -46,6 +46,9 @@
 #include "sm/smstate.h"
 #include "sm/sweep.h"
 #include "core/alias.h"
+#include "core/alloc.h"
+#include "core/vattr.h"
+#include "core/vport.h"
 #include "sm/vfguid.h"
 #include "mad/transport.h"
 
@@ -63,6 +66,7 @@ struct daemon {
 	struct sminfo *sm;
 	struct sweep *sweep;
 	struct sa *sa;
+	struct pkey_table *vport_pk;    /* the SA view's vport tables */
 	struct vfguid *vg;      /* VF alias GUIDs; NULL unless
 				 * virtualization.mode is enabled */
 	struct sm_mcast *mcast;  /* groups, trees, MFTs */
@@ -74,6 +78,8 @@ struct daemon {
 	struct ctl *ctl;
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
 	ev_timer watchdog;
+	ev_timer vport_settle;  /* vendor vport traps, coalesced */
+	bool vport_heavy;       /* one of them was a 1144 */
 	/* what the command line said: replayed over every (re)load */
 	const char *config_file;        /* -c, or NULL */
 	const char *config_dir;         /* --config-dir */
@@ -276,6 +282,8 @@ sweep_opts_from(const struct daemon *d, struct sweep_opts *so)
 	so->allow_both_pkeys = c->allow_both_pkeys;
 	so->enforce = enforce_bits[c->partition_enforcement];
 	so->max_failures = d->once ? 3 : 1;
+	so->virt_mode = (int)c->virt_mode;
+	so->virt_max_ports = c->virt_max_ports;
 	so->alias = d->vg != NULL ? vfguid_store(d->vg) : NULL;
 }
 
@@ -477,6 +485,7 @@ sa_view_update(struct daemon *d)
 {
 	struct sa_view v = { 0 };
 	const struct fabric *f = sweep_fabric(d->sweep);
+	struct pkey_table *old_pk;
 
 	if (d->sa == NULL)
 		return;
@@ -499,7 +508,24 @@ sa_view_update(struct daemon *d)
 		v.alias_changed = on_alias_changed;
 		v.alias_arg = d;
 	}
+	old_pk = d->vport_pk;
+	d->vport_pk = NULL;
+	if ((v.vports = sweep_vports(d->sweep)) != NULL) {
+		/* each vport's own table, as the SA's scope reads tables */
+		d->vport_pk = xcalloc(v.vports->n ? v.vports->n : 1,
+		    sizeof(*d->vport_pk));
+		for (uint32_t i = 0; i < v.vports->n; i++) {
+			const struct vport *vp = &v.vports->v[i];
+
+			d->vport_pk[i].guid = vp->guid;
+			d->vport_pk[i].port = f->nports + i;
+			d->vport_pk[i].keys = vp->pkeys;
+			d->vport_pk[i].cap = vp->pkeys ? vp->pkey_cap : 0;
+		}
+		v.vport_pk = d->vport_pk;
+	}
 	sa_set_view(d->sa, &v);
+	free(old_pk);
 }
 
 /* The alias GUIDs' counters in the stats file. */
@@ -638,6 +664,23 @@ on_sm_sweep(void *arg)
 	sweep_request(d->sweep, true);
 }
 
+#define VPORT_SETTLE_S 0.2      /* quiet time after a vport trap */
+
+static void
+on_vport_settle(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct daemon *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	ev_timer_stop(d->loop, w);
+	/* a state change (1146) latches VPortStateChange, which the light
+	 * sweep's poll turns into a vport sweep; a capability or
+	 * description change (1144) is read by a heavy sweep */
+	sweep_request(d->sweep, d->vport_heavy);
+	d->vport_heavy = false;
+}
+
 static void
 on_trap(void *arg, unsigned trap, uint16_t issuer)
 {
@@ -662,6 +705,17 @@ on_trap(void *arg, unsigned trap, uint16_t issuer)
 	 * change the topology or what must be programmed. */
 	if (trap == 128 || trap == 144)
 		sweep_request(d->sweep, true);
+	/* vendor vport traps (1144 capability or description, 1146 state):
+	 * a sweep at once, unless virtualization is off; the traps of one
+	 * hypervisor action (a migration is a stop on one host and a start
+	 * on another) are let settle briefly, so that one sweep sees the
+	 * whole move and rewrites each switch's entry once */
+	if ((trap == VATTR_TRAP_VPORT_CHANGE || trap == VATTR_TRAP_VPORT_STATE) &&
+	    d->cfg.virt_mode != CFG_VIRT_OFF) {
+		if (trap == VATTR_TRAP_VPORT_CHANGE)
+			d->vport_heavy = true;
+		ev_timer_again(d->loop, &d->vport_settle);
+	}
 }
 
 struct diff_ctx {
@@ -1166,6 +1220,9 @@ main(int argc, char *argv[])
 		    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
+	ev_init(&d.vport_settle, on_vport_settle);
+	d.vport_settle.repeat = VPORT_SETTLE_S;
+	d.vport_settle.data = &d;
 	{
 		struct sa_opts sao;
 
@@ -1213,12 +1270,14 @@ main(int argc, char *argv[])
 	}
 	ctl_close(d.ctl);
 	sa_free(d.sa);
+	free(d.vport_pk);
 	sweep_free(d.sweep);
 	vfguid_free(d.vg);
 	sminfo_free(d.sm);
 	smstate_free(d.ss);
 	mad_engine_free(d.mad);
 	sm_mcast_free(d.mcast);
+	ev_timer_stop(d.loop, &d.vport_settle);
 	ev_loop_destroy(d.loop);
 	pkey_policy_free(d.policy);
 	config_fini(&d.cfg);
