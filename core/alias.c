@@ -298,6 +298,48 @@ alias_device_get(const struct alias_store *s, uint64_t port, unsigned block,
 	return true;
 }
 
+bool
+alias_adopt(struct alias_store *s, uint64_t port, unsigned index,
+    uint64_t guid, alias_taken_fn *taken, void *arg)
+{
+	struct aport *p, *o;
+	uint32_t owner;
+
+	if (guid == 0 || guid == port || port == 0 || index == 0 ||
+	    index >= ALIAS_MAX_INDEX || (taken != NULL && taken(arg, guid)))
+		return false;
+	p = port_get(s, port);
+	owner = guid_hash_get(&s->byalias, guid);
+	if (owner != GUID_HASH_NONE) {
+		o = &s->ports[owner >> 8];
+		if (o == p && (owner & 0xff) == index) {
+			if (!is_active(p, index)) {
+				set_active(p, index, true);
+				s->dirty = true;
+			}
+			return true;
+		}
+		if (is_active(o, owner & 0xff))
+			return false;
+		save(s, o, owner & 0xff, 0);
+	}
+	save(s, p, index, guid);
+	set_active(p, index, true);
+	s->dirty = true;
+	return true;
+}
+
+void
+alias_device_forget(struct alias_store *s, uint64_t port)
+{
+	struct aport *p = port_find(s, port);
+
+	if (p != NULL) {
+		p->dev_read = 0;
+		p->cap = 0;
+	}
+}
+
 void
 alias_device_clear(struct alias_store *s)
 {

@@ -66,7 +66,8 @@ bool alias_find(const struct alias_store *s, uint64_t guid, uint64_t *port,
  * returns how many are active. */
 size_t alias_port_table(const struct alias_store *s, uint64_t port,
     uint64_t *guids);
-/* Every port with at least one saved entry, in no order: port GUIDs into
+/* Every port the store knows (a saved entry, or its device read), in no
+ * order: port GUIDs into
  * out (up to max), returns how many there are. */
 size_t alias_ports(const struct alias_store *s, uint64_t *out, size_t max);
 size_t alias_count_active(const struct alias_store *s);
@@ -78,6 +79,18 @@ void alias_device_put(struct alias_store *s, uint64_t port, unsigned cap,
 /* The device's block as last read; false if never read. */
 bool alias_device_get(const struct alias_store *s, uint64_t port,
     unsigned block, uint64_t *guids, unsigned *cap);
+/*
+ * The device of port holds guid at index (read by discovery) while this
+ * store has another GUID or none active there: the store takes the
+ * device's (a takeover: the previous master assigned it; this store is
+ * per instance). Refused (false, nothing changed) when guid is 0, is the
+ * port's own, is taken in the fabric, or is active for another (port,
+ * index); a GUID only saved for another entry moves to this one.
+ */
+bool alias_adopt(struct alias_store *s, uint64_t port, unsigned index,
+    uint64_t guid, alias_taken_fn *taken, void *arg);
+/* Forget what the device of one port holds (it is being read again). */
+void alias_device_forget(struct alias_store *s, uint64_t port);
 /* Forget what devices hold (a new discovery reads it again). */
 void alias_device_clear(struct alias_store *s);
 

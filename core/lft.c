@@ -42,3 +42,44 @@ lft_set_fini(struct lft_set *s)
 	free(s->port);
 	memset(s, 0, sizeof(*s));
 }
+
+int
+lft_set_grow(struct lft_set *s, uint16_t max_lid)
+{
+	size_t oldw = (size_t)s->max_lid + 1, neww = (size_t)max_lid + 1;
+	uint8_t *p;
+
+	if (max_lid <= s->max_lid)
+		return 0;
+	p = malloc(s->nsw ? s->nsw * neww : 1);
+	if (p == NULL)
+		return -1;
+	memset(p, LFT_NO_ROUTE, s->nsw * neww);
+	for (uint32_t sw = 0; sw < s->nsw; sw++)
+		memcpy(p + sw * neww, s->port + sw * oldw, oldw);
+	free(s->port);
+	s->port = p;
+	s->max_lid = max_lid;
+	return 0;
+}
+
+int
+lft_set_copy(struct lft_set *dst, const struct lft_set *src, uint32_t nnodes)
+{
+	size_t entries = (size_t)src->nsw * ((size_t)src->max_lid + 1);
+
+	memset(dst, 0, sizeof(*dst));
+	dst->nsw = src->nsw;
+	dst->max_lid = src->max_lid;
+	dst->sw_node = malloc((src->nsw ? src->nsw : 1) * sizeof(uint32_t));
+	dst->node_sw = malloc((nnodes ? nnodes : 1) * sizeof(uint32_t));
+	dst->port = malloc(entries ? entries : 1);
+	if (dst->sw_node == NULL || dst->node_sw == NULL || dst->port == NULL) {
+		lft_set_fini(dst);
+		return -1;
+	}
+	memcpy(dst->sw_node, src->sw_node, src->nsw * sizeof(uint32_t));
+	memcpy(dst->node_sw, src->node_sw, nnodes * sizeof(uint32_t));
+	memcpy(dst->port, src->port, entries);
+	return 0;
+}

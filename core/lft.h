@@ -26,6 +26,12 @@ struct lft_set {
  * LFT_NO_ROUTE. Returns 0, or -1 on allocation failure. */
 int lft_set_init(struct lft_set *s, const struct fabric *f);
 void lft_set_fini(struct lft_set *s);
+/* Widen every row to hold LIDs up to max_lid (no change when it does
+ * already); new entries are LFT_NO_ROUTE. Returns 0, or -1 on allocation
+ * failure (s unchanged). */
+int lft_set_grow(struct lft_set *s, uint16_t max_lid);
+/* dst (uninitialised) becomes a copy of src. Returns 0 or -1. */
+int lft_set_copy(struct lft_set *dst, const struct lft_set *src, uint32_t nnodes);
 
 static inline uint8_t *
 lft_row(const struct lft_set *s, uint32_t sw)

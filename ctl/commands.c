@@ -52,6 +52,31 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.args = "", .request_args = "",
 		.doc = "heavy sweep routing afresh, as on a fresh start",
 	},
+	[CTL_CMD_MCAST] = {
+		.name = "mcast", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "multicast groups: parameters, members, trees",
+	},
+	[CTL_CMD_SERVICES] = {
+		.name = "services", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "the ServiceRecords registered with the SA",
+	},
+	[CTL_CMD_SUBSCRIPTIONS] = {
+		.name = "subscriptions", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "the event subscriptions (InformInfo) and their Reports",
+	},
+	[CTL_CMD_GUIDS] = {
+		.name = "guids", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "VF alias GUIDs per port: index, GUID, state, device",
+	},
+	[CTL_CMD_VPORTS] = {
+		.name = "vports", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "vports per physical port: GUID, LID, state, P_Keys",
+	},
 };
 
 const struct ctl_command *

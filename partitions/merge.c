@@ -515,6 +515,21 @@ pkey_policy_get(const struct pkey_policy *p, size_t i)
 	return i < p->n ? &p->v[i] : NULL;
 }
 
+bool
+pkey_policy_names_guid(const struct pkey_policy *p, uint64_t guid)
+{
+	for (size_t i = 0; i < p->n; i++)
+		for (size_t j = 0; j < p->v[i].nmembers; j++) {
+			const struct pkey_member *m = &p->v[i].members[j];
+
+			if ((m->kind == MK_GUID && m->lo == guid) ||
+			    (m->kind == MK_RANGE && m->lo <= guid &&
+			    guid <= m->hi))
+				return true;
+		}
+	return false;
+}
+
 const struct pkey_partition *
 pkey_policy_find(const struct pkey_policy *p, uint16_t pkey)
 {

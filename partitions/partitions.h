@@ -137,6 +137,9 @@ const struct pkey_partition *pkey_policy_get(const struct pkey_policy *p,
     size_t i);
 const struct pkey_partition *pkey_policy_find(const struct pkey_policy *p,
     uint16_t pkey);
+/* Whether a member names guid itself (a GUID or a GUID range; not ALL and
+ * the like): a VF alias GUID assigned or released changes its tables. */
+bool pkey_policy_names_guid(const struct pkey_policy *p, uint64_t guid);
 
 /* The normalized policy (ibsmd -nv), malloc'd: one statement per P_Key,
  * flags in a fixed order, every member with its membership spelt out; the
@@ -233,6 +236,20 @@ void pkey_tables_free(struct pkey_tables *t);
 void pkey_tables_sort(struct pkey_tables *t);
 const struct pkey_table *pkey_tables_find(const struct pkey_tables *t,
     uint64_t guid, uint8_t num);
+
+/*
+ * The P_Key table of a vport (vSwitch SR-IOV) of cap entries into out: the
+ * partitions with a member naming guid (by GUID or a range holding it),
+ * ALL, ALL_CAS, or a description pattern desc matches (its
+ * VNodeDescription; NULL: none); the last member naming it wins, as for
+ * ports. Index 0 holds the indx0 partition first in the file, else the
+ * Default P_Key, else stays empty; a P_Key prev (nprev entries, NULL:
+ * none) held keeps its index. The physical port's own table gets the
+ * union through pkey_opts.alias_port. Returns how many P_Keys did not fit.
+ */
+size_t pkey_vport_table(const struct pkey_policy *p, uint64_t guid,
+    const char *desc, bool allow_both, const uint16_t *prev, uint16_t nprev,
+    uint16_t *out, uint16_t cap);
 
 /* Names for -nv, logs and the man page: "2048" for mtu 4, "10" (Gb/s)
  * for rate 3; NULL for a code IBA does not define. */

@@ -1063,6 +1063,80 @@ pkey_tables_find(const struct pkey_tables *t, uint64_t guid, uint8_t num)
 	return NULL;
 }
 
+/* ---- vports (vSwitch SR-IOV) ----------------------------------------- */
+
+/* The membership a partition gives a vport: the last member naming it. */
+static uint8_t
+vport_membership(const struct pkey_partition *pt, uint64_t guid,
+    const char *desc)
+{
+	uint8_t s = 0;
+
+	for (size_t i = 0; i < pt->nmembers; i++) {
+		const struct pkey_member *m = &pt->members[i];
+
+		switch (m->kind) {
+		case MK_ALL:
+		case MK_ALL_CAS:
+			s = m->membership;
+			break;
+		case MK_GUID:
+		case MK_RANGE:
+			if (guid >= m->lo && guid <= (m->kind == MK_GUID ?
+			    m->lo : m->hi))
+				s = m->membership;
+			break;
+		case MK_DESC:
+			if (desc != NULL && desc[0] != '\0' &&
+			    pkey_glob_match(m->pattern, desc))
+				s = m->membership;
+			break;
+		default:
+			break;
+		}
+	}
+	return s;
+}
+
+size_t
+pkey_vport_table(const struct pkey_policy *p, uint64_t guid,
+    const char *desc, bool allow_both, const uint16_t *prev, uint16_t nprev,
+    uint16_t *out, uint16_t cap)
+{
+	uint16_t *keys = pkey_xcalloc(2 * p->n + 1, sizeof(*keys));
+	uint16_t *drop = pkey_xcalloc(2 * p->n + 1, sizeof(*drop));
+	struct pkey_table pt = { .keys = (uint16_t *)prev, .cap = nprev };
+	uint16_t k0 = 0, kdef = 0;
+	unsigned k0_line = 0;
+	size_t n = 0, ndrop;
+
+	for (size_t i = 0; i < p->n; i++) {
+		const struct pkey_partition *part = &p->v[i];
+		uint8_t s = vport_membership(part, guid, desc);
+		uint16_t full = (uint16_t)(part->pkey | PKEY_FULL);
+
+		if (s == 0)
+			continue;
+		if (s & PKEY_FULL_MEMBER)
+			keys[n++] = full;
+		if ((s & PKEY_LIMITED) && (allow_both || !(s & PKEY_FULL_MEMBER)))
+			keys[n++] = part->pkey;
+		/* index 0: the indx0 partition first in the file, else
+		 * Default (full form preferred) */
+		if (part->indx0 && (k0 == 0 || part->line < k0_line)) {
+			k0 = (s & PKEY_FULL_MEMBER) ? full : part->pkey;
+			k0_line = part->line;
+		}
+		if (part->pkey == PKEY_DEFAULT)
+			kdef = (s & PKEY_FULL_MEMBER) ? full : part->pkey;
+	}
+	ndrop = place(keys, n, k0 ? k0 : kdef, true, prev != NULL ? &pt : NULL,
+	    out, cap, drop);
+	free(keys);
+	free(drop);
+	return ndrop;
+}
+
 /* ---- members and ports, for ibsmctl ----------------------------------- */
 
 const char *

@@ -13,6 +13,7 @@
 #include "core/fabric.h"
 #include "core/guidhash.h"
 #include "core/query.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "partitions/partitions.h"
 #include "sa/path.h"
@@ -101,6 +102,21 @@ path_view_changed(void *state, const struct sa_view *old,
 			    sizeof(*st->ends));
 		}
 		st->ends[st->nends++] = p;
+	}
+	/* vports with a LID: end indices past the ports */
+	for (uint32_t i = 0; v->vports != NULL && i < v->vports->n; i++) {
+		const struct vport *vp = &v->vports->v[i];
+
+		if (vp->index == 0 || vp->lid == 0 || vp->guid == 0 ||
+		    guid_hash_get(&st->by_guid, vp->guid) != GUID_HASH_NONE)
+			continue;
+		guid_hash_put(&st->by_guid, vp->guid, f->nports + i);
+		if (st->nends == st->cap) {
+			st->cap = st->cap ? 2 * st->cap : 64;
+			st->ends = xreallocarray(st->ends, st->cap,
+			    sizeof(*st->ends));
+		}
+		st->ends[st->nends++] = f->nports + i;
 	}
 }
 
@@ -289,8 +305,12 @@ path_params(struct query *qy, uint32_t s, uint32_t d, uint16_t dlid,
 	const struct pkey_partition *part = NULL;
 	uint64_t m = qy->mask;
 	unsigned mtu, mbps;
+	uint32_t ps = sa_end_phys(v, s), pd = sa_end_phys(v, d);
 
-	if (!route_limits(qy, s, dlid, &mtu, &mbps))
+	/* a vport's route is its physical port's: walk to that LID (the
+	 * vport LID's entries are copies of it) */
+	if (!route_limits(qy, ps, pd != d ? v->f->ports[pd].lid : dlid, &mtu,
+	    &mbps))
 		return false;
 	pp->mtu = (uint8_t)mtu;
 	pp->rate = (uint8_t)sa_rate_code(mbps);
@@ -360,15 +380,15 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 	if (qy->mask & PR_CM_SGID)
 		memcpy(r.sgid, qy->want->sgid, 16);
 	else
-		gid_make(r.sgid, v->subnet_prefix, v->f->ports[s].guid);
+		gid_make(r.sgid, v->subnet_prefix, sa_end_guid(v, s));
 	/* A DGID naming a VF alias comes back with that alias. */
 	if ((qy->mask & PR_CM_DGID) && gid_prefix(qy->want->dgid + 8) !=
-	    v->f->ports[d].guid && v->alias != NULL &&
+	    sa_end_guid(v, d) && v->alias != NULL &&
 	    alias_find(v->alias, gid_prefix(qy->want->dgid + 8), NULL, NULL))
 		gid_make(r.dgid, v->subnet_prefix,
 		    gid_prefix(qy->want->dgid + 8));
 	else
-		gid_make(r.dgid, v->subnet_prefix, v->f->ports[d].guid);
+		gid_make(r.dgid, v->subnet_prefix, sa_end_guid(v, d));
 	r.dlid = dlid;
 	r.slid = slid;
 	r.reversible = reversible;
@@ -384,13 +404,20 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 }
 
 static void
-lid_range(const struct fabric_port *p, bool given, uint16_t lid,
+lid_range(const struct sa_view *v, uint32_t e, bool given, uint16_t lid,
     unsigned *lo, unsigned *hi)
 {
+	const struct fabric_port *p;
+
 	if (given) {
 		*lo = *hi = lid;
 		return;
 	}
+	if (e >= v->f->nports) {        /* a vport: its one LID */
+		*lo = *hi = v->vports->v[e - v->f->nports].lid;
+		return;
+	}
+	p = &v->f->ports[e];
 	*lo = p->lid;
 	*hi = p->lid == 0 ? 0 : p->lid + (1u << p->lmc) - 1;
 }
@@ -404,17 +431,14 @@ static void
 port_pair(struct query *qy, uint32_t s, uint32_t d)
 {
 	const struct sa_view *v = qy->c->v;
-	const struct fabric *f = v->f;
 	unsigned slo, shi, dlo, dhi, sl, dl, so, dof, want, n = 0;
 
 	qy->st->cnt.pairs++;
 	if (!sa_scope_share(v, qy->requester, s) ||
 	    !sa_scope_share(v, qy->requester, d) || !sa_scope_share(v, s, d))
 		return;
-	lid_range(&f->ports[s], qy->mask & PR_CM_SLID, qy->want->slid, &slo,
-	    &shi);
-	lid_range(&f->ports[d], qy->mask & PR_CM_DLID, qy->want->dlid, &dlo,
-	    &dhi);
+	lid_range(v, s, qy->mask & PR_CM_SLID, qy->want->slid, &slo, &shi);
+	lid_range(v, d, qy->mask & PR_CM_DLID, qy->want->dlid, &dlo, &dhi);
 	if (slo == 0 || dlo == 0)
 		return;
 	if (qy->get)
@@ -449,7 +473,6 @@ static unsigned
 end_port(const struct query *qy, uint64_t gid_bit, const uint8_t *gid,
     uint64_t lid_bit, uint16_t lid, uint32_t *port, bool *none)
 {
-	const struct fabric *f = qy->c->v->f;
 	uint32_t byg = FABRIC_NONE, byl = FABRIC_NONE;
 	unsigned st;
 
@@ -459,7 +482,7 @@ end_port(const struct query *qy, uint64_t gid_bit, const uint8_t *gid,
 			return st;
 	}
 	if (qy->mask & lid_bit) {
-		byl = fabric_port_by_lid(f, lid);
+		byl = sa_end_by_lid(qy->c->v, lid);
 		if (byl == FABRIC_NONE) {
 			*none = true;
 			return SA_STATUS_OK;

@@ -21,6 +21,7 @@
 #include "core/fabric.h"
 #include "core/log.h"
 #include "mad/mad.h"
+#include "sa/scope.h"
 #include "sa/attr.h"
 #include "sa/sa.h"
 
@@ -388,7 +389,7 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 	q.mad = mad;
 	q.len = rx->len;
 	q.from = rx->from;
-	q.requester = fabric_port_by_lid(sa->view.f, rx->from.lid);
+	q.requester = sa_end_by_lid(&sa->view, rx->from.lid);
 	/* The record, zero-padded to its size (and a GetMulti's whole data). */
 	reclen = rx->len - SA_HDR_SIZE;
 	rec = xcalloc(1, reclen > a->rec_size ? reclen : a->rec_size);

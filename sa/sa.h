@@ -19,10 +19,13 @@
 #include <stdint.h>
 
 struct alias_store;
+struct vport_set;
+struct pkey_table;
 struct ev_loop;
 struct fabric;
 struct lft_set;
 struct mad_engine;
+struct mcast_store;
 struct pkey_policy;
 struct pkey_tables;
 struct sa;
@@ -64,6 +67,13 @@ struct sa_view {
 	struct alias_store *alias;
 	void (*alias_changed)(void *arg, uint32_t port, unsigned block);
 	void *alias_arg;
+	/* vports (vSwitch SR-IOV; NULL: none). An end index past the
+	 * fabric's ports, f->nports + i, names vport i of the set: it
+	 * answers to its own LID and GUID, is reached through its physical
+	 * port, and is scoped by its own table vport_pk[i] (cap 0: not
+	 * managed, shares with everyone as an unknown table does). */
+	const struct vport_set *vports;
+	const struct pkey_table *vport_pk;
 };
 
 struct sa_opts {
@@ -73,6 +83,15 @@ struct sa_opts {
 					 * lease 0 gets this ... see sa/service */
 	unsigned report_timeout_ms;     /* one Report attempt */
 	unsigned report_retries;
+	/* Multicast: the group store (owned by sm/, lives as long as the
+	 * daemon; NULL: the SA keeps a store of its own, and no tree is
+	 * built), and the hook the SA calls, on the loop, after each join,
+	 * leave or create/delete that changed the members of an MLID or
+	 * their JoinStates (sm/ recomputes that MLID's tree and writes the
+	 * MFT blocks that changed, without a sweep). */
+	struct mcast_store *mcast;
+	void (*mcast_changed)(void *arg, uint16_t mlid);
+	void *mcast_arg;
 };
 
 struct sa *sa_new(struct ev_loop *loop, struct mad_engine *mad,

@@ -4,6 +4,7 @@
 #include "autoconfig.h"
 
 #include "core/fabric.h"
+#include "core/vport.h"
 #include "partitions/partitions.h"
 #include "sa/scope.h"
 
@@ -12,10 +13,43 @@ sa_scope_table(const struct sa_view *v, uint32_t p)
 {
 	const struct fabric_port *port;
 
+	if (p != FABRIC_NONE && p >= v->f->nports && v->vports != NULL &&
+	    v->vport_pk != NULL && p - v->f->nports < v->vports->n)
+		return v->vport_pk[p - v->f->nports].cap ?
+		    &v->vport_pk[p - v->f->nports] : NULL;
 	if (v->pk == NULL || p == FABRIC_NONE || p >= v->f->nports)
 		return NULL;
 	port = &v->f->ports[p];
 	return pkey_tables_find(v->pk, port->guid, port->num);
+}
+
+uint32_t
+sa_end_phys(const struct sa_view *v, uint32_t e)
+{
+	if (e != FABRIC_NONE && e >= v->f->nports && v->vports != NULL &&
+	    e - v->f->nports < v->vports->n)
+		return v->vports->v[e - v->f->nports].port;
+	return e;
+}
+
+uint64_t
+sa_end_guid(const struct sa_view *v, uint32_t e)
+{
+	if (e >= v->f->nports && v->vports != NULL &&
+	    e - v->f->nports < v->vports->n)
+		return v->vports->v[e - v->f->nports].guid;
+	return v->f->ports[e].guid;
+}
+
+uint32_t
+sa_end_by_lid(const struct sa_view *v, uint16_t lid)
+{
+	uint32_t p = fabric_port_by_lid(v->f, lid), i;
+
+	if (p == FABRIC_NONE && v->vports != NULL &&
+	    (i = vport_by_lid(v->vports, lid)) != FABRIC_NONE)
+		p = v->f->nports + i;
+	return p;
 }
 
 static bool

@@ -19,6 +19,14 @@
 /* The P_Key table of end port p (indices as in v->f), NULL if unknown. */
 const struct pkey_table *sa_scope_table(const struct sa_view *v, uint32_t p);
 
+/* End indices past f->nports are vports (see struct sa_view). The
+ * physical port an end index is reached through, its GUID, and the end
+ * index answering to lid (a port, else a vport with a LID of its own;
+ * FABRIC_NONE if none). */
+uint32_t sa_end_phys(const struct sa_view *v, uint32_t e);
+uint64_t sa_end_guid(const struct sa_view *v, uint32_t e);
+uint32_t sa_end_by_lid(const struct sa_view *v, uint16_t lid);
+
 /* Whether a and b share a partition. */
 bool sa_scope_share(const struct sa_view *v, uint32_t a, uint32_t b);
 

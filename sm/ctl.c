@@ -12,6 +12,7 @@
 #include "sm/ctl.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,11 @@
 
 #include "ctl/commands.h"
 #include "sm/json.h"
+#include "sa/inform.h"
+#include "sa/service.h"
+#include "sm/mcast.h"
 #include "core/log.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "sa/sa.h"
 #include "sm/show.h"
@@ -118,6 +123,7 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 	struct smstate_status ss;
 	struct sminfo_counters ic;
 	struct sa_stats sas;
+	struct vfguid_stats vs;
 	struct counters k = { 0 };
 	struct show_status st = {
 		.version = PACKAGE_VERSION,
@@ -149,8 +155,16 @@ cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 		st.sa = &sas;
 		st.sa_serving = sa_is_serving(c->d.sa);
 	}
+	if (c->d.vg != NULL) {
+		vfguid_get_stats(c->d.vg, &vs);
+		st.vfguid = &vs;
+	}
 	st.counters = k.v;
 	st.ncounters = k.n;
+	if (c->d.mcast != NULL) {
+		st.more = sm_mcast_status;
+		st.more_arg = c->d.mcast;
+	}
 	show_status(s, &st);
 	free(k.v);
 	return 0;
@@ -192,6 +206,16 @@ cmd_route(struct ctl *c, struct show *s, int argc, char **argv)
 	if (need_fabric(c, s, &f, &lft) < 0)
 		return -1;
 	return show_route(s, f, lft, argv[1], argv[2]);
+}
+
+static int
+cmd_guids(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	show_guids(s, sweep_fabric(c->d.sweep),
+	    c->d.vg != NULL ? vfguid_store(c->d.vg) : NULL);
+	return 0;
 }
 
 /* ------------------------------------------------------------ actions */
@@ -309,7 +333,168 @@ cmd_log_level(struct ctl *c, struct show *s, int argc, char **argv)
 	return 0;
 }
 
+static int
+cmd_mcast(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	if (c->d.mcast == NULL)
+		return show_error(s, "no multicast in this daemon");
+	sm_mcast_show(c->d.mcast, s);
+	return 0;
+}
+
+/* vports per virtualization-capable port, as the last heavy sweep read
+ * and programmed them. */
+static int
+cmd_vports(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	const struct vport_set *vs = sweep_vports(c->d.sweep);
+	const struct fabric *f = sweep_fabric(c->d.sweep);
+	char desc[80];
+
+	(void)argc;
+	(void)argv;
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_key(&s->j, "hosts");
+		json_array_begin(&s->j);
+	} else if (vs == NULL || f == NULL)
+		show_printf(s, "no vports (virtualization off, or no sweep "
+		    "yet)\n");
+	for (uint32_t h = 0; vs != NULL && f != NULL && h < vs->nh; h++) {
+		const struct fabric_port *p = &f->ports[vs->h[h].port];
+		const struct fabric_node *n = &f->nodes[p->node];
+
+		show_clean(n->desc_valid ? n->desc : "", desc, sizeof(desc));
+		if (s->json) {
+			json_object_begin(&s->j);
+			json_kv_guid(&s->j, "port_guid", p->guid);
+			json_kv_uint(&s->j, "port", p->num);
+			json_kv_uint(&s->j, "lid", p->lid);
+			json_kv_string(&s->j, "description", desc);
+			json_kv_uint(&s->j, "vport_cap", vs->h[h].vport_cap);
+			json_key(&s->j, "vports");
+			json_array_begin(&s->j);
+		} else
+			show_printf(s, "port 0x%016" PRIx64 " \"%s\" port %u LID "
+			    "%u: %u vports (cap %u)\n", p->guid, desc, p->num,
+			    p->lid, vs->h[h].top, vs->h[h].vport_cap);
+		for (uint32_t i = 0; i < vs->n; i++) {
+			const struct vport *v = &vs->v[i];
+
+			if (v->host != h)
+				continue;
+			if (s->json) {
+				json_object_begin(&s->j);
+				json_kv_uint(&s->j, "index", v->index);
+				json_kv_guid(&s->j, "guid", v->guid);
+				json_kv_uint(&s->j, "lid", v->lid);
+				json_kv_bool(&s->j, "lid_required",
+				    vport_wants_lid(v));
+				json_kv_string(&s->j, "state",
+				    vport_state_name(v->state));
+				json_key(&s->j, "pkeys");
+				json_array_begin(&s->j);
+			} else
+				show_printf(s, "  vport %-4u 0x%016" PRIx64 " LID "
+				    "%-5u %-6s %s P_Keys", v->index, v->guid,
+				    v->lid, vport_state_name(v->state),
+				    vport_wants_lid(v) ? "own-LID" : "shared");
+			for (uint16_t k = 0; v->pkeys != NULL &&
+			    k < v->pkey_cap; k++) {
+				if ((v->pkeys[k] & 0x7fff) == 0)
+					continue;
+				if (s->json)
+					json_uint(&s->j, v->pkeys[k]);
+				else
+					show_printf(s, " 0x%04x", v->pkeys[k]);
+			}
+			if (s->json) {
+				json_array_end(&s->j);
+				json_object_end(&s->j);
+			} else
+				show_printf(s, "%s\n", v->pkeys ? "" : " -");
+		}
+		if (s->json) {
+			json_array_end(&s->j);
+			json_object_end(&s->j);
+		}
+	}
+	if (s->json) {
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+	}
+	return 0;
+}
+
 /* The handlers of ctl/commands.h's table. */
+struct svc_list {
+	struct sa_service_info *v;
+	size_t n, cap;
+};
+
+static void
+add_service(void *arg, const struct sa_service_info *si)
+{
+	struct svc_list *l = arg;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		if ((l->v = realloc(l->v, l->cap * sizeof(*l->v))) == NULL)
+			fatal("ctl: services");
+	}
+	l->v[l->n++] = *si;
+}
+
+static int
+cmd_services(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	struct svc_list l = { 0 };
+
+	(void)argc;
+	(void)argv;
+	if (c->d.sa == NULL)
+		return show_error(s, "no Subnet Administration on this port");
+	sa_services_foreach(c->d.sa, add_service, &l);
+	show_services(s, l.v, l.n);
+	free(l.v);
+	return 0;
+}
+
+struct sub_list {
+	struct sa_subscription_info *v;
+	size_t n, cap;
+};
+
+static void
+add_subscription(void *arg, const struct sa_subscription_info *si)
+{
+	struct sub_list *l = arg;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		if ((l->v = realloc(l->v, l->cap * sizeof(*l->v))) == NULL)
+			fatal("ctl: subscriptions");
+	}
+	l->v[l->n++] = *si;
+}
+
+static int
+cmd_subscriptions(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	struct sub_list l = { 0 };
+
+	(void)argc;
+	(void)argv;
+	if (c->d.sa == NULL)
+		return show_error(s, "no Subnet Administration on this port");
+	sa_informs_foreach(c->d.sa, add_subscription, &l);
+	show_subscriptions(s, l.v, l.n);
+	free(l.v);
+	return 0;
+}
+
 static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
     char **) = {
 	[CTL_CMD_STATUS] = cmd_status,
@@ -321,6 +506,11 @@ static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
 	[CTL_CMD_RELOAD] = cmd_reload,
 	[CTL_CMD_LOG_LEVEL] = cmd_log_level,
 	[CTL_CMD_REROUTE] = cmd_reroute,
+	[CTL_CMD_MCAST] = cmd_mcast,
+	[CTL_CMD_SERVICES] = cmd_services,
+	[CTL_CMD_SUBSCRIPTIONS] = cmd_subscriptions,
+	[CTL_CMD_GUIDS] = cmd_guids,
+	[CTL_CMD_VPORTS] = cmd_vports,
 };
 
 /* ------------------------------------------------------------ parsing */

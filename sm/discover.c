@@ -8,6 +8,7 @@
 
 #include <infiniband/mad.h>
 
+#include "core/alias.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "mad/mad.h"
@@ -21,6 +22,7 @@ struct discovery {
 	unsigned pending;
 	bool aborted;
 	bool passive;           /* read only: not master (yet) */
+	struct alias_store *alias;      /* read GUIDInfo into it; NULL: no */
 	struct discover_result res;
 	struct node_life *life;         /* [nlife], by node index */
 	uint32_t nlife;
@@ -52,6 +54,8 @@ struct dreq {
 };
 
 static int send_req(struct dreq *q);
+static void read_guidinfo(struct discovery *d, const struct dreq *q,
+    struct fabric_port *port);
 static struct node_life *life(struct discovery *d, uint32_t node);
 
 static void ask(struct discovery *d, uint16_t attr, uint32_t mod,
@@ -220,6 +224,7 @@ on_port_info(struct dreq *q, const uint8_t *data)
 		return;
 	}
 	if (n->type != NODE_SWITCH) {
+		read_guidinfo(d, q, port);
 		/* From our own CA port the neighbour is one hop away. */
 		if (p == f->sm_port && n->path != FABRIC_NONE &&
 		    f->paths[n->path].hops == 0)
@@ -236,6 +241,43 @@ on_port_info(struct dreq *q, const uint8_t *data)
 	if (q->port == ingress && f->paths[n->path].hops > 0)
 		return;
 	probe(d, q->node, q->port);
+}
+
+/* A CA port with room for alias GUIDs: ask for its whole table. */
+static void
+read_guidinfo(struct discovery *d, const struct dreq *q,
+    struct fabric_port *port)
+{
+	unsigned cap = port->info[50];  /* GUIDCap */
+
+	if (d->alias == NULL || cap <= 1 || port->guid == 0)
+		return;
+	/* What was known before is stale until read again. */
+	alias_device_forget(d->alias, port->guid);
+	if (cap > ALIAS_MAX_INDEX)
+		cap = ALIAS_MAX_INDEX;
+	for (unsigned b = 0; b * ALIAS_PER_BLOCK < cap; b++)
+		ask(d, ATTR_GUID_INFO, b, &q->path, q->node, FABRIC_NONE,
+		    q->port, MAD_GET, NULL);
+}
+
+static void
+on_guid_info(struct dreq *q, const uint8_t *data)
+{
+	struct discovery *d = q->d;
+	struct fabric *f = d->f;
+	const struct fabric_port *port =
+	    &f->ports[fabric_port_idx(f, q->node, q->port)];
+	uint64_t g[ALIAS_PER_BLOCK];
+
+	if (d->alias == NULL || q->method != MAD_GET)
+		return;
+	for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
+		g[i] = 0;
+		for (unsigned k = 0; k < 8; k++)
+			g[i] = g[i] << 8 | data[8 * i + k];
+	}
+	alias_device_put(d->alias, port->guid, port->info[50], q->mod, g);
 }
 
 /* The life record of a known node (NULL for a probe's unknown one). */
@@ -325,6 +367,9 @@ on_done(void *arg, int status, const uint8_t *resp)
 	case ATTR_PORT_INFO:
 		on_port_info(q, resp);
 		break;
+	case ATTR_GUID_INFO:
+		on_guid_info(q, resp);
+		break;
 	}
 out:
 	free(q);
@@ -405,6 +450,12 @@ discover_start(struct mad_engine *mad, struct fabric *f, bool passive,
 	if (send_req(q) < 0)
 		fatalx("discover: cannot query the local node");
 	return d;
+}
+
+void
+discover_set_alias(struct discovery *d, struct alias_store *alias)
+{
+	d->alias = alias;
 }
 
 void

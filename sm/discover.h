@@ -3,7 +3,7 @@
  * model. NodeInfo through every up port whose peer is unknown,
  * NodeDescription of every node, SwitchInfo of every switch (clearing its
  * PortStateChange), PortInfo of every switch port and every reached CA
- * port. Fully asynchronous: driven by MAD completions.
+ * port (and, when asked, GUIDInfo of alias-capable CA ports). Fully asynchronous: driven by MAD completions.
  */
 #ifndef IBSMD_DISCOVER_H
 #define IBSMD_DISCOVER_H
@@ -40,6 +40,14 @@ struct discovery *discover_start(struct mad_engine *mad, struct fabric *f,
 /* Abandon a discovery in progress: done is not called; requests still
  * outstanding complete into nothing. */
 void discover_abort(struct discovery *d);
+
+/* VF alias GUIDs (virtualization.mode enabled only): also read the
+ * GUIDInfo table of every CA port reached whose PortInfo GUIDCap is above
+ * 1 (every block of it), into alias's device view (alias_device_put). A
+ * failed read leaves that port's view unknown. Call right after
+ * discover_start, before the loop runs; NULL (the default) reads none. */
+struct alias_store;
+void discover_set_alias(struct discovery *d, struct alias_store *alias);
 
 /* What a discovery left unknown in f, so that a sweep that lost an SMP is
  * never taken for a whole fabric: a switch whose SwitchInfo was not read, a

@@ -33,16 +33,22 @@
 
 #include "config/config.h"
 #include "sm/ctl.h"
+#include "sm/mcast.h"
 #include "core/log.h"
 #include "core/query.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
+#include "sa/mcmember.h"
 #include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "core/alias.h"
+#include "core/alloc.h"
+#include "core/vattr.h"
+#include "core/vport.h"
 #include "sm/vfguid.h"
 #include "mad/transport.h"
 
@@ -60,8 +66,10 @@ struct daemon {
 	struct sminfo *sm;
 	struct sweep *sweep;
 	struct sa *sa;
+	struct pkey_table *vport_pk;    /* the SA view's vport tables */
 	struct vfguid *vg;      /* VF alias GUIDs; NULL unless
 				 * virtualization.mode is enabled */
+	struct sm_mcast *mcast;  /* groups, trees, MFTs */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
 	 * whenever the SM state changes or a view is handed over */
 	struct sa_sm sms[SA_SMS_MAX];
@@ -70,6 +78,8 @@ struct daemon {
 	struct ctl *ctl;
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
 	ev_timer watchdog;
+	ev_timer vport_settle;  /* vendor vport traps, coalesced */
+	bool vport_heavy;       /* one of them was a 1144 */
 	/* what the command line said: replayed over every (re)load */
 	const char *config_file;        /* -c, or NULL */
 	const char *config_dir;         /* --config-dir */
@@ -272,6 +282,8 @@ sweep_opts_from(const struct daemon *d, struct sweep_opts *so)
 	so->allow_both_pkeys = c->allow_both_pkeys;
 	so->enforce = enforce_bits[c->partition_enforcement];
 	so->max_failures = d->once ? 3 : 1;
+	so->virt_mode = (int)c->virt_mode;
+	so->virt_max_ports = c->virt_max_ports;
 	so->alias = d->vg != NULL ? vfguid_store(d->vg) : NULL;
 }
 
@@ -389,6 +401,24 @@ sa_opts_from(const struct ibsmd_config *c, struct sa_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->sa_key = c->sa_key;
 	o->subnet_timeout = (uint8_t)c->subnet_timeout;
+	o->service_lease = c->service_lease;
+}
+
+/* The SA changed an MLID's members: its tree and MFT blocks now. */
+static void
+on_mcast_changed(void *arg, uint16_t mlid)
+{
+	struct daemon *d = arg;
+
+	sm_mcast_update(d->mcast, mlid);
+}
+
+static void
+sa_opts_mcast(struct daemon *d, struct sa_opts *o)
+{
+	o->mcast = sm_mcast_store(d->mcast);
+	o->mcast_changed = on_mcast_changed;
+	o->mcast_arg = d;
 }
 
 /* This SM and the others smstate knows, for SMInfoRecord. */
@@ -424,6 +454,30 @@ sa_sms_refresh(struct daemon *d)
 	}
 }
 
+/* The SA assigned or released alias GUIDs of port's block: program the
+ * device; partitions may name them (the physical port's P_Key table holds
+ * their keys), so one the policy names means a heavy sweep (coalesced with others). */
+static void
+on_alias_changed(void *arg, uint32_t port, unsigned block)
+{
+	struct daemon *d = arg;
+
+	const struct fabric *f = sweep_fabric(d->sweep);
+
+	vfguid_changed(d->vg, port, block);
+	if (d->policy == NULL || f == NULL || port >= f->nports)
+		return;
+	for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
+		uint64_t g = alias_saved(vfguid_store(d->vg),
+		    f->ports[port].guid, block * ALIAS_PER_BLOCK + i);
+
+		if (g != 0 && pkey_policy_names_guid(d->policy, g)) {
+			sweep_request(d->sweep, true);
+			return;
+		}
+	}
+}
+
 /* Hand the SA the model in use (the sweep calls this while the previous
  * model, which the SA may still name, is allocated). */
 static void
@@ -431,6 +485,7 @@ sa_view_update(struct daemon *d)
 {
 	struct sa_view v = { 0 };
 	const struct fabric *f = sweep_fabric(d->sweep);
+	struct pkey_table *old_pk;
 
 	if (d->sa == NULL)
 		return;
@@ -450,20 +505,54 @@ sa_view_update(struct daemon *d)
 	if (d->vg != NULL) {
 		vfguid_set_fabric(d->vg, f, false);
 		v.alias = vfguid_store(d->vg);
-		v.alias_changed = vfguid_changed;
-		v.alias_arg = d->vg;
+		v.alias_changed = on_alias_changed;
+		v.alias_arg = d;
+	}
+	old_pk = d->vport_pk;
+	d->vport_pk = NULL;
+	if ((v.vports = sweep_vports(d->sweep)) != NULL) {
+		/* each vport's own table, as the SA's scope reads tables */
+		d->vport_pk = xcalloc(v.vports->n ? v.vports->n : 1,
+		    sizeof(*d->vport_pk));
+		for (uint32_t i = 0; i < v.vports->n; i++) {
+			const struct vport *vp = &v.vports->v[i];
+
+			d->vport_pk[i].guid = vp->guid;
+			d->vport_pk[i].port = f->nports + i;
+			d->vport_pk[i].keys = vp->pkeys;
+			d->vport_pk[i].cap = vp->pkeys ? vp->pkey_cap : 0;
+		}
+		v.vport_pk = d->vport_pk;
 	}
 	sa_set_view(d->sa, &v);
+	free(old_pk);
+}
+
+/* The alias GUIDs' counters in the stats file. */
+static void
+vfguid_stats_lines(struct daemon *d, FILE *fp)
+{
+	struct vfguid_stats v;
+
+	if (d->vg == NULL)
+		return;
+	vfguid_get_stats(d->vg, &v);
+	fprintf(fp, "vfguid.assigned %" PRIu64 "\nvfguid.sets %" PRIu64 "\n"
+	    "vfguid.confirmed %" PRIu64 "\nvfguid.failed %" PRIu64 "\n"
+	    "vfguid.restored %" PRIu64 "\nvfguid.adopted %" PRIu64 "\n"
+	    "vfguid.file_writes %" PRIu64 "\n", v.active, v.sets,
+	    v.confirmed, v.failed, v.restored, v.adopted, v.writes);
 }
 
 /* The SA's counters in the stats file (per attribute and method, the MAD
- * engine's "sa" lines are there already). */
+ * engine's "sa" lines are there already), and the alias GUIDs'. */
 static void
 sa_stats_lines(void *arg, FILE *fp)
 {
 	struct daemon *d = arg;
 	struct sa_stats st;
 
+	vfguid_stats_lines(d, fp);
 	if (d->sa == NULL)
 		return;
 	sa_get_stats(d->sa, &st);
@@ -475,12 +564,34 @@ sa_stats_lines(void *arg, FILE *fp)
 	    sa_is_serving(d->sa), st.requests, st.answered, st.errors,
 	    st.not_serving, st.bad_key, st.malformed, st.unsupported,
 	    st.dropped, st.answer_max_us);
+	fprintf(fp, "sa.services %" PRIu64 "\nsa.subscriptions %" PRIu64 "\n"
+	    "sa.reports_sent %" PRIu64 "\nsa.reports_acked %" PRIu64 "\n"
+	    "sa.reports_failed %" PRIu64 "\n", st.services, st.subscriptions,
+	    st.reports_sent, st.reports_acked, st.reports_failed);
+	sm_mcast_stats_lines(d->mcast, fp);
+	{
+		struct sa_mcmember_stats ms;
+
+		sa_mcmember_stats(d->sa, &ms);
+		fprintf(fp, "sa.mcm_joins %" PRIu64 "\nsa.mcm_leaves %" PRIu64
+		    "\nsa.mcm_creates %" PRIu64 "\nsa.mcm_refused %" PRIu64
+		    "\nsa.mcm_unjoinable %" PRIu64 "\n", ms.joins, ms.leaves,
+		    ms.creates, ms.refused, ms.unjoinable);
+	}
 }
+
 
 static void
 on_adopt(void *arg)
 {
+	struct daemon *d = arg;
+
+	/* No trees while the SA moves to the new model (it drops the members
+	 * of ports that left, with traps 67, and names the MLIDs changed);
+	 * then every tree over the new model. */
+	sm_mcast_set_fabric(d->mcast, NULL);
 	sa_view_update(arg);
+	sm_mcast_set_fabric(d->mcast, sweep_fabric(d->sweep));
 }
 
 /* The SA answers as master once a heavy sweep completed as master. */
@@ -508,6 +619,7 @@ on_up(void *arg, bool ok, const char *why)
 		return;
 	}
 	if (ok && smstate_state(d->ss) == SM_MASTER) {
+		sm_mcast_program(d->mcast, d->cfg.m_key);
 		d->sa_swept = true;
 		/* Devices hold the alias GUIDs assigned (restart, takeover,
 		 * a port back). */
@@ -535,6 +647,8 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 	}
 	if (to == SM_STANDBY)
 		notify_ready(d);
+	if (to != SM_MASTER)
+		sm_mcast_forget(d->mcast);
 	if (sweep_fabric(d->sweep) != NULL)
 		sa_sms_refresh(d);
 	sa_serving_update(d);
@@ -548,6 +662,23 @@ on_sm_sweep(void *arg)
 	struct daemon *d = arg;
 
 	sweep_request(d->sweep, true);
+}
+
+#define VPORT_SETTLE_S 0.2      /* quiet time after a vport trap */
+
+static void
+on_vport_settle(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct daemon *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	ev_timer_stop(d->loop, w);
+	/* a state change (1146) latches VPortStateChange, which the light
+	 * sweep's poll turns into a vport sweep; a capability or
+	 * description change (1144) is read by a heavy sweep */
+	sweep_request(d->sweep, d->vport_heavy);
+	d->vport_heavy = false;
 }
 
 static void
@@ -574,6 +705,17 @@ on_trap(void *arg, unsigned trap, uint16_t issuer)
 	 * change the topology or what must be programmed. */
 	if (trap == 128 || trap == 144)
 		sweep_request(d->sweep, true);
+	/* vendor vport traps (1144 capability or description, 1146 state):
+	 * a sweep at once, unless virtualization is off; the traps of one
+	 * hypervisor action (a migration is a stop on one host and a start
+	 * on another) are let settle briefly, so that one sweep sees the
+	 * whole move and rewrites each switch's entry once */
+	if ((trap == VATTR_TRAP_VPORT_CHANGE || trap == VATTR_TRAP_VPORT_STATE) &&
+	    d->cfg.virt_mode != CFG_VIRT_OFF) {
+		if (trap == VATTR_TRAP_VPORT_CHANGE)
+			d->vport_heavy = true;
+		ev_timer_again(d->loop, &d->vport_settle);
+	}
 }
 
 struct diff_ctx {
@@ -711,6 +853,7 @@ reload(void *arg, char **errors)
 			log_info("reload: partitions: unchanged");
 		d->policy = pol;
 		sa_opts_from(&d->cfg, &sao);
+		sa_opts_mcast(d, &sao);
 		if (d->sa != NULL) {
 			sa_set_opts(d->sa, &sao);
 			if (sweep_fabric(d->sweep) != NULL)
@@ -1116,14 +1259,19 @@ main(int argc, char *argv[])
 	d.sm = sminfo_new(d.mad, d.ss, on_trap, &d);
 	sminfo_set_mkey(d.sm, d.cfg.m_key);
 	if (d.cfg.virt_mode == CFG_VIRT_ENABLED)
-		d.vg = vfguid_new(d.mad, d.state_dir,
+		d.vg = vfguid_new(d.loop, d.mad, d.state_dir,
 		    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
+	ev_init(&d.vport_settle, on_vport_settle);
+	d.vport_settle.repeat = VPORT_SETTLE_S;
+	d.vport_settle.data = &d;
 	{
 		struct sa_opts sao;
 
+		d.mcast = sm_mcast_new(d.mad);
 		sa_opts_from(&d.cfg, &sao);
+		sa_opts_mcast(&d, &sao);
 		d.sa = sa_new(d.loop, d.mad, &sao);
 		if (sa_start(d.sa) < 0) {
 			log_warnx("no Subnet Administration on this port");
@@ -1135,8 +1283,8 @@ main(int argc, char *argv[])
 	}
 	{
 		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .port_guid = d.guid, .reload = reload, .partitions = partitions_text, .policy = policy_in_force,
-		    .arg = &d };
+		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .vg = d.vg, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
+		    .arg = &d, .mcast = d.mcast, .policy = policy_in_force };
 		char sock[4200];
 
 		snprintf(sock, sizeof(sock), "%s/0x%016" PRIx64 ".sock",
@@ -1165,11 +1313,14 @@ main(int argc, char *argv[])
 	}
 	ctl_close(d.ctl);
 	sa_free(d.sa);
+	free(d.vport_pk);
 	sweep_free(d.sweep);
 	vfguid_free(d.vg);
 	sminfo_free(d.sm);
 	smstate_free(d.ss);
 	mad_engine_free(d.mad);
+	sm_mcast_free(d.mcast);
+	ev_timer_stop(d.loop, &d.vport_settle);
 	ev_loop_destroy(d.loop);
 	pkey_policy_free(d.policy);
 	config_fini(&d.cfg);

@@ -1,5 +1,6 @@
 #include "sm/show.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alias.h"
 #include "core/log.h"
 #include "core/query.h"
 
@@ -394,6 +396,11 @@ sa_json(struct json *j, const struct show_status *st)
 	json_kv_uint(j, "unsupported", a->unsupported);
 	json_kv_uint(j, "dropped", a->dropped);
 	json_kv_uint(j, "answer_max_us", a->answer_max_us);
+	json_kv_uint(j, "services", a->services);
+	json_kv_uint(j, "subscriptions", a->subscriptions);
+	json_kv_uint(j, "reports_sent", a->reports_sent);
+	json_kv_uint(j, "reports_acked", a->reports_acked);
+	json_kv_uint(j, "reports_failed", a->reports_failed);
 	json_object_end(j);
 }
 
@@ -500,6 +507,23 @@ status_json(struct show *s, const struct show_status *st)
 	else
 		sa_json(j, st);
 
+	json_key(j, "alias_guids");
+	if (st->vfguid == NULL)
+		json_null(j);
+	else {
+		const struct vfguid_stats *v = st->vfguid;
+
+		json_object_begin(j);
+		json_kv_uint(j, "assigned", v->active);
+		json_kv_uint(j, "sets", v->sets);
+		json_kv_uint(j, "confirmed", v->confirmed);
+		json_kv_uint(j, "failed", v->failed);
+		json_kv_uint(j, "restored", v->restored);
+		json_kv_uint(j, "adopted", v->adopted);
+		json_kv_uint(j, "file_writes", v->writes);
+		json_object_end(j);
+	}
+
 	json_key(j, "routing");
 	if (rep == NULL)
 		json_null(j);
@@ -524,6 +548,8 @@ status_json(struct show *s, const struct show_status *st)
 		json_kv_uint(j, "blocks_changed", rep->blocks_changed);
 		json_object_end(j);
 	}
+	if (st->more != NULL)
+		st->more(s, st->more_arg);
 	json_object_end(j);
 }
 
@@ -599,6 +625,22 @@ sa_text(struct table *t, const struct show_status *st)
 	    PRIu64 " malformed, %" PRIu64 " unsupported, %" PRIu64
 	    " by a handler", a->not_serving, a->bad_key, a->malformed,
 	    a->unsupported, a->dropped);
+	table_cell(t, "SA events");
+	table_cell(t, "%" PRIu64 " services, %" PRIu64 " subscriptions; %"
+	    PRIu64 " Reports sent, %" PRIu64 " acknowledged, %" PRIu64
+	    " failed", a->services, a->subscriptions, a->reports_sent,
+	    a->reports_acked, a->reports_failed);
+}
+
+static void
+vfguid_text(struct table *t, const struct vfguid_stats *v)
+{
+	table_cell(t, "Alias GUIDs");
+	table_cell(t, "%" PRIu64 " assigned; %" PRIu64 " GUIDInfo blocks "
+	    "written (%" PRIu64 " confirmed, %" PRIu64 " failed), %" PRIu64
+	    " written back, %" PRIu64 " adopted from devices, %" PRIu64
+	    " file writes", v->active, v->sets, v->confirmed, v->failed,
+	    v->restored, v->adopted, v->writes);
 }
 
 /* Every other SM seen: a table of its own. */
@@ -709,6 +751,8 @@ status_text(struct show *s, const struct show_status *st)
 	    st->mad_unmatched, st->mad_malformed);
 	if (st->sa != NULL)
 		sa_text(&t, st);
+	if (st->vfguid != NULL)
+		vfguid_text(&t, st->vfguid);
 	table_cell(&t, "Log level");
 	table_cell(&t, "%s", st->log_level);
 	table_print(&t, &s->text);
@@ -735,6 +779,8 @@ status_text(struct show *s, const struct show_status *st)
 	ob_puts(&s->text, "\n");
 	table_print(&t, &s->text);
 	table_free(&t);
+	if (st->more != NULL)
+		st->more(s, st->more_arg);
 }
 
 void
@@ -1194,6 +1240,347 @@ show_route(struct show *s, const struct fabric *f, const struct lft_set *lft,
 	else
 		route_text(&s->text, f, hops, n, f->ports[src].lid, dlid);
 	return 0;
+}
+
+/* ------------------------------------------------------------ SA */
+
+static const char *
+gid_str(const uint8_t *gid, char *buf, size_t len)
+{
+	if (inet_ntop(AF_INET6, gid, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+void
+show_services(struct show *s, const struct sa_service_info *v, size_t n)
+{
+	char gid[64], name[200];
+	struct table t;
+
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_key(&s->j, "services");
+		json_array_begin(&s->j);
+		for (size_t i = 0; i < n; i++) {
+			json_object_begin(&s->j);
+			json_kv_guid(&s->j, "id", v[i].id);
+			json_kv_string(&s->j, "gid", gid_str(v[i].gid, gid,
+			    sizeof(gid)));
+			json_kv_uint(&s->j, "pkey", v[i].pkey);
+			json_key(&s->j, "lease");
+			if (v[i].lease == SA_SERVICE_LEASE_INFINITE)
+				json_null(&s->j);
+			else
+				json_uint(&s->j, v[i].lease);
+			json_key(&s->j, "remaining");
+			if (v[i].remaining < 0)
+				json_null(&s->j);
+			else
+				json_double(&s->j, v[i].remaining);
+			json_kv_string(&s->j, "name", v[i].name);
+			json_object_end(&s->j);
+		}
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+		return;
+	}
+	if (n == 0) {
+		show_printf(s, "no services registered\n");
+		return;
+	}
+	table_init(&t, "llrrrl");
+	table_cell(&t, "ID");
+	table_cell(&t, "GID");
+	table_cell(&t, "P_KEY");
+	table_cell(&t, "LEASE");
+	table_cell(&t, "LEFT");
+	table_cell(&t, "NAME");
+	for (size_t i = 0; i < n; i++) {
+		table_cell(&t, "0x%016" PRIx64, v[i].id);
+		table_cell(&t, "%s", gid_str(v[i].gid, gid, sizeof(gid)));
+		table_cell(&t, "0x%04x", v[i].pkey);
+		if (v[i].lease == SA_SERVICE_LEASE_INFINITE) {
+			table_cell(&t, "infinite");
+			table_cell(&t, "-");
+		} else {
+			table_cell(&t, "%" PRIu32, v[i].lease);
+			table_cell(&t, "%.0f", v[i].remaining);
+		}
+		table_cell(&t, "%s", show_clean(v[i].name, name,
+		    sizeof(name)));
+	}
+	table_print(&t, &s->text);
+	table_free(&t);
+}
+
+/* What a subscription watches: a GID, a LID range or every port. */
+static const char *
+watched(const struct sa_inform *ii, char *buf, size_t len)
+{
+	static const uint8_t zero[16];
+
+	if (memcmp(ii->gid, zero, 16) != 0)
+		return gid_str(ii->gid, buf, len);
+	if (ii->lid_begin == 0xFFFF)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%u-%u", ii->lid_begin,
+		    ii->lid_end ? ii->lid_end : ii->lid_begin);
+	return buf;
+}
+
+static void
+any16(struct table *t, unsigned v)
+{
+	if (v == 0xFFFF)
+		table_cell(t, "any");
+	else
+		table_cell(t, "%u", v);
+}
+
+void
+show_subscriptions(struct show *s, const struct sa_subscription_info *v,
+    size_t n)
+{
+	char gid[64], w[64];
+	struct table t;
+
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_key(&s->j, "subscriptions");
+		json_array_begin(&s->j);
+		for (size_t i = 0; i < n; i++) {
+			const struct sa_inform *ii = &v[i].ii;
+
+			json_object_begin(&s->j);
+			json_kv_string(&s->j, "subscriber", gid_str(
+			    v[i].subscriber_gid, gid, sizeof(gid)));
+			json_kv_uint(&s->j, "enum", v[i].enumv);
+			json_kv_uint(&s->j, "lid", v[i].lid);
+			json_kv_uint(&s->j, "qpn", v[i].qpn);
+			json_kv_bool(&s->j, "generic", ii->is_generic != 0);
+			json_kv_uint(&s->j, "type", ii->type);
+			json_kv_uint(&s->j, ii->is_generic ? "trap" :
+			    "device_id", ii->trap);
+			json_kv_uint(&s->j, ii->is_generic ? "producer" :
+			    "vendor_id", ii->producer);
+			json_kv_string(&s->j, "watches", watched(ii, w,
+			    sizeof(w)));
+			json_kv_uint(&s->j, "reports_sent", v[i].reports_sent);
+			json_kv_uint(&s->j, "reports_acked",
+			    v[i].reports_acked);
+			json_kv_uint(&s->j, "reports_failed",
+			    v[i].reports_failed);
+			json_object_end(&s->j);
+		}
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+		return;
+	}
+	if (n == 0) {
+		show_printf(s, "no subscriptions\n");
+		return;
+	}
+	table_init(&t, "lrrrrrlrrr");
+	table_cell(&t, "SUBSCRIBER");
+	table_cell(&t, "ENUM");
+	table_cell(&t, "LID");
+	table_cell(&t, "QPN");
+	table_cell(&t, "TRAP");
+	table_cell(&t, "TYPE");
+	table_cell(&t, "WATCHES");
+	table_cell(&t, "SENT");
+	table_cell(&t, "ACKED");
+	table_cell(&t, "FAILED");
+	for (size_t i = 0; i < n; i++) {
+		const struct sa_inform *ii = &v[i].ii;
+
+		table_cell(&t, "%s", gid_str(v[i].subscriber_gid, gid,
+		    sizeof(gid)));
+		table_cell(&t, "%u", v[i].enumv);
+		table_cell(&t, "%u", v[i].lid);
+		table_cell(&t, "%" PRIu32, v[i].qpn);
+		if (ii->is_generic)
+			any16(&t, ii->trap);
+		else
+			table_cell(&t, "dev %u", ii->trap);
+		any16(&t, ii->type);
+		table_cell(&t, "%s", watched(ii, w, sizeof(w)));
+		table_cell(&t, "%" PRIu64, v[i].reports_sent);
+		table_cell(&t, "%" PRIu64, v[i].reports_acked);
+		table_cell(&t, "%" PRIu64, v[i].reports_failed);
+	}
+	table_print(&t, &s->text);
+	table_free(&t);
+}
+
+/* ------------------------------------------------------------ guids */
+
+/* One index of one port as the store and the device have it. */
+struct guid_row {
+	unsigned index;
+	uint64_t guid;          /* saved (assigned or not), else the device's */
+	const char *state;      /* assigned, saved, device */
+	bool read;              /* the device's block was read */
+	uint64_t device;
+	bool match;
+};
+
+/* The rows of port (up to ALIAS_MAX_INDEX); returns how many. */
+static size_t
+guid_rows(const struct alias_store *st, uint64_t port, struct guid_row *r)
+{
+	uint64_t dev[ALIAS_PER_BLOCK];
+	size_t n = 0;
+
+	for (unsigned b = 0; b < ALIAS_MAX_INDEX / ALIAS_PER_BLOCK; b++) {
+		unsigned cap = 0;
+		bool read = alias_device_get(st, port, b, dev, &cap);
+
+		for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
+			unsigned idx = b * ALIAS_PER_BLOCK + i;
+			uint64_t saved = alias_saved(st, port, idx);
+			uint64_t act = alias_get(st, port, idx);
+			uint64_t d = read && idx < cap ? dev[i] : 0;
+
+			if (idx == 0 || (saved == 0 && d == 0))
+				continue;
+			r[n].index = idx;
+			r[n].guid = saved != 0 ? saved : d;
+			r[n].state = act != 0 ? "assigned" : saved != 0 ?
+			    "saved" : "device";
+			r[n].read = read && idx < cap;
+			r[n].device = d;
+			r[n].match = r[n].read && d == act;
+			n++;
+		}
+	}
+	return n;
+}
+
+static int
+guid_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void
+guid_port_name(const struct fabric *f, uint64_t port, uint32_t *lid,
+    char *desc, size_t len)
+{
+	uint32_t p = f != NULL ? query_port_by_guid(f, port) : FABRIC_NONE;
+	const struct fabric_node *n;
+
+	*lid = 0;
+	desc[0] = '\0';
+	if (p == FABRIC_NONE)
+		return;
+	*lid = f->ports[p].lid;
+	n = &f->nodes[f->ports[p].node];
+	if (n->desc_valid)
+		show_clean(n->desc, desc, len);
+}
+
+void
+show_guids(struct show *s, const struct fabric *f,
+    const struct alias_store *st)
+{
+	struct guid_row *rows;
+	uint64_t *ports = NULL;
+	size_t np = 0, nr;
+	struct table t;
+	char desc[65];
+	uint32_t lid;
+
+	if (st != NULL) {
+		np = alias_ports(st, NULL, 0);
+		ports = calloc(np + 1, sizeof(*ports));
+		if (ports == NULL)
+			fatal("show: guids");
+		np = alias_ports(st, ports, np);
+		qsort(ports, np, sizeof(*ports), guid_cmp);
+	}
+	if ((rows = calloc(ALIAS_MAX_INDEX, sizeof(*rows))) == NULL)
+		fatal("show: guids");
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_kv_bool(&s->j, "enabled", st != NULL);
+		json_key(&s->j, "ports");
+		json_array_begin(&s->j);
+	} else if (st == NULL) {
+		show_printf(s, "alias GUIDs are off (virtualization mode is "
+		    "not enabled)\n");
+	} else {
+		table_init(&t, "llrrllll");
+		table_cell(&t, "PORT GUID");
+		table_cell(&t, "DESCRIPTION");
+		table_cell(&t, "LID");
+		table_cell(&t, "INDEX");
+		table_cell(&t, "ALIAS GUID");
+		table_cell(&t, "STATE");
+		table_cell(&t, "DEVICE");
+		table_cell(&t, "MATCH");
+	}
+	for (size_t i = 0; i < np; i++) {
+		nr = guid_rows(st, ports[i], rows);
+		if (nr == 0)
+			continue;
+		guid_port_name(f, ports[i], &lid, desc, sizeof(desc));
+		if (s->json) {
+			json_object_begin(&s->j);
+			json_kv_guid(&s->j, "port_guid", ports[i]);
+			json_kv_string(&s->j, "description", desc);
+			json_kv_uint(&s->j, "lid", lid);
+			json_key(&s->j, "guids");
+			json_array_begin(&s->j);
+		}
+		for (size_t k = 0; k < nr; k++) {
+			const struct guid_row *r = &rows[k];
+
+			if (s->json) {
+				json_object_begin(&s->j);
+				json_kv_uint(&s->j, "index", r->index);
+				json_kv_guid(&s->j, "guid", r->guid);
+				json_kv_string(&s->j, "state", r->state);
+				json_key(&s->j, "device");
+				if (r->read)
+					json_guid(&s->j, r->device);
+				else
+					json_null(&s->j);
+				json_kv_bool(&s->j, "match", r->match);
+				json_object_end(&s->j);
+				continue;
+			}
+			table_cell(&t, "0x%016" PRIx64, ports[i]);
+			table_cell(&t, "%s", desc);
+			table_cell(&t, "%" PRIu32, lid);
+			table_cell(&t, "%u", r->index);
+			table_cell(&t, "0x%016" PRIx64, r->guid);
+			table_cell(&t, "%s", r->state);
+			if (r->read)
+				table_cell(&t, "0x%016" PRIx64, r->device);
+			else
+				table_cell(&t, "unread");
+			table_cell(&t, "%s", !r->read ? "-" : r->match ?
+			    "yes" : "no");
+		}
+		if (s->json) {
+			json_array_end(&s->j);
+			json_object_end(&s->j);
+		}
+	}
+	if (s->json) {
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+	} else if (st != NULL) {
+		table_print(&t, &s->text);
+		table_free(&t);
+	}
+	free(rows);
+	free(ports);
 }
 
 /* ------------------------------------------------------------ partitions */

@@ -21,10 +21,15 @@
 #include "mad/mad.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
+#include "sa/inform.h"
+#include "sa/service.h"
 #include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "sm/vfguid.h"
+
+struct alias_store;
 
 struct show_buf {
 	char *p;                /* NUL-terminated once anything was added */
@@ -80,8 +85,13 @@ struct show_status {
 	unsigned mad_outstanding, mad_queued;
 	const struct show_counter *counters;
 	size_t ncounters;
+	/* Other modules' figures (multicast): called last, in JSON inside the
+	 * status object (it adds keys), in text after the rest. NULL: none. */
+	void (*more)(struct show *s, const void *arg);
+	const void *more_arg;
 	const struct sa_stats *sa;              /* NULL: no SA agent */
 	bool sa_serving;
+	const struct vfguid_stats *vfguid;      /* NULL: alias GUIDs off */
 };
 
 void show_status(struct show *s, const struct show_status *st);
@@ -100,6 +110,19 @@ int show_ports_pkeys(struct show *s, const struct fabric *f,
  * loop, the wrong end port). */
 int show_route(struct show *s, const struct fabric *f,
     const struct lft_set *lft, const char *src, const char *dst);
+/* VF alias GUIDs per physical port (st NULL: virtualization not enabled):
+ * every index with a GUID saved or held by the device, its GUID, state
+ * (assigned: active; saved: kept for a later Set of 0; device: only the
+ * device holds one), what the device held when last read and whether it
+ * matches. f (may be NULL) names the ports. */
+void show_guids(struct show *s, const struct fabric *f,
+    const struct alias_store *st);
+
+/* The SA's ServiceRecords and event subscriptions, as listed. */
+void show_services(struct show *s, const struct sa_service_info *v,
+    size_t n);
+void show_subscriptions(struct show *s,
+    const struct sa_subscription_info *v, size_t n);
 
 /* The partition policy: text (the -nv form, given as text) or JSON: every
  * partition with its name, P_Key, flags (ipoib, indx0, mtu, rate, sl,

@@ -26,13 +26,17 @@
 #include "mad/smp.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
+#include "sm/vports.h"
+#include "core/vport.h"
+#include "core/vattr.h"
 #include "routing/cdg.h"
 
 enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
-		   ST_COUNT };
+		   ST_VPORT, ST_COUNT };
 enum sweep_event { EV_HEAVY, EV_LIGHT, EV_DISCOVERED, EV_FAILED,
 		   EV_PROGRAMMED, EV_CLEAN, EV_CHANGED, EV_STANDING_BY,
-		   EV_INHERIT, EV_INHERITED, EV_INCOMPLETE, EV_COUNT };
+		   EV_INHERIT, EV_INHERITED, EV_INCOMPLETE, EV_VPORTS,
+		   EV_COUNT };
 
 /* Heavy sweeps in a row that may find fewer nodes than the fabric in use,
  * with ports left unreached, before the smaller fabric is programmed. */
@@ -68,6 +72,10 @@ struct sweep {
 	struct fabric fab[2], *cur, *next;
 	struct lft_set lfts[2], *cur_lft, *next_lft;
 	struct pkey_tables pks[2], *cur_pk, *next_pk;
+	/* vports behind virtualization-capable ports, beside each model */
+	struct vport_set vps[2], *cur_vp, *next_vp;
+	struct vports *vports;
+	struct vports_result last_vprog;
 	sweep_adopt_cb adopt_cb;
 	void *adopt_arg;
 	sweep_stats_cb stats_cb;
@@ -101,7 +109,10 @@ struct sweep {
 	/* light sweep */
 	unsigned light_pending;
 	bool light_changed;
+	bool light_vports;      /* only vports changed */
 	unsigned light_gen;
+	uint64_t vport_sweeps;
+	const struct fabric *pk_fabric; /* the model build_pkeys works on */
 	/* figures */
 	double started, up_at;          /* up_at: first subnet up, 0 before */
 	double sweep_started, last_secs;
@@ -109,6 +120,7 @@ struct sweep {
 	bool last_ok;
 	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
 	uint64_t programs;
+	uint64_t client_reregs;         /* ClientReregister Sets, all runs */
 	char why[1024];
 	/* A failure that persists (the SM's own port down, a node that never
 	 * answers) is logged when it starts and when it ends; the retries in
@@ -139,6 +151,8 @@ static void persist_end(struct sweep *, const char *);
 static void light_done(struct sweep *);
 static void standby_done(struct sweep *);
 static void start_inherit(struct sweep *);
+static void start_vports(struct sweep *);
+static void vports_done(struct sweep *);
 static void route_program(struct sweep *);
 
 static const struct transition fsm_table[] = {
@@ -155,13 +169,16 @@ static const struct transition fsm_table[] = {
 	{ ST_PROGRAM,  EV_FAILED,     heavy_failed, ST_IDLE },
 	{ ST_LIGHT,    EV_CLEAN,      light_done,   ST_IDLE },
 	{ ST_LIGHT,    EV_CHANGED,    start_heavy,  ST_DISCOVER },
+	{ ST_LIGHT,    EV_VPORTS,     start_vports, ST_VPORT },
+	{ ST_VPORT,    EV_PROGRAMMED, vports_done,  ST_IDLE },
+	{ ST_VPORT,    EV_CHANGED,    start_heavy,  ST_DISCOVER },
 };
 
 static const char *
 state_name(enum sweep_state s)
 {
 	static const char *const n[] = { "idle", "discover", "program",
-	    "light", "inherit" };
+	    "light", "inherit", "vport" };
 	return s < ST_COUNT ? n[s] : "?";
 }
 
@@ -170,7 +187,7 @@ event_name(enum sweep_event e)
 {
 	static const char *const n[] = { "heavy", "light", "discovered",
 	    "failed", "programmed", "clean", "changed", "standing-by",
-	    "inherit", "inherited", "incomplete" };
+	    "inherit", "inherited", "incomplete", "vports" };
 	return e < EV_COUNT ? n[e] : "?";
 }
 
@@ -292,11 +309,34 @@ write_stats(struct sweep *sw)
 	    sw->last_prog.portinfo_sets, sw->last_prog.switchinfo_sets,
 	    sw->last_prog.lft_reads, sw->last_prog.lft_writes,
 	    sw->last_prog.pkey_reads, sw->last_prog.pkey_writes);
+	fprintf(s.fp, "program.client_reregs %u\nclient_reregs %" PRIu64 "\n",
+	    sw->last_prog.client_reregs, sw->client_reregs);
 	fprintf(s.fp, "program.failures %u\nprogram.resent %u\n"
 	    "failures_in_row %" PRIu64 "\nholes %u\n",
 	    sw->last_prog.failures, sw->last_prog.resent, sw->failures_in_row,
 	    sw->cur_holes);
 	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
+	if (sw->o.virt_mode != 0) {
+		const struct vports_result *v = &sw->last_vprog;
+		unsigned up = 0, own = 0;
+
+		for (uint32_t i = 0; sw->have_cur && i < sw->cur_vp->n; i++) {
+			const struct vport *vp = &sw->cur_vp->v[i];
+
+			if (vp->index == 0)
+				continue;
+			up += vp->state >= PORT_INIT;
+			own += vport_wants_lid(vp) && vp->lid != 0;
+		}
+		fprintf(s.fp, "vports.hosts %u\nvports.up %u\nvports.own_lids "
+		    "%u\nvports.managed %u\nvports.pkey_writes %u\n"
+		    "vports.lid_writes %u\nvports.armed %u\nvports.activated "
+		    "%u\nvports.smps %u\nvports.failures %u\nvport_sweeps %" PRIu64
+		    "\n",
+		    sw->have_cur ? sw->cur_vp->nh : 0, up, own, v->managed,
+		    v->pkey_writes, v->lid_writes, v->armed, v->activated,
+		    v->smps, v->timeouts + v->errors, sw->vport_sweeps);
+	}
 	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
 	    "inherit.lids_computed %u\n", sw->inherited.kept,
 	    sw->inherited.mixed, sw->inherited.computed);
@@ -415,6 +455,19 @@ on_elected(void *arg, bool master)
 }
 
 static void
+on_vports_read(void *arg, const struct vports_result *r)
+{
+	struct sweep *sw = arg;
+
+	if (r->hosts > 0)
+		log_info("sweep: vports: %u virtualization-capable port%s, %u "
+		    "vport%s up, %u SMPs%s%s", r->hosts, r->hosts == 1 ? "" :
+		    "s", r->vports, r->vports == 1 ? "" : "s", r->smps,
+		    r->first_failure[0] ? "; " : "", r->first_failure);
+	smstate_elect(sw->ss, sw->next, on_elected, sw);
+}
+
+static void
 on_discovered(void *arg, const struct discover_result *r)
 {
 	struct sweep *sw = arg;
@@ -429,7 +482,13 @@ on_discovered(void *arg, const struct discover_result *r)
 		log_info("sweep: discovery: %u SMPs sent again after a round "
 		    "unanswered; %u unanswered in every round, %u answered "
 		    "with an error", r->resent, r->timeouts, r->errors);
-	smstate_elect(sw->ss, sw->next, on_elected, sw);
+	if (sw->o.virt_mode == 0) {
+		vport_set_clear(sw->next_vp);
+		smstate_elect(sw->ss, sw->next, on_elected, sw);
+		return;
+	}
+	vports_discover(sw->vports, sw->next, sw->next_vp,
+	    smstate_may_write(sw->ss), on_vports_read, sw);
 }
 
 static void
@@ -449,6 +508,9 @@ start_heavy(struct sweep *sw)
 		    sw->heavy_sweeps);
 	sw->disc = discover_start(sw->mad, sw->next,
 	    !smstate_may_write(sw->ss), on_discovered, sw);
+	/* virtualization enabled: what alias-capable ports hold */
+	if (sw->o.alias != NULL)
+		discover_set_alias(sw->disc, sw->o.alias);
 }
 
 /* One LID request per end port of the new fabric, the SM's port first;
@@ -461,8 +523,8 @@ lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 	uint32_t *idx;
 	size_t n = 0;
 
-	reqs = calloc(f->nports, sizeof(*reqs));
-	idx = calloc(f->nports, sizeof(*idx));
+	reqs = calloc((size_t)f->nports + sw->next_vp->n + 1, sizeof(*reqs));
+	idx = calloc((size_t)f->nports + sw->next_vp->n + 1, sizeof(*idx));
 	if (reqs == NULL || idx == NULL)
 		fatal("sweep: out of memory");
 	/* The SM's port first: its LID is the SM LID. */
@@ -478,6 +540,16 @@ lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 			    (void *)port->info, 0, IB_PORT_LID_F) : 0;
 			idx[n++] = p;
 		}
+	/* vports with LIDRequired (enabled only): idx past the ports */
+	for (uint32_t v = 0; sw->o.virt_mode == 2 && v < sw->next_vp->n; v++) {
+		const struct vport *vp = &sw->next_vp->v[v];
+
+		if (!vport_wants_lid(vp))
+			continue;
+		reqs[n].guid = vp->guid;
+		reqs[n].cur = vp->cur_lid;
+		idx[n++] = f->nports + v;
+	}
 	*reqsp = reqs;
 	*idxp = idx;
 	return n;
@@ -532,7 +604,12 @@ assign_lids(struct sweep *sw)
 
 	rc = lid_assign(sw->lids, reqs, n, sw->o.lmc);
 	for (size_t i = 0; i < n; i++)
-		fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
+		if (idx[i] < f->nports)
+			fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
+		else
+			sw->next_vp->v[idx[i] - f->nports].own_lid = reqs[i].lid;
+	if (sw->o.virt_mode == 2)
+		vport_resolve_lids(sw->next_vp, f);
 	if (rc < 0)
 		log_warnx("sweep: LID space exhausted: some ports get no LID");
 	save_lids(sw);
@@ -641,6 +718,30 @@ complete(struct sweep *sw)
 	return sw->why[0] == '\0';
 }
 
+static bool complete(struct sweep *sw);
+static void __attribute__((format(printf, 2, 3)))
+why_add(struct sweep *sw, const char *fmt, ...);
+
+static void
+on_vports_programmed(void *arg, const struct vports_result *r)
+{
+	struct sweep *sw = arg;
+	bool ok;
+
+	sw->last_vprog = *r;
+	log_info("sweep: vports: %u managed, %u P_Key blocks and %u LIDs "
+	    "written, %u armed, %u activated%s%s", r->managed, r->pkey_writes,
+	    r->lid_writes, r->armed, r->activated,
+	    r->first_failure[0] ? "; " : "", r->first_failure);
+	ok = complete(sw);
+	if (r->timeouts + r->errors > 0) {
+		why_add(sw, "%svports: %s", sw->why[0] ? "; " : "",
+		    r->first_failure);
+		ok = false;
+	}
+	fsm(sw, ok ? EV_PROGRAMMED : EV_INCOMPLETE);
+}
+
 static void
 on_programmed(void *arg, const struct program_result *r)
 {
@@ -648,11 +749,12 @@ on_programmed(void *arg, const struct program_result *r)
 
 	sw->last_prog = *r;
 	sw->programs++;
-	log_info("sweep: programmed: %u PortInfo, %u SwitchInfo, %u LFT blocks "
-	    "written (%u read), %u P_Key blocks written (%u read), %u ports "
-	    "armed, %u activated%s%s",
-	    r->portinfo_sets, r->switchinfo_sets, r->lft_writes, r->lft_reads,
-	    r->pkey_writes, r->pkey_reads,
+	sw->client_reregs += r->client_reregs;
+	log_info("sweep: programmed: %u PortInfo (%u ClientReregister), %u "
+	    "SwitchInfo, %u LFT blocks written (%u read), %u P_Key blocks "
+	    "written (%u read), %u ports armed, %u activated%s%s",
+	    r->portinfo_sets, r->client_reregs, r->switchinfo_sets,
+	    r->lft_writes, r->lft_reads, r->pkey_writes, r->pkey_reads,
 	    r->armed, r->activated, r->ok ? "" : "; ", r->ok ? "" : r->why);
 	if (sw->after_reload) {
 		sw->after_reload = false;
@@ -663,6 +765,11 @@ on_programmed(void *arg, const struct program_result *r)
 	if (r->resent)
 		log_info("sweep: programming: %u SMPs sent again or verified "
 		    "after a round failed", r->resent);
+	if (sw->o.virt_mode == 2 && sw->next_vp->nh > 0) {
+		vports_program(sw->vports, sw->next, sw->next_vp,
+		    on_vports_programmed, sw);
+		return;
+	}
 	fsm(sw, complete(sw) ? EV_PROGRAMMED : EV_INCOMPLETE);
 }
 
@@ -686,7 +793,50 @@ alias_port_of(void *arg, uint64_t guid)
 
 	if (sw->o.alias == NULL || !alias_find(sw->o.alias, guid, &port, NULL))
 		return FABRIC_NONE;
-	return query_port_by_guid(sw->next, port);
+	return query_port_by_guid(sw->pk_fabric, port);
+}
+
+/* A vport GUID named in partitions.conf: its physical port's table holds
+ * the union of its vports' keys; else a VF alias GUID. */
+static uint32_t
+vport_phys(void *arg, uint64_t guid)
+{
+	struct sweep *sw = arg;
+	uint32_t v = vport_by_guid(sw->next_vp, guid);
+
+	if (v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]))
+		return sw->next_vp->v[v].port;
+	return alias_port_of(sw, guid);
+}
+
+/* Each managed vport's own table, the one it had (by GUID) keeping its
+ * indices. */
+static void
+build_vport_pkeys(struct sweep *sw)
+{
+	struct vport_set *s = sw->next_vp;
+
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct vport *v = &s->v[i];
+		const struct vport *old = NULL;
+		uint32_t o;
+		size_t dropped;
+
+		if (!vport_is_managed(v) || v->pkey_cap == 0 ||
+		    vport_pkeys_alloc(s, i) == NULL)
+			continue;
+		if (sw->have_cur &&
+		    (o = vport_by_guid(sw->cur_vp, v->guid)) != FABRIC_NONE)
+			old = &sw->cur_vp->v[o];
+		dropped = pkey_vport_table(sw->o.policy, v->guid, v->desc,
+		    sw->o.allow_both_pkeys, old ? old->pkeys : NULL,
+		    old && old->pkeys ? old->pkey_cap : 0, v->pkeys,
+		    v->pkey_cap);
+		if (dropped > 0)
+			log_warnx("partitions: vport 0x%016" PRIx64 ": %zu "
+			    "P_Key(s) do not fit its VPartitionCap of %u",
+			    v->guid, dropped, v->pkey_cap);
+	}
 }
 
 /* P_Key tables for the new fabric, the previous ones keeping indices
@@ -697,7 +847,12 @@ build_pkeys(struct sweep *sw)
 	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys,
 	    .alias_port = sw->o.alias != NULL ? alias_port_of : NULL,
 	    .alias_arg = sw };
-	const struct fabric *f = sw->next;
+	const struct fabric *f = sw->pk_fabric;
+
+	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {
+		po.alias_port = vport_phys;
+		po.alias_arg = sw;
+	}
 
 	free(sw->want);
 	sw->want = NULL;
@@ -724,6 +879,8 @@ build_pkeys(struct sweep *sw)
 		w->keys = t->keys;
 		w->n = t->cap;
 	}
+	if (sw->o.virt_mode == 2)
+		build_vport_pkeys(sw);
 }
 
 /* After a takeover, the tables in place are the ones the last heavy sweep
@@ -1004,6 +1161,13 @@ route_program(struct sweep *sw)
 		save_base(sw);
 	if (!sw->reroute && (sw->held.nsw > 0 || held_from_cur(sw)))
 		keep_held_routes(sw);
+	/* vport LIDs forward where their physical port's do */
+	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {
+		if (lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
+			fatal("sweep: out of memory");
+		vport_lft_copy(sw->next_vp, sw->next, sw->next_lft);
+	}
+	sw->pk_fabric = sw->next;
 	build_pkeys(sw);
 	program_start(sw->prog, sw->next, sw->next_lft, sw->want, sm_lid,
 	    &sw->o.prog,
@@ -1016,7 +1180,10 @@ adopt_next(struct sweep *sw)
 	struct fabric *tf = sw->cur;
 	struct lft_set *tl = sw->cur_lft;
 	struct pkey_tables *tp = sw->cur_pk;
+	struct vport_set *tv = sw->cur_vp;
 
+	sw->cur_vp = sw->next_vp;
+	sw->next_vp = tv;
 	sw->cur = sw->next;
 	sw->cur_lft = sw->next_lft;
 	sw->cur_pk = sw->next_pk;
@@ -1029,6 +1196,7 @@ adopt_next(struct sweep *sw)
 		sw->adopt_cb(sw->adopt_arg);
 	pkey_tables_free(sw->next_pk);
 	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
+	vport_set_clear(sw->next_vp);
 	fabric_fini(sw->next);
 	lft_set_fini(sw->next_lft);
 	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
@@ -1229,6 +1397,7 @@ standby_done(struct sweep *sw)
 {
 	learn_lids(sw);
 	program_forget(sw->prog);
+	vports_forget(sw->vports);
 	sw->learn = true;
 	persist_end(sw, "cleared");
 	finished(sw, "heavy", true);
@@ -1287,6 +1456,7 @@ struct lreq {
 };
 
 static int light_send(struct lreq *q);
+static void light_end(struct sweep *sw);
 
 static void
 on_light(void *arg, int status, const uint8_t *resp)
@@ -1304,7 +1474,7 @@ on_light(void *arg, int status, const uint8_t *resp)
 		    IB_SW_STATE_CHANGE_F))
 			sw->light_changed = true;
 		if (--sw->light_pending == 0)
-			fsm(sw, sw->light_changed ? EV_CHANGED : EV_CLEAN);
+			light_end(sw);
 	}
 	free(q);
 }
@@ -1348,6 +1518,165 @@ light_must_escalate(struct sweep *sw)
 	return false;
 }
 
+/* The end of a light sweep: a switch or port change needs a heavy sweep;
+ * a change of vports alone, as master, only a vport sweep. */
+static void
+light_end(struct sweep *sw)
+{
+	if (sw->light_changed)
+		fsm(sw, EV_CHANGED);
+	else if (sw->light_vports) {
+		log_info("sweep: light sweep: a vport changed state");
+		fsm(sw, smstate_may_write(sw->ss) && sw->o.virt_mode == 2 ?
+		    EV_VPORTS : EV_CHANGED);
+	} else
+		fsm(sw, EV_CLEAN);
+}
+
+/* ---- vport sweep: the fabric in use, its vports read again ---- */
+
+static void
+on_vport_sweep_programmed(void *arg, const struct vports_result *r)
+{
+	struct sweep *sw = arg;
+
+	sw->last_vprog = *r;
+	log_info("sweep: vport sweep: %u managed, %u P_Key blocks and %u LIDs "
+	    "written, %u armed, %u activated, %u SMPs%s%s", r->managed,
+	    r->pkey_writes, r->lid_writes, r->armed, r->activated, r->smps,
+	    r->first_failure[0] ? "; " : "", r->first_failure);
+	if (r->timeouts + r->errors > 0) {
+		snprintf(sw->why, sizeof(sw->why), "vports: %s",
+		    r->first_failure);
+		fsm(sw, EV_CHANGED);
+		return;
+	}
+	fsm(sw, EV_PROGRAMMED);
+}
+
+static void
+on_vport_sweep_ports(void *arg, const struct program_result *r)
+{
+	struct sweep *sw = arg;
+
+	sw->last_prog = *r;
+	log_info("sweep: vport sweep: %u LFT blocks, %u P_Key blocks written",
+	    r->lft_writes, r->pkey_writes);
+	if (!r->ok) {
+		snprintf(sw->why, sizeof(sw->why), "programming: %s", r->why);
+		fsm(sw, EV_CHANGED);
+		return;
+	}
+	vports_program(sw->vports, sw->cur, sw->next_vp,
+	    on_vport_sweep_programmed, sw);
+}
+
+static void
+on_vports_reread(void *arg, const struct vports_result *r)
+{
+	struct sweep *sw = arg;
+	struct fabric *f = sw->cur;
+	struct lid_req *reqs;
+	uint32_t *idx;
+	size_t n = 0;
+
+	if (r->timeouts + r->errors > 0) {
+		snprintf(sw->why, sizeof(sw->why), "vports: %s",
+		    r->first_failure);
+		fsm(sw, EV_CHANGED);
+		return;
+	}
+	/* LIDs of their own: the same map, the vports' requests only (the
+	 * ports' LIDs stay remembered, so none is given twice) */
+	reqs = xcalloc(sw->next_vp->n + 1, sizeof(*reqs));
+	idx = xcalloc(sw->next_vp->n + 1, sizeof(*idx));
+	for (uint32_t v = 0; v < sw->next_vp->n; v++)
+		if (vport_wants_lid(&sw->next_vp->v[v])) {
+			reqs[n].guid = sw->next_vp->v[v].guid;
+			reqs[n].cur = sw->next_vp->v[v].cur_lid;
+			idx[n++] = v;
+		}
+	if (lid_assign(sw->lids, reqs, n, sw->o.lmc) < 0)
+		log_warnx("sweep: LID space exhausted: some vports get no LID");
+	for (size_t i = 0; i < n; i++)
+		sw->next_vp->v[idx[i]].own_lid = reqs[i].lid;
+	save_lids(sw);
+	free(reqs);
+	free(idx);
+	vport_resolve_lids(sw->next_vp, f);
+	/* the tables in use, the vport entries made again */
+	lft_set_fini(sw->next_lft);
+	if (lft_set_copy(sw->next_lft, sw->cur_lft, f->nnodes) < 0 ||
+	    lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
+		fatal("sweep: out of memory");
+	for (uint32_t i = 0; i < sw->cur_vp->n; i++) {
+		const struct vport *v = &sw->cur_vp->v[i];
+
+		if (v->lid == 0 || v->lid == f->ports[v->port].lid ||
+		    v->lid > sw->next_lft->max_lid ||
+		    fabric_port_by_lid(f, v->lid) != FABRIC_NONE)
+			continue;
+		for (uint32_t s = 0; s < sw->next_lft->nsw; s++)
+			lft_row(sw->next_lft, s)[v->lid] = LFT_NO_ROUTE;
+	}
+	vport_lft_copy(sw->next_vp, f, sw->next_lft);
+	sw->pk_fabric = f;
+	build_pkeys(sw);
+	program_start(sw->prog, f, sw->next_lft, sw->want,
+	    f->ports[f->sm_port].lid, &sw->o.prog, on_vport_sweep_ports, sw);
+}
+
+static void
+start_vports(struct sweep *sw)
+{
+	sw->vport_sweeps++;
+	vport_set_clear(sw->next_vp);
+	vports_discover(sw->vports, sw->cur, sw->next_vp, true,
+	    on_vports_reread, sw);
+}
+
+/* The new vports, tables and P_Keys are the ones in use; the fabric
+ * stays. */
+static void
+vports_done(struct sweep *sw)
+{
+	struct lft_set *tl = sw->cur_lft;
+	struct pkey_tables *tp = sw->cur_pk;
+	struct vport_set *tv = sw->cur_vp;
+
+	sw->cur_lft = sw->next_lft;
+	sw->next_lft = tl;
+	sw->cur_pk = sw->next_pk;
+	sw->next_pk = tp;
+	sw->cur_vp = sw->next_vp;
+	sw->next_vp = tv;
+	if (sw->adopt_cb != NULL)
+		sw->adopt_cb(sw->adopt_arg);
+	pkey_tables_free(sw->next_pk);
+	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
+	vport_set_clear(sw->next_vp);
+	lft_set_fini(sw->next_lft);
+	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
+	finished(sw, "vport", true);
+	log_info("sweep: vport sweep %" PRIu64 " done", sw->vport_sweeps);
+	write_stats(sw);
+	arm_timer(sw, sw->o.interval);
+	back_to_idle(sw);
+}
+
+static void
+on_vpoll(void *arg, bool changed)
+{
+	struct sweep *sw = arg;
+
+	if (sw->state != ST_LIGHT)
+		return;
+	if (changed)
+		sw->light_vports = true;
+	if (--sw->light_pending == 0)
+		light_end(sw);
+}
+
 static void
 start_light(struct sweep *sw)
 {
@@ -1358,6 +1687,7 @@ start_light(struct sweep *sw)
 	sw->light_gen++;
 	sw->sweep_started = now();
 	sw->light_changed = false;
+	sw->light_vports = false;
 	if (light_must_escalate(sw)) {
 		fsm(sw, EV_CHANGED);
 		return;
@@ -1378,8 +1708,17 @@ start_light(struct sweep *sw)
 			free(q);
 		}
 	}
-	if (--sw->light_pending == 0)
-		fsm(sw, sw->have_cur ? EV_CLEAN : EV_CHANGED);
+	/* vports: VPortStateChange of every virtualization-capable port */
+	if (sw->have_cur && sw->o.virt_mode != 0 && sw->cur_vp->nh > 0) {
+		sw->light_pending++;
+		vports_poll(sw->vports, sw->cur, sw->cur_vp, on_vpoll, sw);
+	}
+	if (--sw->light_pending == 0) {
+		if (!sw->have_cur)
+			fsm(sw, EV_CHANGED);
+		else
+			light_end(sw);
+	}
 }
 
 static void
@@ -1459,6 +1798,18 @@ sweep_report(const struct sweep *sw)
 	return sw->have_cur ? &sw->report : NULL;
 }
 
+const struct vport_set *
+sweep_vports(const struct sweep *sw)
+{
+	return sw->have_cur && sw->o.virt_mode != 0 ? sw->cur_vp : NULL;
+}
+
+void
+sweep_vport_stats(const struct sweep *sw, struct vports_result *r)
+{
+	*r = sw->last_vprog;
+}
+
 void
 sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 {
@@ -1467,6 +1818,7 @@ sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 
 	sw->o = *o;
 	sw->o.state_dir = state_dir;    /* fixed for the life of the daemon */
+	vports_set_window(sw->vports, o->virt_max_ports);
 	if (o->interval != old && sw->state == ST_IDLE && sw->have_cur &&
 	    sw->failures_in_row == 0)
 		arm_timer(sw, o->interval);
@@ -1553,6 +1905,12 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	sw->next_lft = &sw->lfts[1];
 	sw->cur_pk = &sw->pks[0];
 	sw->next_pk = &sw->pks[1];
+	sw->cur_vp = &sw->vps[0];
+	sw->next_vp = &sw->vps[1];
+	vport_set_init(sw->cur_vp);
+	vport_set_init(sw->next_vp);
+	sw->vports = vports_new(mad);
+	vports_set_window(sw->vports, o->virt_max_ports);
 	fabric_init(sw->cur);
 	fabric_init(sw->next);
 	sw->lids = lid_map_new();
@@ -1589,6 +1947,9 @@ sweep_free(struct sweep *sw)
 	ev_idle_stop(sw->loop, &sw->idle);
 	ev_timer_stop(sw->loop, &sw->timer);
 	program_free(sw->prog);
+	vports_free(sw->vports);
+	vport_set_fini(sw->cur_vp);
+	vport_set_fini(sw->next_vp);
 	lid_map_free(sw->lids);
 	fabric_fini(sw->cur);
 	fabric_fini(sw->next);

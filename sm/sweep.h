@@ -44,6 +44,10 @@ struct sweep_opts {
 					 * inbound, bit 1 outbound; 0 = off */
 	unsigned max_failures;          /* heavy sweeps failing in a row before
 					 * the up callback reports failure (0 = 1) */
+	int virt_mode;                  /* enum cfg_virt: 0 off (no vport
+					 * attribute sent), 1 ignore (read,
+					 * kept down), 2 enabled */
+	unsigned virt_max_ports;        /* hosts worked on at once */
 	struct alias_store *alias;      /* VF alias GUIDs: partitions members
 					 * naming one go to its physical port;
 					 * NULL: none */
@@ -109,6 +113,12 @@ const struct route_report *sweep_report(const struct sweep *sw);
 /* The P_Key tables in effect with that fabric (NULL before, or when
  * partitions are not managed). */
 const struct pkey_tables *sweep_pkeys(const struct sweep *sw);
+/* The vports of that fabric (NULL before, or with virtualization off). */
+const struct vport_set *sweep_vports(const struct sweep *sw);
+/* What the last vport programming did (zeros before). */
+struct vports_result;
+void sweep_vport_stats(const struct sweep *sw, struct vports_result *r);
+
 /* Called when a heavy sweep's model becomes the one in use, while the
  * previous model (fabric, tables) is still allocated and the new one is
  * already what sweep_fabric(), sweep_lft() and sweep_pkeys() return: a

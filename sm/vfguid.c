@@ -11,11 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <ev.h>
+
 #include "core/alias.h"
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "core/query.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
 #include "sm/vfguid.h"
@@ -23,13 +26,21 @@
 #define ALIAS_FILE "alias_guids"
 #define VFGUID_MAX_BYTES (16u << 20)     /* the file read at start */
 
+/* Changes are written at most this often (the last one within it). */
+#define SAVE_DELAY 0.1
+
 struct vfguid {
+	struct ev_loop *loop;
+	ev_timer save_timer;    /* a write is due */
+	uint64_t writes;        /* times the file was written */
 	struct mad_engine *mad;
 	struct alias_store *st;
 	const struct fabric *f;
 	char path[4096];
 	uint64_t m_key;
 	uint64_t sets, confirmed, failed;
+	uint64_t adopted;       /* device entries taken into the store */
+	uint64_t restored;      /* blocks written back: the device lost them */
 	bool unsaved;           /* the file could not be replaced (said) */
 };
 
@@ -117,14 +128,43 @@ save(struct vfguid *vg)
 		}
 	}
 	alias_store_clean(vg->st);
+	vg->writes++;
+}
+
+static void
+save_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct vfguid *vg = w->data;
+
+	(void)loop;
+	(void)revents;
+	save(vg);
+}
+
+/* A write within SAVE_DELAY: the changes of a burst of Sets (a host
+ * asking for all its VFs' GUIDs) go out in one write. */
+static void
+save_soon(struct vfguid *vg)
+{
+	if (!alias_store_dirty(vg->st) || ev_is_active(&vg->save_timer))
+		return;
+	if (vg->loop == NULL) {
+		save(vg);
+		return;
+	}
+	ev_timer_set(&vg->save_timer, SAVE_DELAY, 0.);
+	ev_timer_start(vg->loop, &vg->save_timer);
 }
 
 struct vfguid *
-vfguid_new(struct mad_engine *mad, const char *state_dir, uint8_t guid_byte,
-    uint64_t m_key)
+vfguid_new(struct ev_loop *loop, struct mad_engine *mad,
+    const char *state_dir, uint8_t guid_byte, uint64_t m_key)
 {
 	struct vfguid *vg = xcalloc(1, sizeof(*vg));
 
+	vg->loop = loop;
+	ev_timer_init(&vg->save_timer, save_cb, SAVE_DELAY, 0.);
+	vg->save_timer.data = vg;
 	vg->mad = mad;
 	vg->m_key = m_key;
 	vg->st = alias_store_new(guid_byte);
@@ -138,6 +178,8 @@ vfguid_free(struct vfguid *vg)
 {
 	if (vg == NULL)
 		return;
+	if (vg->loop != NULL)
+		ev_timer_stop(vg->loop, &vg->save_timer);
 	save(vg);
 	alias_store_free(vg->st);
 	free(vg);
@@ -241,18 +283,21 @@ vfguid_changed(void *arg, uint32_t port, unsigned block)
 {
 	struct vfguid *vg = arg;
 
-	save(vg);
+	save_soon(vg);
 	program(vg, port, block);
 }
 
-/* Block b of port holds active aliases the device is not known to hold. */
+/* Block b of port must be written: the device, as last read, holds
+ * otherwise than the store says; never read: the block has active
+ * aliases. */
 static bool
 block_differs(const struct vfguid *vg, const struct fabric_port *port,
     unsigned b, const uint64_t *tab)
 {
 	uint64_t dev[ALIAS_PER_BLOCK];
+	unsigned cap = 0;
 	bool any = false, known = alias_device_get(vg->st, port->guid, b, dev,
-	    NULL);
+	    &cap);
 
 	for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
 		unsigned idx = b * ALIAS_PER_BLOCK + i;
@@ -260,35 +305,109 @@ block_differs(const struct vfguid *vg, const struct fabric_port *port,
 		if (idx == 0)
 			continue;
 		any |= tab[idx] != 0;
-		if (!known || dev[i] != tab[idx])
-			known = false;
+		if (known && idx < cap && dev[i] != tab[idx])
+			return true;
 	}
 	return any && !known;
+}
+
+/* A GUID the fabric uses itself (a port's or a node's). */
+static bool
+fabric_taken(void *arg, uint64_t guid)
+{
+	const struct fabric *f = arg;
+
+	return query_port_by_guid(f, guid) != FABRIC_NONE ||
+	    fabric_node_by_guid(f, guid) != FABRIC_NONE;
+}
+
+/*
+ * What the devices hold (read by the discovery of f) and the store does
+ * not: the device's alias GUID is taken into the store, so that an SM that
+ * takes over from another keeps the GUIDs hosts were given. An entry the
+ * store has active and the device lost (a host that reset its table) is
+ * left to programming.
+ */
+static void
+adopt(struct vfguid *vg, const struct fabric *f)
+{
+	uint64_t dev[ALIAS_PER_BLOCK];
+	unsigned cap;
+
+	for (uint32_t p = 0; p < f->nports; p++) {
+		const struct fabric_port *port = &f->ports[p];
+
+		if (!fabric_port_is_endport(f, p) || port->guid == 0)
+			continue;
+		for (unsigned b = 0; b < ALIAS_MAX_INDEX / ALIAS_PER_BLOCK;
+		    b++) {
+			if (!alias_device_get(vg->st, port->guid, b, dev, &cap))
+				continue;
+			for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
+				unsigned idx = b * ALIAS_PER_BLOCK + i;
+				uint64_t have;
+
+				if (idx == 0 || idx >= cap || dev[i] == 0)
+					continue;
+				have = alias_get(vg->st, port->guid, idx);
+				if (have == dev[i])
+					continue;
+				/* Deleted here: the Delete stands (a read
+				 * may predate its GUIDInfo Set). */
+				if (have == 0 && alias_saved(vg->st,
+				    port->guid, idx) == dev[i])
+					continue;
+				if (alias_adopt(vg->st, port->guid, idx, dev[i],
+				    fabric_taken, (void *)f)) {
+					vg->adopted++;
+					log_info("vfguid: port 0x%016" PRIx64
+					    " index %u: alias GUID 0x%016"
+					    PRIx64 " as the device holds it%s",
+					    port->guid, idx, dev[i], have ?
+					    " (the store had another)" : "");
+				} else
+					log_warnx("vfguid: port 0x%016" PRIx64
+					    " index %u holds 0x%016" PRIx64
+					    ", in use elsewhere: written over",
+					    port->guid, idx, dev[i]);
+			}
+		}
+	}
 }
 
 void
 vfguid_set_fabric(struct vfguid *vg, const struct fabric *f, bool prog)
 {
-	uint64_t tab[ALIAS_MAX_INDEX];
+	uint64_t tab[ALIAS_MAX_INDEX], dev[ALIAS_PER_BLOCK];
 
+	if (f != NULL && f != vg->f)
+		adopt(vg, f);
 	vg->f = f;
+	save_soon(vg);
 	if (f == NULL || !prog)
 		return;
 	for (uint32_t p = 0; p < f->nports; p++) {
-		if (!fabric_port_is_endport(f, p) || f->ports[p].guid == 0 ||
-		    alias_port_table(vg->st, f->ports[p].guid, tab) == 0)
+		if (!fabric_port_is_endport(f, p) || f->ports[p].guid == 0)
 			continue;
+		alias_port_table(vg->st, f->ports[p].guid, tab);
 		for (unsigned b = 0; b < ALIAS_MAX_INDEX / ALIAS_PER_BLOCK; b++)
-			if (block_differs(vg, &f->ports[p], b, tab))
+			if (block_differs(vg, &f->ports[p], b, tab)) {
+				if (alias_device_get(vg->st, f->ports[p].guid,
+				    b, dev, NULL))
+					vg->restored++;
 				program(vg, p, b);
+			}
 	}
 }
 
 void
-vfguid_counters(const struct vfguid *vg, uint64_t *sets, uint64_t *confirmed,
-    uint64_t *failed)
+vfguid_get_stats(const struct vfguid *vg, struct vfguid_stats *st)
 {
-	*sets = vg->sets;
-	*confirmed = vg->confirmed;
-	*failed = vg->failed;
+	st->sets = vg->sets;
+	st->confirmed = vg->confirmed;
+	st->failed = vg->failed;
+	st->restored = vg->restored;
+	st->adopted = vg->adopted;
+	st->writes = vg->writes;
+	st->active = alias_count_active(vg->st);
 }

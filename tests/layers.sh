@@ -3,7 +3,8 @@
 #   core/                          includes only core/
 #   mad/ routing/ partitions/ config/  include only core/ and their own folder
 #   core/ routing/ partitions/ config/ never include libev or libibumad
-#   sa/ includes only core/, mad/, partitions/ and sa/
+#   sa/ includes only core/, mad/, partitions/, mcast/ and sa/
+#   mcast/ includes only core/ and mcast/, never libev or libibumad
 #   ctl/ (ibsmctl, and the command table sm/ shares) includes only ctl/,
 #       and neither libev nor libibumad: ibsmctl links no floor
 #   every project include is spelled with its folder ("core/fabric.h")
@@ -14,7 +15,7 @@ cd "$top" || exit 99
 
 bad=0
 for f in core/*.[ch] mad/*.[ch] routing/*.[ch] partitions/*.[ch] config/*.[ch] \
-    sa/*.[ch] sm/*.[ch] ctl/*.[ch]; do
+    mcast/*.[ch] sa/*.[ch] sm/*.[ch] ctl/*.[ch]; do
 	[ -e "$f" ] || continue
 	floor=${f%%/*}
 	# line number and the included name, quoted or angled
@@ -33,14 +34,14 @@ for f in core/*.[ch] mad/*.[ch] routing/*.[ch] partitions/*.[ch] config/*.[ch] \
 		else if (floor == "ctl" && dir != "ctl")
 			printf "%s:%d: ctl/ includes \"%s\": ibsmctl links nothing outside ctl/\n", f, NR, inc
 		else if (floor == "sa") {
-			if (dir != "core" && dir != "mad" && dir != "partitions" && dir != "sa")
-				printf "%s:%d: sa/ includes \"%s\": only core/, mad/ and partitions/ are below it\n", f, NR, inc
+			if (dir != "core" && dir != "mad" && dir != "partitions" && dir != "mcast" && dir != "sa")
+				printf "%s:%d: sa/ includes \"%s\": only core/, mad/, partitions/ and mcast/ are below it\n", f, NR, inc
 		} else if (floor != "core" && floor != "sm" && dir != "core" && dir != floor)
 			printf "%s:%d: %s/ includes \"%s\": only core/ and %s/ are below it\n", f, NR, floor, inc, floor
 		next
 	}
 	/^[ \t]*#[ \t]*include[ \t]*<(ev\.h|infiniband\/umad)/ {
-		if (floor == "core" || floor == "routing" || floor == "partitions" || floor == "config" || floor == "ctl") {
+		if (floor == "core" || floor == "routing" || floor == "partitions" || floor == "config" || floor == "mcast" || floor == "ctl") {
 			match($0, /<[^>]*>/)
 			printf "%s:%d: %s/ does no I/O on the loop or the port, yet includes %s\n", f, NR, floor, substr($0, RSTART, RLENGTH)
 		}

@@ -45,6 +45,24 @@ def sa_mad(method, attr, key=0, mask=0, rec=b""):
     return bytes(m)
 
 
+# MCMemberRecord: MGID, PortGID (fe80::<guid>), Q_Key 0x0b1b, P_Key 0xffff,
+# JoinState; the create mask is MGID|PortGID|Q_Key|TClass|P_Key|SL|
+# FlowLabel|JoinState.
+MCM_CREATE = 0x130c7
+MGID_A = bytes.fromhex("ff151234000000000000000000000001")
+MGID_BC = bytes.fromhex("ff12401bffff000000000000ffffffff")
+
+
+def mcm(mgid, guid, join):
+    r = bytearray(56)
+    r[0:16] = mgid
+    r[16:32] = struct.pack(">QQ", 0xfe80000000000000, guid)
+    r[32:36] = struct.pack(">I", 0x0b1b)
+    r[40:42] = struct.pack(">H", 0xffff)
+    r[48] = 0x20 | join
+    return bytes(r)
+
+
 def sminfo(guid, key, prio, state, count=0):
     return struct.pack(">QQIB", guid, key, count, prio << 4 | state)
 
@@ -132,6 +150,36 @@ seeds = {
     "sa_unknown_attr": prefix(3, qpn=1, qkey=1) + sa_mad(GET, 0x99),
     "sa_set_nr": prefix(3, qpn=1, qkey=1) + sa_mad(SET, 0x11),
     "sa_not_serving": prefix(0, qpn=1, qkey=1) + sa_mad(GET, 0x01),
+    # services and events: a ServiceRecord Set (ID, GID, lease 10 s) for
+    # the CA at LID 2, its table and Delete; InformInfo subscribe and
+    # unsubscribe (trap 64, all LIDs) and the InformInfoRecord table
+    "sa_sr_set": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x31, mask=0x13, rec=struct.pack(">QQQHHI", 0x1234,
+                                              0xFE80 << 48, PEER_A, 0xFFFF,
+                                              0, 10) + bytes(16) + b"svc"),
+    "sa_sr_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x31),
+    "sa_sr_delete": prefix(3, qpn=1, qkey=1) + sa_mad(
+        0x15, 0x31, mask=0x3, rec=struct.pack(">QQQ", 0x1234, 0xFE80 << 48,
+                                              PEER_A)),
+    "sa_ii_subscribe": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x03, rec=bytes(16) + struct.pack(">HHHBBHHI", 0xFFFF, 0, 0, 1,
+                                               1, 0xFFFF, 64, 1 << 8) +
+        b"\x00\xff\xff\xff"),
+    "sa_ii_unsubscribe": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x03, rec=bytes(16) + struct.pack(">HHHBBHHI", 0xFFFF, 0, 0, 1,
+                                               0, 0xFFFF, 64, 1 << 8) +
+        b"\x00\xff\xff\xff"),
+    "sa_iir_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0xF3),
+    # MCMemberRecord (0x38): a create with the full create mask from LID 2
+    # for itself, IPoIB's broadcast join (too few components to create),
+    # a leave, and a trusted GetTable
+    "sa_mcm_create": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x38, mask=MCM_CREATE, rec=mcm(MGID_A, PEER_A, 0x9)),
+    "sa_mcm_bcast_join": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x38, mask=0x10083, rec=mcm(MGID_BC, PEER_A, 0x1)),
+    "sa_mcm_leave": prefix(3, qpn=1, qkey=1) + sa_mad(
+        0x15, 0x38, mask=0x10003, rec=mcm(MGID_A, PEER_A, 0x1)),
+    "sa_mcm_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x38, key=1),
     # PathRecord: Get by SLID/DLID, GetTable by SGID/DGID with MTU and
     # rate selectors, the world; MultiPathRecord GetMulti (2 x 1 GIDs)
     "sa_pr_get_lids": prefix(3, slid=3, qpn=0x55, qkey=1) + sa_mad(

@@ -13,6 +13,9 @@ fuzz_setup config
 # config/ reads YAML with libyaml; core/ decodes MAD fields with libibmad.
 fuzz_build fuzz_config "$here/fuzz_config.c" "$top"/config/*.c \
     "$top"/core/*.c -lyaml -libmad
-cp "$top"/tests/config/valid/*.conf "$top"/tests/config/invalid/*.conf \
-    "$work/corpus/"
+# valid/ and invalid/ may hold files of the same name: prefix each seed.
+for f in "$top"/tests/config/valid/*.conf "$top"/tests/config/invalid/*.conf; do
+	d=${f%/*}
+	cp "$f" "$work/corpus/${d##*/}_${f##*/}"
+done
 fuzz_run fuzz_config 8192 "$here/config.dict"

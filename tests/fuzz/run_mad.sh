@@ -20,7 +20,8 @@ fuzz_setup mad
 : >"$work/autoconfig.h"
 fuzz_build fuzz_mad -I"$work" "$here/fuzz_mad.c" "$top"/tests/unit/fake_transport.c \
     "$top"/mad/mad.c "$top"/mad/smp.c "$top"/sm/sminfo.c \
-    "$top"/sm/smstate.c "$top"/sa/*.c "$top"/partitions/*.c "$top"/core/*.c \
+    "$top"/sm/smstate.c "$top"/sa/*.c "$top"/mcast/*.c "$top"/partitions/*.c \
+    "$top"/core/*.c \
     -lev -libmad -libumad -lm
 cp "$top"/tests/fuzz/mad_seeds/* "$work/corpus/"
 fuzz_run fuzz_mad 2056

@@ -10,9 +10,12 @@
 #     (saquery itself also gives up when its own 1 s poll expires; clients
 #     that wait for the completion, like OpenSM's vendor layer and osmtest,
 #     wait forever on libumad2sim alone: not run here.)
-#  3. Crash shield: ibsmd, which registers no SA agent, receives an SA
-#     query and lives on (libumad2sim alone would crash it: not run here);
-#     the query times out and the fabric still answers.
+#  3. Crash shield: a long-lived client that registers no SA agent
+#     (tests/fixture/umad_idle, a vendor-class agent only) is the SM client
+#     (SIM_SET_ISSM=1) of h9's port; h5's SMLid is pointed at h9 (ibportstate
+#     smlid), so saquery run as h5 sends its SA request there. The query
+#     times out, the client lives on (libumad2sim alone would crash it: not
+#     run here) and its lower shim counted the dropped SA MAD.
 #  4. The MAD tail: bytes 224-255 of each segment hold NodeRecord fields;
 #     with the tail fix switched off (UMADFIX_NOTAIL=1) the comparison of
 #     test 1 fails, so it does test the tail.
@@ -92,24 +95,48 @@ grep -q ' timeouts 1 ' "$T/smkey.stats" || fail "umadfix counted no timeout: $(c
 [ "$dt" -le 10 ] || fail "saquery --smkey 5 took ${dt}s"
 sm_stop || true
 
-# ---- 3. ibsmd, without an SA agent, receives an SA query
+# ---- 3. a client without an SA agent receives an SA query
 SM=ibsmd
-export UMADFIX_STATS=$T/ibsmd.stats
 sm_start
-unset UMADFIX_STATS
 wait_subnet_up 60
+UMAD_IDLE=${UMAD_IDLE:-$PWD/tests/fixture/umad_idle}
+[ -x "$UMAD_IDLE" ] || fail "$UMAD_IDLE not built (make check builds it)"
+UMADFIX_DEBUG=1 UMADFIX_STATS=$T/idle.stats SIM_SET_ISSM=1 SIM_HOST=h9 LD_PRELOAD=$SIM_PRELOAD \
+    "$UMAD_IDLE" 300 >"$T/idle.out" 2>&1 8>&- &
+IDLE_PID=$!
+_track "$IDLE_PID"
+poll_until 10 grep -q 'agent' "$T/idle.out" >/dev/null ||
+    fail "umad_idle did not start: $(cat "$T/idle.out")"
+lid_of() {
+	local lid
+	for lid in $(seq 1 60); do
+		[ "$(diag smpquery nodedesc "$lid" 2>/dev/null | sed -n 's/^Node Description:\.*//p')" = "$1" ] &&
+		    { echo "$lid"; return 0; }
+	done
+	return 1
+}
+lid9=$(lid_of h9) || fail "no LID for h9"
+lid5=$(lid_of h5) || fail "no LID for h5"
+diag ibportstate "$lid5" 1 smlid "$lid9" >/dev/null 2>&1 || fail "ibportstate $lid5 1 smlid $lid9 failed"
+[ "$(diag smpquery portinfo "$lid5" 1 2>/dev/null | sed -n 's/^SMLid:\.*//p')" = "$lid9" ] ||
+    fail "h5's SMLid is not h9's LID $lid9"
 t0=$(date +%s)
-diag timeout 60 saquery >"$T/sa3.out" 2>"$T/sa3.err"
+SIM_HOST=h5 diag timeout 60 saquery -t 1000 -c >"$T/sa3.out" 2>"$T/sa3.err"
 rc=$?
-log "saquery to ibsmd: status $rc after $(($(date +%s) - t0))s: $(tr '\n' ' ' <"$T/sa3.err")"
-[ "$rc" != 0 ] || fail "saquery got an answer from ibsmd, which has no SA"
-[ "$rc" != 124 ] || fail "saquery to ibsmd did not end within 60 s"
+log "saquery -c as h5 to h9 (LID $lid9): status $rc after $(($(date +%s) - t0))s: $(tr '\n' ' ' <"$T/sa3.err")"
+[ "$rc" != 0 ] || fail "saquery got an answer from a client with no SA: $(cat "$T/sa3.out")"
+[ "$rc" != 124 ] || fail "saquery to h9 did not end within 60 s"
+grep -q 'timed out' "$T/sa3.err" || fail "saquery to h9 did not end with a timeout"
 sleep 1
-kill -0 "$SM_PID" 2>/dev/null || fail "ibsmd died after receiving an SA query"
-out=$(diag sminfo 2>/dev/null) || fail "sminfo failed after the SA query: $out"
-printf '%s\n' "$out" | grep -q SMINFO_MASTER || fail "sminfo does not read a master: $out"
-log "ibsmd alive; sminfo: $out"
+kill -0 "$IDLE_PID" 2>/dev/null || fail "umad_idle died after receiving an SA query"
+diag ibportstate "$lid5" 1 smlid "$(diag smpquery portinfo "$lid9" 1 2>/dev/null |
+    sed -n 's/^SMLid:\.*//p')" >/dev/null 2>&1
+_stop_pid "$IDLE_PID" 5
+[ "$_STOP_STATUS" = 0 ] || fail "umad_idle did not exit cleanly (status $_STOP_STATUS): $(cat "$T/idle.out")"
+grep -q 'dropped_unregistered [1-9]' "$T/idle.stats" &&
+    grep -q 'lower: dropped a MAD of class 0x03' "$T/idle.out" ||
+    fail "umadfix in umad_idle dropped no SA MAD: $(cat "$T/idle.stats" 2>/dev/null)"
+log "umad_idle alive through the SA query; its lower shim: $(grep -o 'dropped_unregistered [0-9]*' "$T/idle.stats")"
+kill -0 "$SM_PID" 2>/dev/null || fail "ibsmd died"
 sm_stop || fail "ibsmd did not stop cleanly (status $_STOP_STATUS)"
-grep -q 'dropped_unregistered [1-9]' "$T/ibsmd.stats" ||
-    fail "umadfix in ibsmd dropped no SA MAD: $(cat "$T/ibsmd.stats")"
 log "ok"

@@ -6,11 +6,6 @@
 # every end port's and every switch port's PortInfoRecord (saquery PIR
 # LID PORT) must agree with smpquery portinfo on LinkWidthActive,
 # LinkSpeedActive, MTUCap and NeighborMTU.
-# Without the test fixture: under it, an RMPP segment the SA retransmits
-# (its ACK lost) reaches the next saquery process, which takes it for its
-# answer (the fixture delivers responses that match no request; the kernel
-# drops them). These queries need no table longer than one MAD.
-: "${SIM_FIXTURE:=0}"
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
 

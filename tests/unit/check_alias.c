@@ -194,6 +194,57 @@ START_TEST(test_device)
 }
 END_TEST
 
+static bool
+taken_x(void *arg, uint64_t guid)
+{
+	(void)arg;
+	return guid == 0x99;
+}
+
+/* Takeover: what a device holds that the store does not know is adopted,
+ * never a GUID active elsewhere, the port's own or one the fabric uses. */
+START_TEST(test_adopt)
+{
+	struct alias_store *s = alias_store_new(0);
+	uint64_t g, b[8] = { P1 };
+
+	ck_assert(alias_adopt(s, P1, 3, 0x11, taken_x, NULL));
+	ck_assert_uint_eq(alias_get(s, P1, 3), 0x11);
+	ck_assert(alias_store_dirty(s));
+	/* again: nothing new */
+	ck_assert(alias_adopt(s, P1, 3, 0x11, taken_x, NULL));
+	ck_assert(!alias_adopt(s, P2, 1, 0x11, taken_x, NULL));
+	ck_assert(!alias_adopt(s, P1, 4, 0x99, taken_x, NULL));
+	ck_assert(!alias_adopt(s, P1, 4, P1, taken_x, NULL));
+	ck_assert(!alias_adopt(s, P1, 0, 0x12, taken_x, NULL));
+	ck_assert(!alias_adopt(s, P1, 4, 0, taken_x, NULL));
+	ck_assert_uint_eq(alias_get(s, P1, 4), 0);
+	/* the device's GUID replaces the store's other one */
+	g = alias_set(s, P1, 5, 0, NULL, NULL);
+	ck_assert(g != 0);
+	ck_assert(alias_adopt(s, P1, 5, 0x15, NULL, NULL));
+	ck_assert_uint_eq(alias_get(s, P1, 5), 0x15);
+	ck_assert(!alias_find(s, g, NULL, NULL));
+	/* a GUID only saved elsewhere moves */
+	ck_assert(alias_delete(s, P1, 3));
+	ck_assert(alias_adopt(s, P2, 2, 0x11, NULL, NULL));
+	ck_assert_uint_eq(alias_saved(s, P1, 3), 0);
+	ck_assert_uint_eq(alias_get(s, P2, 2), 0x11);
+	/* generated GUIDs avoid adopted ones */
+	ck_assert(alias_adopt(s, P2, 3, UINT64_C(0x0014050000000002), NULL,
+	    NULL));
+	ck_assert_uint_ne(alias_set(s, P2, 4, 0, NULL, NULL),
+	    UINT64_C(0x0014050000000002));
+	/* forget: one port's device view only */
+	alias_device_put(s, P1, 32, 0, b);
+	alias_device_put(s, P2, 32, 0, b);
+	alias_device_forget(s, P1);
+	ck_assert(!alias_device_get(s, P1, 0, b, NULL));
+	ck_assert(alias_device_get(s, P2, 0, b, NULL));
+	alias_store_free(s);
+}
+END_TEST
+
 static Suite *
 alias_suite(void)
 {
@@ -206,6 +257,7 @@ alias_suite(void)
 	tcase_add_test(tc, test_text_roundtrip);
 	tcase_add_test(tc, test_parse_bad);
 	tcase_add_test(tc, test_device);
+	tcase_add_test(tc, test_adopt);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,6 +11,7 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
+#include "core/alias.h"
 #include "core/fabric.h"
 #include "core/log.h"
 #include "mad/mad.h"
@@ -209,6 +210,71 @@ START_TEST(test_fat_tree)
 	ck_assert_uint_eq(fakefab_failed(ff), 0);
 	assert_model(&topo, sm, 1);
 	assert_psc_cleared();
+	stop();
+}
+END_TEST
+
+/*
+ * VF alias GUIDs: with a store, the GUIDInfo table of every CA port whose
+ * GUIDCap is above 1, every block of it, goes into the store's device
+ * view; ports with GUIDCap 1 and switches get no GUIDInfo; without a
+ * store (virtualization not enabled) no GUIDInfo at all.
+ */
+START_TEST(test_guidinfo)
+{
+	static uint64_t tab[32];
+	struct alias_store *st = alias_store_new(0);
+	struct done d;
+	uint32_t sm, h = FABRIC_NONE;
+	uint64_t g[8], pg;
+	unsigned cap;
+
+	fabric_init(&topo);
+	testfab_ft2(&topo, 4);
+	sm = first_ca(&topo);
+	for (uint32_t n = 0; n < topo.nnodes; n++)
+		if (n != sm && topo.nodes[n].type == NODE_CA)
+			h = n;
+	ck_assert_uint_ne(h, FABRIC_NONE);
+	start(sm, 1, 1000, 1);
+	tab[3] = 0x33;
+	tab[9] = 0x99;
+	tab[31] = 0x3131;
+	mad_set_field(ff->nodes[h].ports[1].info, 0, IB_PORT_GUID_CAP_F, 32);
+	ff->nodes[h].ports[1].alias = tab;
+	pg = ff->nodes[h].ports[1].guid;
+
+	/* without a store: none */
+	discover(&d);
+	ck_assert_int_eq(d.r.ok, 1);
+	ck_assert_uint_eq(fakefab_count(ff, IB_MAD_METHOD_GET,
+	    IB_ATTR_GUID_INFO), 0);
+	fabric_fini(&model);
+	fabric_init(&model);
+
+	memset(&d, 0, sizeof(d));
+	discover_set_alias(discover_start(eng, &model, false, done_cb, &d),
+	    st);
+	ck_assert(fakefab_run(ff, loop, is_done, &d, GUARD_SECS));
+	ck_assert_int_eq(d.r.ok, 1);
+	ck_assert_uint_eq(d.r.errors, 0);
+	ck_assert_uint_eq(fakefab_count(ff, IB_MAD_METHOD_GET,
+	    IB_ATTR_GUID_INFO), 4);
+	ck_assert(alias_device_get(st, pg, 0, g, &cap));
+	ck_assert_uint_eq(cap, 32);
+	ck_assert_uint_eq(g[0], pg);
+	ck_assert_uint_eq(g[3], 0x33);
+	ck_assert(alias_device_get(st, pg, 1, g, NULL));
+	ck_assert_uint_eq(g[1], 0x99);
+	ck_assert(alias_device_get(st, pg, 3, g, NULL));
+	ck_assert_uint_eq(g[7], 0x3131);
+	ck_assert(!alias_device_get(st, pg, 4, g, NULL));
+	/* read, not assigned */
+	ck_assert_uint_eq(alias_count_active(st), 0);
+	/* the SM's own port (GUIDCap 1): not read */
+	ck_assert(!alias_device_get(st, ff->nodes[sm].ports[1].guid, 0, g,
+	    NULL));
+	alias_store_free(st);
 	stop();
 }
 END_TEST
@@ -688,6 +754,7 @@ discover_suite(void)
 	tcase_add_test(tc, test_own_port_down);
 	tcase_add_test(tc, test_duplicate_guid);
 	tcase_add_test(tc, test_abort);
+	tcase_add_test(tc, test_guidinfo);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fakefab");

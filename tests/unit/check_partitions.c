@@ -908,6 +908,19 @@ alias_to_h2(void *arg, uint64_t guid)
 	return FABRIC_NONE;
 }
 
+START_TEST(test_names_guid)
+{
+	struct pkey_policy *p = parse_ok("Default=0x7fff : ALL=full;\n"
+	    "vm=0x0040 : 0x0014050000000001=full, "
+	    "0x0014050000000100-0x01405000000010f=both;\n");
+
+	ck_assert(pkey_policy_names_guid(p, 0x0014050000000001ULL));
+	ck_assert(pkey_policy_names_guid(p, 0x0014050000000105ULL));
+	ck_assert(!pkey_policy_names_guid(p, 0x0014050000000002ULL));
+	pkey_policy_free(p);
+}
+END_TEST
+
 START_TEST(test_alias_guids)
 {
 	struct pkey_policy *p = parse_ok("Default=0x7fff : ALL=full;\n"
@@ -1082,6 +1095,50 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* vports: their own table from members naming their GUID, ALL, ALL_CAS or
+ * their description; index 0 Default; =both gives both forms; a previous
+ * table keeps indices; what does not fit is counted. */
+START_TEST(test_vport_table)
+{
+	struct pkey_policy *p = parse_ok(
+	    "Default=0x7fff : ALL=limited, SELF=full ;\n"
+	    "red=0x0010 : 0x00000000000a0001=full, 0x00000000000a0003 ;\n"
+	    "blue=0x0020 : 0x00000000000a0002=both ;\n"
+	    "vms=0x0030 : \"vm-*\"=full ;\n"
+	    "sw=0x0040 : ALL_SWITCHES=full ;\n");
+	uint16_t t[4], prev[4] = { 0x7fff, 0, 0, 0x8010 }, small[2];
+
+	ck_assert_uint_eq(pkey_vport_table(p, 0xa0001, "host", false, NULL, 0,
+	    t, 4), 0);
+	ck_assert_uint_eq(t[0], 0x7fff);
+	ck_assert_uint_eq(t[1], 0x8010);
+	ck_assert_uint_eq(t[2], 0);
+	/* limited member (default membership) */
+	pkey_vport_table(p, 0xa0003, NULL, false, NULL, 0, t, 4);
+	ck_assert_uint_eq(t[1], 0x0010);
+	/* =both: one form without allow_both_pkeys, both with it */
+	pkey_vport_table(p, 0xa0002, NULL, false, NULL, 0, t, 4);
+	ck_assert_uint_eq(t[1], 0x8020);
+	ck_assert_uint_eq(t[2], 0);
+	pkey_vport_table(p, 0xa0002, NULL, true, NULL, 0, t, 4);
+	ck_assert_uint_eq(t[1], 0x8020);
+	ck_assert_uint_eq(t[2], 0x0020);
+	/* by description */
+	pkey_vport_table(p, 0xa0009, "vm-7", false, NULL, 0, t, 4);
+	ck_assert_uint_eq(t[1], 0x8030);
+	/* indices stay */
+	pkey_vport_table(p, 0xa0001, NULL, false, prev, 4, t, 4);
+	ck_assert_uint_eq(t[0], 0x7fff);
+	ck_assert_uint_eq(t[3], 0x8010);
+	ck_assert_uint_eq(t[1], 0);
+	/* too small */
+	ck_assert_uint_eq(pkey_vport_table(p, 0xa0001, "vm-1", false, NULL, 0,
+	    small, 2), 1);
+	ck_assert_uint_eq(small[0], 0x7fff);
+	pkey_policy_free(p);
+}
+END_TEST
+
 static Suite *
 partitions_suite(void)
 {
@@ -1112,7 +1169,9 @@ partitions_suite(void)
 	tcase_add_test(tables, test_absent_members);
 	tcase_add_test(tables, test_sm_port_forced_full);
 	tcase_add_test(tables, test_alias_guids);
+	tcase_add_test(tables, test_names_guid);
 	tcase_add_test(tables, test_format_fabric);
+	tcase_add_test(tables, test_vport_table);
 	tcase_add_test(tables, test_policy_diff);
 	tcase_add_test(tables, test_member_ports);
 	suite_add_tcase(s, tables);

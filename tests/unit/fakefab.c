@@ -658,6 +658,33 @@ pkey_table(struct fakefab *ff, struct call *c)
 	return 0;
 }
 
+/* GUIDInfo of a CA port: 8 big-endian GUIDs per block. */
+static uint16_t
+guid_info(struct fakefab *ff, struct call *c)
+{
+	const struct fakefab_node *n = &ff->nodes[c->node];
+	const struct fakefab_port *port;
+	unsigned cap, b = c->mod;
+
+	if (n->type == NODE_SWITCH)
+		return ST_UNSUP_ATTR;
+	if (c->method != IB_MAD_METHOD_GET)
+		return ST_BAD_METHOD;
+	port = &n->ports[c->in];
+	cap = get(port->info, IB_PORT_GUID_CAP_F);
+	if (b * 8 >= cap)
+		return ST_BAD_VALUE;
+	for (unsigned i = 0; i < 8; i++) {
+		unsigned idx = b * 8 + i;
+		uint64_t g = idx == 0 ? port->guid : idx < cap &&
+		    port->alias != NULL ? port->alias[idx] : 0;
+
+		for (unsigned k = 0; k < 8; k++)
+			c->resp[8 * i + k] = (uint8_t)(g >> (56 - 8 * k));
+	}
+	return 0;
+}
+
 static uint16_t
 attribute(struct fakefab *ff, uint16_t attr, struct call *c)
 {
@@ -676,6 +703,8 @@ attribute(struct fakefab *ff, uint16_t attr, struct call *c)
 		return lft(ff, c);
 	case IB_ATTR_PKEY_TBL:
 		return pkey_table(ff, c);
+	case IB_ATTR_GUID_INFO:
+		return guid_info(ff, c);
 	}
 	return ST_UNSUP_ATTR;
 }

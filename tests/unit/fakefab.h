@@ -1,6 +1,7 @@
 /*
  * A fake fabric for unit tests: in-memory devices (switches and CAs with
- * NodeInfo, NodeDescription, PortInfo, SwitchInfo, LFT and P_Key tables)
+ * NodeInfo, NodeDescription, PortInfo, SwitchInfo, LFT and P_Key tables,
+ * GUIDInfo Get)
  * that answer the SMPs the fake transport (fake_transport.c) has seen, as
  * the subnet management agents of a real fabric would.
  *
@@ -46,6 +47,10 @@ struct fakefab_port {
 	uint8_t info[64];       /* PortInfo as the device holds it */
 	uint16_t pkey_cap;      /* P_Key table entries */
 	uint16_t *pkeys;        /* [pkey_cap] */
+	/* GUIDInfo (Get only) of CA ports: entry 0 the port GUID, entries
+	 * 1..GUIDCap-1 from here when a test sets it (else 0); GUIDCap is
+	 * PortInfo's, 1 unless a test changes info. */
+	const uint64_t *alias;  /* [GUIDCap] or NULL */
 };
 
 struct fakefab_node {

@@ -1,0 +1,212 @@
+#include "core/vport.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/vattr.h"
+
+void
+vport_set_init(struct vport_set *s)
+{
+	memset(s, 0, sizeof(*s));
+	guid_hash_init(&s->by_guid);
+	guid_hash_init(&s->by_lid);
+}
+
+static void
+free_pkeys(struct vport_set *s)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		free(s->v[i].pkeys);
+		s->v[i].pkeys = NULL;
+	}
+}
+
+void
+vport_set_fini(struct vport_set *s)
+{
+	free_pkeys(s);
+	free(s->v);
+	free(s->h);
+	guid_hash_fini(&s->by_guid);
+	guid_hash_fini(&s->by_lid);
+	memset(s, 0, sizeof(*s));
+}
+
+void
+vport_set_clear(struct vport_set *s)
+{
+	free_pkeys(s);
+	s->n = 0;
+	s->nh = 0;
+	guid_hash_clear(&s->by_guid);
+	guid_hash_clear(&s->by_lid);
+}
+
+uint16_t *
+vport_pkeys_alloc(struct vport_set *s, uint32_t v)
+{
+	struct vport *vp = &s->v[v];
+
+	free(vp->pkeys);
+	vp->pkeys = vp->pkey_cap ? xcalloc(vp->pkey_cap, sizeof(uint16_t)) :
+	    NULL;
+	return vp->pkeys;
+}
+
+uint32_t
+vport_host_add(struct vport_set *s, uint32_t p)
+{
+	if (s->nh == s->hcap) {
+		s->hcap = s->hcap ? 2 * s->hcap : 16;
+		s->h = xreallocarray(s->h, s->hcap, sizeof(*s->h));
+	}
+	memset(&s->h[s->nh], 0, sizeof(s->h[s->nh]));
+	s->h[s->nh].port = p;
+	return s->nh++;
+}
+
+uint32_t
+vport_add(struct vport_set *s, uint32_t h, uint16_t index)
+{
+	struct vport *v;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 64;
+		s->v = xreallocarray(s->v, s->cap, sizeof(*s->v));
+	}
+	v = &s->v[s->n];
+	memset(v, 0, sizeof(*v));
+	v->host = h;
+	v->port = s->h[h].port;
+	v->index = index;
+	return s->n++;
+}
+
+bool
+vport_set_guid(struct vport_set *s, uint32_t v, uint64_t guid)
+{
+	s->v[v].guid = guid;
+	if (guid == 0 || guid_hash_get(&s->by_guid, guid) != GUID_HASH_NONE)
+		return false;
+	guid_hash_put(&s->by_guid, guid, v);
+	return true;
+}
+
+uint32_t
+vport_by_guid(const struct vport_set *s, uint64_t guid)
+{
+	uint32_t v = guid_hash_get(&s->by_guid, guid);
+
+	return v == GUID_HASH_NONE ? FABRIC_NONE : v;
+}
+
+uint32_t
+vport_find(const struct vport_set *s, uint32_t h, uint16_t i)
+{
+	/* a host's vports are few and added together: a scan is enough */
+	for (uint32_t v = 0; v < s->n; v++)
+		if (s->v[v].host == h && s->v[v].index == i)
+			return v;
+	return FABRIC_NONE;
+}
+
+bool
+vport_is_managed(const struct vport *v)
+{
+	return v->index != 0 && v->info_valid && v->guid != 0 &&
+	    v->state >= PORT_INIT && v->state <= PORT_ACTIVE;
+}
+
+bool
+vport_wants_lid(const struct vport *v)
+{
+	return vport_is_managed(v) && (v->flags & VATTR_VP_LID_REQUIRED);
+}
+
+unsigned
+vport_resolve_lids(struct vport_set *s, const struct fabric *f)
+{
+	unsigned own = 0;
+
+	guid_hash_clear(&s->by_lid);
+	/* own LIDs first, so that LIDByVPortIndex can name any of them */
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct vport *v = &s->v[i];
+
+		v->lid = 0;
+		if (v->index == 0)
+			v->lid = f->ports[v->port].lid;
+		else if (vport_wants_lid(v) && v->own_lid != 0) {
+			v->lid = v->own_lid;
+			own++;
+			if (guid_hash_get(&s->by_lid, v->lid) == GUID_HASH_NONE)
+				guid_hash_put(&s->by_lid, v->lid, i);
+		}
+	}
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct vport *v = &s->v[i];
+		uint32_t k;
+
+		if (v->index == 0 || !vport_is_managed(v) || vport_wants_lid(v))
+			continue;
+		v->lid = f->ports[v->port].lid;
+		if (v->lid_by != 0 && v->lid_by != v->index &&
+		    (k = vport_find(s, v->host, v->lid_by)) != FABRIC_NONE &&
+		    vport_wants_lid(&s->v[k]) && s->v[k].lid != 0)
+			v->lid = s->v[k].lid;
+	}
+	return own;
+}
+
+uint32_t
+vport_by_lid(const struct vport_set *s, uint16_t lid)
+{
+	uint32_t v = lid ? guid_hash_get(&s->by_lid, lid) : GUID_HASH_NONE;
+
+	return v == GUID_HASH_NONE ? FABRIC_NONE : v;
+}
+
+uint16_t
+vport_max_lid(const struct vport_set *s)
+{
+	uint16_t m = 0;
+
+	for (uint32_t i = 0; i < s->n; i++)
+		if (s->v[i].lid > m)
+			m = s->v[i].lid;
+	return m;
+}
+
+size_t
+vport_lft_copy(const struct vport_set *s, const struct fabric *f,
+    struct lft_set *lft)
+{
+	size_t set = 0;
+
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct vport *v = &s->v[i];
+		uint16_t plid = f->ports[v->port].lid;
+
+		if (v->lid == 0 || plid == 0 || v->lid == plid ||
+		    v->lid > lft->max_lid || plid > lft->max_lid)
+			continue;
+		for (uint32_t sw = 0; sw < lft->nsw; sw++) {
+			uint8_t *row = lft_row(lft, sw);
+
+			row[v->lid] = row[plid];
+			set++;
+		}
+	}
+	return set;
+}
+
+const char *
+vport_state_name(uint8_t state)
+{
+	static const char *const n[] = { "nochange", "down", "init", "armed",
+	    "active" };
+
+	return state < sizeof(n) / sizeof(n[0]) ? n[state] : "?";
+}

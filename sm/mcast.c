@@ -1,0 +1,662 @@
+/*
+ * Multicast in the daemon (sm/mcast.h): the store, the trees of the model
+ * in use, and the MFT state of each switch as far as this SM knows, kept
+ * by switch GUID across models so that a heavy sweep writes only what a
+ * topology change moved.
+ */
+#include "sm/mcast.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "core/alloc.h"
+#include "core/fabric.h"
+#include "core/guidhash.h"
+#include "core/log.h"
+#include "core/query.h"
+#include "mad/mad.h"
+#include "mad/smp.h"
+#include "mcast/group.h"
+#include "mcast/tree.h"
+#include "sm/json.h"
+#include "sm/show.h"
+
+#define CAP_MCAST_FDB_TOP 0x40000000u   /* PortInfo CapabilityMask bit 30 */
+
+/* What one switch's MFT holds, as far as we know. */
+struct held {
+	uint64_t guid;
+	struct mcast_mft mft;   /* contents known where known[] says so */
+	uint8_t *known;         /* [nblocks * npos] */
+	uint8_t *busy;          /* [nblocks * npos] a request in flight */
+	unsigned nslots;
+	uint16_t top;           /* MulticastFDBTop we set, 0: not set */
+};
+
+struct sm_mcast {
+	struct mad_engine *mad;
+	struct mcast_store *store;
+	const struct fabric *f;
+	struct mcast_trees *trees;
+	struct held *held;
+	size_t nheld, heldcap;
+	struct guid_hash by_guid;       /* switch GUID -> held index */
+	bool programming;       /* master, first program done */
+	uint64_t mkey;
+	uint64_t updates, rebuilds, reads, writes, failures, top_sets;
+	uint64_t left_out;
+	struct mcast_tree_member *mbuf;
+	size_t mbufcap;
+};
+
+struct mreq {
+	struct sm_mcast *m;
+	uint64_t guid;
+	unsigned block, pos;
+	uint8_t method;
+	uint8_t data[64];
+};
+
+struct sm_mcast *
+sm_mcast_new(struct mad_engine *mad)
+{
+	struct sm_mcast *m = xcalloc(1, sizeof(*m));
+
+	m->mad = mad;
+	m->store = mcast_store_new();
+	guid_hash_init(&m->by_guid);
+	return m;
+}
+
+void
+sm_mcast_free(struct sm_mcast *m)
+{
+	size_t i;
+
+	if (m == NULL)
+		return;
+	for (i = 0; i < m->nheld; i++) {
+		mcast_mft_fini(&m->held[i].mft);
+		free(m->held[i].known);
+		free(m->held[i].busy);
+	}
+	free(m->held);
+	guid_hash_fini(&m->by_guid);
+	mcast_trees_free(m->trees);
+	mcast_store_free(m->store);
+	free(m->mbuf);
+	free(m);
+}
+
+struct mcast_store *
+sm_mcast_store(struct sm_mcast *m)
+{
+	return m->store;
+}
+
+static struct held *
+held_get(struct sm_mcast *m, uint64_t guid, uint8_t nports)
+{
+	uint32_t i = guid_hash_get(&m->by_guid, guid);
+	struct held *h;
+
+	if (i != GUID_HASH_NONE)
+		return &m->held[i];
+	if (m->nheld == m->heldcap) {
+		m->heldcap = m->heldcap ? 2 * m->heldcap : 64;
+		m->held = xreallocarray(m->held, m->heldcap, sizeof(*m->held));
+	}
+	h = &m->held[m->nheld];
+	memset(h, 0, sizeof(*h));
+	h->guid = guid;
+	mcast_mft_init(&h->mft, nports);
+	guid_hash_put(&m->by_guid, guid, (uint32_t)m->nheld++);
+	return h;
+}
+
+static void
+held_size(struct held *h, unsigned nblocks)
+{
+	unsigned n = nblocks * h->mft.npos;
+
+	if (n <= h->nslots)
+		return;
+	h->known = xreallocarray(h->known, n, 1);
+	h->busy = xreallocarray(h->busy, n, 1);
+	memset(h->known + h->nslots, 0, n - h->nslots);
+	memset(h->busy + h->nslots, 0, n - h->nslots);
+	h->nslots = n;
+}
+
+/* ---- trees */
+
+static unsigned
+build_one(struct sm_mcast *m, uint16_t mlid)
+{
+	const struct fabric *f = m->f;
+	struct mcast_group *g;
+	size_t n = 0, i;
+	uint32_t p;
+
+	for (g = mcast_by_mlid(m->store, mlid); g != NULL; g = g->mlid_next) {
+		if (n + g->nmembers > m->mbufcap) {
+			m->mbufcap = 2 * (n + g->nmembers);
+			m->mbuf = xreallocarray(m->mbuf, m->mbufcap,
+			    sizeof(*m->mbuf));
+		}
+		for (i = 0; i < g->nmembers; i++) {
+			p = query_port_by_guid(f, g->members[i].port_guid);
+			if (p == FABRIC_NONE)
+				continue;
+			m->mbuf[n].port = p;
+			m->mbuf[n++].receive = (g->members[i].join_state &
+			    (MCAST_JOIN_FULL | MCAST_JOIN_NON)) != 0;
+		}
+	}
+	return mcast_tree_build(m->trees, mlid, m->mbuf, n);
+}
+
+static bool
+port_present(void *arg, uint64_t guid)
+{
+	return query_port_by_guid(arg, guid) != FABRIC_NONE;
+}
+
+void
+sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f)
+{
+	unsigned limit = MCAST_MLID_COUNT, cap;
+	uint16_t mlid;
+	uint32_t n;
+	size_t k;
+
+	mcast_trees_free(m->trees);
+	m->trees = NULL;
+	m->f = f;
+	if (f == NULL)
+		return;
+	for (n = 0; n < f->nnodes; n++) {
+		if (f->nodes[n].type != NODE_SWITCH ||
+		    !f->nodes[n].sw_info_valid)
+			continue;
+		cap = (unsigned)mad_get_field((void *)f->nodes[n].sw_info, 0,
+		    IB_SW_MCAST_FDB_CAP_F);
+		if (cap < limit)
+			limit = cap;
+	}
+	mcast_set_mlid_limit(m->store, limit);
+	if (mcast_mlids_beyond_limit(m->store) > 0)
+		log_warnx("mcast: %u MLIDs in use lie past the smallest "
+		    "MulticastFDBCap (%u): their trees are not programmed",
+		    mcast_mlids_beyond_limit(m->store), limit);
+	k = mcast_prune(m->store, port_present, (void *)f, NULL, NULL);
+	if (k > 0)
+		log_info("mcast: %zu memberships of ports that left dropped", k);
+	m->trees = mcast_trees_new(f);
+	m->rebuilds++;
+	m->left_out = 0;
+	for (mlid = mcast_next_mlid(m->store, 0); mlid != 0;
+	    mlid = mcast_next_mlid(m->store, mlid))
+		if (mlid < MCAST_MLID_BASE + limit)
+			m->left_out += build_one(m, mlid);
+}
+
+/* ---- the wire */
+
+static void send_slot(struct sm_mcast *m, uint32_t sw, struct held *h,
+    unsigned block, unsigned pos);
+
+static const struct fabric_node *
+node_of_guid(const struct sm_mcast *m, uint64_t guid, uint32_t *sw)
+{
+	uint32_t n;
+
+	if (m->f == NULL || m->trees == NULL)
+		return NULL;
+	n = fabric_node_by_guid(m->f, guid);
+	if (n == FABRIC_NONE || m->f->nodes[n].type != NODE_SWITCH)
+		return NULL;
+	*sw = mcast_trees_node_sw(m->trees, n);
+	return &m->f->nodes[n];
+}
+
+static void
+on_drop(void *arg)
+{
+	free(arg);
+}
+
+static void
+on_done(void *arg, int status, const uint8_t *resp)
+{
+	struct mreq *q = arg;
+	struct sm_mcast *m = q->m;
+	uint32_t gi = guid_hash_get(&m->by_guid, q->guid), sw;
+	struct held *h;
+	unsigned slot;
+
+	if (gi == GUID_HASH_NONE) {
+		free(q);
+		return;
+	}
+	h = &m->held[gi];
+	slot = q->block * h->mft.npos + q->pos;
+	h->busy[slot] = 0;
+	if (status != 0 || resp == NULL) {
+		m->failures++;
+		h->known[slot] = 0;
+		log_warnx("mcast: switch 0x%016" PRIx64 ": MFT block %u "
+		    "position %u %s failed (%d)", q->guid, q->block, q->pos,
+		    q->method == MAD_SET ? "Set" : "Get", status);
+		free(q);
+		return;
+	}
+	mcast_mft_block_decode(&h->mft, q->block, q->pos,
+	    resp + SMP_DATA_OFFSET);
+	h->known[slot] = 1;
+	/* What the trees want may have moved meanwhile: compare again. */
+	if (m->programming && node_of_guid(m, q->guid, &sw) != NULL &&
+	    sw != FABRIC_NONE)
+		send_slot(m, sw, h, q->block, q->pos);
+	free(q);
+}
+
+static void
+request(struct sm_mcast *m, const struct fabric_node *n, struct held *h,
+    uint8_t method, unsigned block, unsigned pos, const uint8_t *data)
+{
+	struct mreq *q = xcalloc(1, sizeof(*q));
+	struct smp_req r = {
+		.method = method, .attr = ATTR_MFT,
+		.mod = mcast_mft_amod(block, pos),
+		.path = &m->f->paths[n->path], .dest = n->guid,
+		.mkey = m->mkey, .drop = on_drop,
+	};
+
+	q->m = m;
+	q->guid = n->guid;
+	q->block = block;
+	q->pos = pos;
+	q->method = method;
+	if (data != NULL) {
+		memcpy(q->data, data, 64);
+		r.data = q->data;
+	}
+	if (smp_request(m->mad, &r, on_done, q) < 0) {
+		m->failures++;
+		free(q);
+		return;
+	}
+	h->busy[block * h->mft.npos + pos] = 1;
+	if (method == MAD_SET)
+		m->writes++;
+	else
+		m->reads++;
+}
+
+/* Bring one (block, position) of switch sw in line with its tree. */
+static void
+send_slot(struct sm_mcast *m, uint32_t sw, struct held *h, unsigned block,
+    unsigned pos)
+{
+	const struct mcast_mft *want = mcast_trees_mft(m->trees, sw);
+	const struct fabric_node *n = &m->f->nodes[mcast_trees_sw_node(
+	    m->trees, sw)];
+	uint16_t a[MCAST_BLOCK], b[MCAST_BLOCK];
+	uint8_t data[64];
+	unsigned slot;
+
+	held_size(h, block + 1);
+	slot = block * h->mft.npos + pos;
+	if (h->busy[slot])
+		return;
+	if (!h->known[slot]) {
+		request(m, n, h, MAD_GET, block, pos, NULL);
+		return;
+	}
+	mcast_mft_block(want, block, pos, a);
+	mcast_mft_block(&h->mft, block, pos, b);
+	if (memcmp(a, b, sizeof(a)) == 0)
+		return;
+	mcast_mft_block_encode(want, block, pos, data);
+	request(m, n, h, MAD_SET, block, pos, data);
+}
+
+/* SwitchInfo MulticastFDBTop, where the switch says it has one. */
+static void
+set_top(struct sm_mcast *m, uint32_t sw, struct held *h)
+{
+	const struct fabric_node *n = &m->f->nodes[mcast_trees_sw_node(
+	    m->trees, sw)];
+	const struct fabric_port *p0 = &m->f->ports[n->port0];
+	int tb = mcast_mft_top_block(mcast_trees_mft(m->trees, sw));
+	uint16_t top = tb < 0 ? MCAST_MLID_BASE - 1 :
+	    (uint16_t)(MCAST_MLID_BASE + (tb + 1) * MCAST_BLOCK - 1);
+	uint8_t si[64];
+	struct smp_req r = {
+		.method = MAD_SET, .attr = ATTR_SWITCH_INFO,
+		.path = &m->f->paths[n->path], .dest = n->guid,
+		.mkey = m->mkey, .data = si,
+	};
+
+	if (!p0->info_valid || !n->sw_info_valid ||
+	    !(mad_get_field((void *)p0->info, 0, IB_PORT_CAPMASK_F) &
+	    CAP_MCAST_FDB_TOP))
+		return;
+	if (h->top == top || (h->top == 0 && mad_get_field(
+	    (void *)n->sw_info, 0, IB_SW_MCAST_FDB_TOP_F) == top)) {
+		h->top = top;
+		return;
+	}
+	memcpy(si, n->sw_info, sizeof(si));
+	mad_set_field(si, 0, IB_SW_MCAST_FDB_TOP_F, top);
+	if (smp_request(m->mad, &r, NULL, NULL) == 0) {
+		h->top = top;
+		m->top_sets++;
+	}
+}
+
+static void
+program_switch(struct sm_mcast *m, uint32_t sw, int only_block)
+{
+	const struct fabric_node *n = &m->f->nodes[mcast_trees_sw_node(
+	    m->trees, sw)];
+	const struct mcast_mft *want = mcast_trees_mft(m->trees, sw);
+	struct held *h = held_get(m, n->guid, n->nports);
+	unsigned nb, b, pos, lim;
+	int top;
+
+	if (only_block >= 0) {
+		for (pos = 0; pos < want->npos; pos++)
+			send_slot(m, sw, h, (unsigned)only_block, pos);
+	} else {
+		/* every block up to what we want or know it holds */
+		top = mcast_mft_top_block(want);
+		nb = (unsigned)(top + 1);
+		b = (unsigned)(mcast_mft_top_block(&h->mft) + 1);
+		if (b > nb)
+			nb = b;
+		lim = (mcast_mlid_limit(m->store) + MCAST_BLOCK - 1) /
+		    MCAST_BLOCK;
+		if (nb > lim)
+			nb = lim;
+		for (b = 0; b < nb; b++)
+			for (pos = 0; pos < want->npos; pos++)
+				send_slot(m, sw, h, b, pos);
+	}
+	set_top(m, sw, h);
+}
+
+void
+sm_mcast_program(struct sm_mcast *m, uint64_t mkey)
+{
+	uint32_t sw;
+
+	if (m->trees == NULL)
+		return;
+	m->mkey = mkey;
+	m->programming = true;
+	for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++)
+		program_switch(m, sw, -1);
+}
+
+void
+sm_mcast_update(struct sm_mcast *m, uint16_t mlid)
+{
+	uint32_t sw;
+
+	if (m->trees == NULL || mlid < MCAST_MLID_BASE ||
+	    mlid >= MCAST_MLID_BASE + mcast_mlid_limit(m->store))
+		return;
+	m->updates++;
+	build_one(m, mlid);
+	if (!m->programming)
+		return;
+	for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++)
+		program_switch(m, sw, (mlid - MCAST_MLID_BASE) / MCAST_BLOCK);
+}
+
+void
+sm_mcast_forget(struct sm_mcast *m)
+{
+	size_t i;
+
+	m->programming = false;
+	for (i = 0; i < m->nheld; i++) {
+		if (m->held[i].known != NULL)
+			memset(m->held[i].known, 0, m->held[i].nslots);
+		m->held[i].top = 0;
+	}
+}
+
+/* ---- counters and views */
+
+void
+sm_mcast_get_stats(const struct sm_mcast *m, struct sm_mcast_stats *st)
+{
+	struct mcast_stats s;
+
+	mcast_get_stats(m->store, &s);
+	memset(st, 0, sizeof(*st));
+	st->groups = s.groups;
+	st->members = s.members;
+	st->mlids = s.mlids;
+	st->created = s.created;
+	st->deleted = s.deleted;
+	st->joins = s.joins;
+	st->leaves = s.leaves;
+	st->no_mlid = s.no_mlid;
+	st->forgotten = s.forgotten;
+	st->updates = m->updates;
+	st->rebuilds = m->rebuilds;
+	st->mft_reads = m->reads;
+	st->mft_writes = m->writes;
+	st->mft_failures = m->failures;
+	st->top_sets = m->top_sets;
+	st->left_out = m->left_out;
+	st->mlid_limit = mcast_mlid_limit(m->store);
+}
+
+void
+sm_mcast_stats_lines(const struct sm_mcast *m, FILE *fp)
+{
+	struct sm_mcast_stats s;
+
+	sm_mcast_get_stats(m, &s);
+	fprintf(fp, "mcast.groups %" PRIu64 "\nmcast.members %" PRIu64 "\n"
+	    "mcast.mlids %" PRIu64 "\nmcast.mlid_limit %u\n"
+	    "mcast.created %" PRIu64 "\nmcast.deleted %" PRIu64 "\n"
+	    "mcast.joins %" PRIu64 "\nmcast.leaves %" PRIu64 "\n"
+	    "mcast.no_mlid %" PRIu64 "\nmcast.forgotten %" PRIu64 "\n"
+	    "mcast.updates %" PRIu64 "\nmcast.rebuilds %" PRIu64 "\n"
+	    "mcast.mft_reads %" PRIu64 "\nmcast.mft_writes %" PRIu64 "\n"
+	    "mcast.mft_failures %" PRIu64 "\nmcast.top_sets %" PRIu64 "\n",
+	    s.groups, s.members, s.mlids, s.mlid_limit, s.created, s.deleted,
+	    s.joins, s.leaves, s.no_mlid, s.forgotten, s.updates, s.rebuilds,
+	    s.mft_reads, s.mft_writes, s.mft_failures, s.top_sets);
+}
+
+static void
+gid_text(const uint8_t g[16], char *buf, size_t len)
+{
+	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:"
+	    "%02x%02x:%02x%02x:%02x%02x:%02x%02x", g[0], g[1], g[2], g[3],
+	    g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13],
+	    g[14], g[15]);
+}
+
+/* The tree of g's MLID: "switch-desc (0xGUID): ports" lines or JSON. */
+static void
+tree_out(const struct sm_mcast *m, uint16_t mlid, struct show *s)
+{
+	struct json *j = s->json ? &s->j : NULL;
+	char d[80];
+
+	uint32_t sw, num;
+
+	if (m->trees == NULL)
+		return;
+	for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++) {
+		const struct mcast_mft *mft = mcast_trees_mft(m->trees, sw);
+		const struct fabric_node *n =
+		    &m->f->nodes[mcast_trees_sw_node(m->trees, sw)];
+		bool any = false;
+
+		for (num = 0; num <= n->nports; num++) {
+			if (!mcast_mft_has_port(mft, mlid, num))
+				continue;
+			if (!any) {
+				if (j != NULL) {
+					json_object_begin(j);
+					json_kv_guid(j, "switch", n->guid);
+					json_kv_string(j, "desc", n->desc);
+					json_key(j, "ports");
+					json_array_begin(j);
+				} else
+					show_printf(s, "    switch 0x%016"
+					    PRIx64 " \"%s\":", n->guid,
+					    show_clean(n->desc, d, sizeof(d)));
+				any = true;
+			}
+			if (j != NULL)
+				json_uint(j, num);
+			else
+				show_printf(s, " %u", num);
+		}
+		if (any) {
+			if (j != NULL) {
+				json_array_end(j);
+				json_object_end(j);
+			} else
+				show_printf(s, "\n");
+		}
+	}
+}
+
+void
+sm_mcast_show(const struct sm_mcast *m, struct show *s)
+{
+	struct mcast_group *g;
+	struct json *j = &s->j;
+	bool json = s->json;
+	char gid[48];
+	size_t i;
+	struct sm_mcast_stats st;
+
+	sm_mcast_get_stats(m, &st);
+	if (json) {
+		json_object_begin(j);
+		json_kv_uint(j, "groups", st.groups);
+		json_kv_uint(j, "mlids", st.mlids);
+		json_kv_uint(j, "mlid_limit", st.mlid_limit);
+		json_key(j, "group");
+		json_array_begin(j);
+	} else
+		show_printf(s, "%" PRIu64 " groups, %" PRIu64 " MLIDs in use "
+		    "(limit %u)\n", st.groups, st.mlids, st.mlid_limit);
+	for (g = mcast_next(m->store, NULL); g != NULL;
+	    g = mcast_next(m->store, g)) {
+		const struct mcast_params *p = &g->p;
+
+		gid_text(g->mgid, gid, sizeof(gid));
+		if (json) {
+			json_object_begin(j);
+			json_kv_string(j, "mgid", gid);
+			json_kv_uint(j, "mlid", g->mlid);
+			json_kv_uint(j, "pkey", p->pkey);
+			json_kv_uint(j, "qkey", p->qkey);
+			json_kv_uint(j, "mtu", p->mtu);
+			json_kv_uint(j, "rate", p->rate);
+			json_kv_uint(j, "sl", p->sl);
+			json_kv_uint(j, "scope", p->scope);
+			json_kv_uint(j, "tclass", p->tclass);
+			json_kv_uint(j, "flow_label", p->flow_label);
+			json_kv_uint(j, "hop_limit", p->hop_limit);
+			json_kv_uint(j, "pkt_life", p->pkt_life);
+			json_kv_bool(j, "well_known", g->well_known);
+			json_key(j, "members");
+			json_array_begin(j);
+		} else
+			show_printf(s, "%s mlid 0x%04x pkey 0x%04x qkey 0x%08x "
+			    "mtu %u rate %u sl %u scope %u tclass %u "
+			    "flow_label 0x%05x%s\n", gid, g->mlid, p->pkey,
+			    p->qkey, p->mtu, p->rate, p->sl, p->scope,
+			    p->tclass, p->flow_label,
+			    g->well_known ? " well-known" : "");
+		for (i = 0; i < g->nmembers; i++) {
+			const struct mcast_member *mb = &g->members[i];
+
+			if (json) {
+				json_object_begin(j);
+				json_kv_guid(j, "port_guid", mb->port_guid);
+				json_kv_uint(j, "join_state", mb->join_state);
+				json_kv_bool(j, "proxy", mb->proxy);
+				json_object_end(j);
+			} else
+				show_printf(s, "  member 0x%016" PRIx64
+				    " join_state 0x%x%s\n", mb->port_guid,
+				    mb->join_state, mb->proxy ? " proxy" : "");
+		}
+		if (json) {
+			json_array_end(j);
+			json_key(j, "tree");
+			json_array_begin(j);
+			if (g == mcast_by_mlid(m->store, g->mlid))
+				tree_out(m, g->mlid, s);
+			json_array_end(j);
+			json_object_end(j);
+		} else if (g == mcast_by_mlid(m->store, g->mlid))
+			tree_out(m, g->mlid, s);
+		else
+			show_printf(s, "    (tree shared with the MLID's first "
+			    "group)\n");
+	}
+	if (json) {
+		json_array_end(j);
+		json_object_end(j);
+	}
+}
+
+void
+sm_mcast_status(struct show *s, const void *arg)
+{
+	const struct sm_mcast *m = arg;
+	struct sm_mcast_stats st;
+	struct json *j = &s->j;
+
+	sm_mcast_get_stats(m, &st);
+	if (!s->json) {
+		show_printf(s, "\nmulticast: %" PRIu64 " groups, %" PRIu64
+		    " members, %" PRIu64 " MLIDs in use (limit %u); %" PRIu64
+		    " joins, %" PRIu64 " leaves, %" PRIu64 " creates refused "
+		    "(no MLID); MFT blocks read %" PRIu64 ", written %" PRIu64
+		    ", failed %" PRIu64 "; trees rebuilt one by one %" PRIu64
+		    ", all at once %" PRIu64 "\n", st.groups, st.members,
+		    st.mlids, st.mlid_limit, st.joins, st.leaves, st.no_mlid,
+		    st.mft_reads, st.mft_writes, st.mft_failures, st.updates,
+		    st.rebuilds);
+		return;
+	}
+	json_key(j, "mcast");
+	json_object_begin(j);
+	json_kv_uint(j, "groups", st.groups);
+	json_kv_uint(j, "members", st.members);
+	json_kv_uint(j, "mlids", st.mlids);
+	json_kv_uint(j, "mlid_limit", st.mlid_limit);
+	json_kv_uint(j, "created", st.created);
+	json_kv_uint(j, "deleted", st.deleted);
+	json_kv_uint(j, "joins", st.joins);
+	json_kv_uint(j, "leaves", st.leaves);
+	json_kv_uint(j, "no_mlid", st.no_mlid);
+	json_kv_uint(j, "forgotten", st.forgotten);
+	json_kv_uint(j, "updates", st.updates);
+	json_kv_uint(j, "rebuilds", st.rebuilds);
+	json_kv_uint(j, "mft_reads", st.mft_reads);
+	json_kv_uint(j, "mft_writes", st.mft_writes);
+	json_kv_uint(j, "mft_failures", st.mft_failures);
+	json_kv_uint(j, "top_sets", st.top_sets);
+	json_object_end(j);
+}

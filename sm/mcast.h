@@ -1,0 +1,67 @@
+/*
+ * Multicast in the daemon: owns the group store (mcast/group.h), the
+ * trees over the fabric in use (mcast/tree.h), and what each switch's
+ * MulticastForwardingTable holds as far as this SM knows; writes only the
+ * (block, position) pairs that differ, reading first those it does not
+ * know (a new mastership, a switch never written). MulticastFDBTop is set
+ * through SwitchInfo on switches whose port 0 CapabilityMask has bit 30
+ * (IsMulticastFDBTopSupported).
+ *
+ * sm/main.c calls: sm_mcast_set_fabric() when a heavy sweep's model is
+ * adopted (members of ports that left are dropped, every tree rebuilt),
+ * sm_mcast_program() once that sweep brought the subnet up as master,
+ * sm_mcast_update() from the SA's hook after a join or leave (one tree
+ * rebuilt, its blocks written, no sweep), sm_mcast_forget() when this SM
+ * stops being master.
+ */
+#ifndef IBSMD_SM_MCAST_H
+#define IBSMD_SM_MCAST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fabric;
+struct mad_engine;
+struct mcast_store;
+struct sm_mcast;
+struct show;
+
+struct sm_mcast *sm_mcast_new(struct mad_engine *mad);
+void sm_mcast_free(struct sm_mcast *m);
+struct mcast_store *sm_mcast_store(struct sm_mcast *m);
+
+/* The model in use changed (f NULL: none). f must stay valid until the
+ * next call. Rebuilds every tree; sends nothing. */
+void sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f);
+/* Write every switch's differing blocks (master only). mkey: the M_Key
+ * SMPs carry. */
+void sm_mcast_program(struct sm_mcast *m, uint64_t mkey);
+/* A group's members changed: rebuild mlid's tree and write its block on
+ * the switches where it differs (only once sm_mcast_program() ran). */
+void sm_mcast_update(struct sm_mcast *m, uint16_t mlid);
+/* Not master any more: stop writing, forget what devices hold. */
+void sm_mcast_forget(struct sm_mcast *m);
+
+struct sm_mcast_stats {
+	uint64_t groups, members, mlids;        /* now */
+	uint64_t created, deleted, joins, leaves, no_mlid, forgotten;
+	uint64_t updates;       /* fast-path tree rebuilds */
+	uint64_t rebuilds;      /* full rebuilds (heavy sweeps) */
+	uint64_t mft_reads, mft_writes, mft_failures;
+	uint64_t top_sets;      /* SwitchInfo MulticastFDBTop Sets */
+	uint64_t left_out;      /* member ports no tree could reach, last
+				 * build of each tree */
+	unsigned mlid_limit;
+};
+void sm_mcast_get_stats(const struct sm_mcast *m, struct sm_mcast_stats *st);
+/* "mcast.x n" lines for the stats file. */
+void sm_mcast_stats_lines(const struct sm_mcast *m, FILE *fp);
+/* ibsmctl mcast: every group, its parameters, members and tree, as text
+ * or JSON (s->json). */
+void sm_mcast_show(const struct sm_mcast *m, struct show *s);
+/* The counters in ibsmctl status (struct show_status's more hook; arg is
+ * the struct sm_mcast). */
+void sm_mcast_status(struct show *s, const void *arg);
+
+#endif

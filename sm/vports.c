@@ -1,0 +1,590 @@
+#include "sm/vports.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "core/alloc.h"
+#include "core/log.h"
+#include "core/vattr.h"
+#include "mad/mad.h"
+#include "mad/smp.h"
+
+#define VPORTS_ROUNDS 3         /* sends of an unanswered SMP */
+
+/* What a vport was last given, by VPortGUID. */
+struct vmem {
+	uint64_t port_guid;     /* its physical port then */
+	uint16_t index;
+	uint16_t n;
+	uint16_t *keys;
+};
+
+enum run_kind { RUN_NONE, RUN_DISCOVER, RUN_PROGRAM, RUN_POLL };
+
+struct vports {
+	struct mad_engine *mad;
+	unsigned window;
+	/* the run in progress */
+	enum run_kind kind;
+	unsigned gen;
+	const struct fabric *f;
+	struct vport_set *s;
+	bool clear;
+	unsigned pending;       /* requests in flight and hosts started */
+	uint32_t next_host, hosts_active;
+	unsigned *host_pending; /* [s->nh] */
+	unsigned *vp_pending;   /* [s->n] (program) */
+	struct vports_result res;
+	vports_done_cb done;
+	vports_poll_cb poll_done;
+	bool changed;
+	void *arg;
+	/* memory of what was written */
+	struct guid_hash by_guid;
+	struct vmem *mem;
+	uint32_t nmem, memcap;
+};
+
+struct vreq {
+	struct vports *v;
+	unsigned gen;
+	uint32_t host;
+	uint32_t vport;         /* FABRIC_NONE: host-wide */
+	uint8_t method;
+	uint16_t attr;
+	uint32_t mod;
+	uint8_t round;
+	uint8_t has_data;
+	uint8_t data[SMP_DATA_SIZE];
+	void (*on)(struct vreq *q, const uint8_t *data);
+};
+
+static void start_hosts(struct vports *v);
+static void program_vport_next(struct vports *v, uint32_t i);
+
+struct vports *
+vports_new(struct mad_engine *mad)
+{
+	struct vports *v = xcalloc(1, sizeof(*v));
+
+	v->mad = mad;
+	v->window = 64;
+	guid_hash_init(&v->by_guid);
+	return v;
+}
+
+void
+vports_forget(struct vports *v)
+{
+	for (uint32_t i = 0; i < v->nmem; i++)
+		free(v->mem[i].keys);
+	v->nmem = 0;
+	guid_hash_clear(&v->by_guid);
+}
+
+void
+vports_free(struct vports *v)
+{
+	if (v == NULL)
+		return;
+	vports_abort(v);
+	vports_forget(v);
+	free(v->mem);
+	guid_hash_fini(&v->by_guid);
+	free(v);
+}
+
+void
+vports_set_window(struct vports *v, unsigned hosts)
+{
+	v->window = hosts > 0 ? hosts : 1;
+}
+
+bool
+vports_capable(const uint8_t *info)
+{
+	uint32_t cap = mad_get_field((void *)info, 0, IB_PORT_CAPMASK_F);
+	uint32_t cap2 = mad_get_field((void *)info, 0, IB_PORT_CAPMASK2_F);
+
+	return (cap & VATTR_CAP_MASK2_VALID) && (cap2 & VATTR_CAP2_VIRT);
+}
+
+static void
+reset_run(struct vports *v)
+{
+	free(v->host_pending);
+	free(v->vp_pending);
+	v->host_pending = NULL;
+	v->vp_pending = NULL;
+	v->kind = RUN_NONE;
+}
+
+void
+vports_abort(struct vports *v)
+{
+	if (v->kind == RUN_NONE)
+		return;
+	v->gen++;               /* answers still in flight fall on the floor */
+	reset_run(v);
+}
+
+static void
+fail(struct vports *v, const struct vreq *q, int status)
+{
+	const struct fabric_port *p = &v->f->ports[v->s->h[q->host].port];
+
+	if (status == MAD_ETIMEDOUT || status == MAD_ESEND)
+		v->res.timeouts++;
+	else
+		v->res.errors++;
+	if (v->res.first_failure[0] == '\0')
+		snprintf(v->res.first_failure, sizeof(v->res.first_failure),
+		    "port 0x%016" PRIx64 ": %s %s (mod 0x%x): %s", p->guid,
+		    mad_method_name(q->method),
+		    mad_attr_name(MGMT_CLASS_SMP_LID, q->attr), q->mod,
+		    status == MAD_ETIMEDOUT ? "no answer" : "error status");
+	log_debug("vports: %s", v->res.first_failure);
+	v->changed = true;
+}
+
+static void
+run_finished(struct vports *v)
+{
+	enum run_kind kind = v->kind;
+	struct vports_result r = v->res;
+
+	reset_run(v);
+	if (kind == RUN_POLL)
+		v->poll_done(v->arg, v->changed);
+	else
+		v->done(v->arg, &r);
+}
+
+static void
+host_finished(struct vports *v, uint32_t h)
+{
+	(void)h;
+	v->hosts_active--;
+	start_hosts(v);
+}
+
+static int send_req(struct vreq *q);
+
+static void
+on_done(void *arg, int status, const uint8_t *resp)
+{
+	struct vreq *q = arg;
+	struct vports *v = q->v;
+
+	if (q->gen != v->gen || v->kind == RUN_NONE) {
+		free(q);
+		return;
+	}
+	if (status != 0 || resp == NULL) {
+		if ((status == MAD_ETIMEDOUT || status == MAD_ESEND) &&
+		    ++q->round < VPORTS_ROUNDS && send_req(q) == 0)
+			return;
+		fail(v, q, status);
+	} else if (q->on != NULL) {
+		q->on(q, resp + SMP_DATA_OFFSET);
+	}
+	if (q->vport != FABRIC_NONE && v->vp_pending != NULL &&
+	    --v->vp_pending[q->vport] == 0)
+		program_vport_next(v, q->vport);
+	if (--v->host_pending[q->host] == 0)
+		host_finished(v, q->host);
+	free(q);
+	if (--v->pending == 0)
+		run_finished(v);
+}
+
+static int
+send_req(struct vreq *q)
+{
+	struct vports *v = q->v;
+	const struct fabric *f = v->f;
+	const struct fabric_port *p = &f->ports[v->s->h[q->host].port];
+	struct smp_req r = {
+		.method = q->method, .attr = q->attr, .mod = q->mod,
+		.path = fabric_port_path(f, v->s->h[q->host].port),
+		.dest = f->nodes[p->node].guid,
+		.data = q->has_data ? q->data : NULL,
+	};
+
+	v->res.smps++;
+	return smp_request(v->mad, &r, on_done, q);
+}
+
+static void
+ask(struct vports *v, uint32_t h, uint32_t vp, uint8_t method, uint16_t attr,
+    uint32_t mod, const uint8_t *data, void (*on)(struct vreq *,
+    const uint8_t *))
+{
+	struct vreq *q = xcalloc(1, sizeof(*q));
+
+	q->v = v;
+	q->gen = v->gen;
+	q->host = h;
+	q->vport = vp;
+	q->method = method;
+	q->attr = attr;
+	q->mod = mod;
+	q->on = on;
+	if (data != NULL) {
+		memcpy(q->data, data, SMP_DATA_SIZE);
+		q->has_data = 1;
+	}
+	v->pending++;
+	v->host_pending[h]++;
+	if (vp != FABRIC_NONE && v->vp_pending != NULL)
+		v->vp_pending[vp]++;
+	if (send_req(q) < 0) {
+		v->pending--;
+		v->host_pending[h]--;
+		if (vp != FABRIC_NONE && v->vp_pending != NULL)
+			v->vp_pending[vp]--;
+		fail(v, q, MAD_ESEND);
+		free(q);
+	}
+}
+
+/* ---- discovery ---- */
+
+static void
+on_vnode_desc(struct vreq *q, const uint8_t *d)
+{
+	struct vport *vp = &q->v->s->v[q->vport];
+
+	memcpy(vp->desc, d, VATTR_DESC_LEN);
+	vp->desc[VATTR_DESC_LEN] = '\0';
+}
+
+static void
+on_vnode_info(struct vreq *q, const uint8_t *d)
+{
+	struct vattr_vnode_info ni;
+	struct vport *vp = &q->v->s->v[q->vport];
+
+	vattr_vnode_info_decode(d, &ni);
+	vp->node_guid = ni.guid;
+	vp->pkey_cap = ni.partition_cap;
+}
+
+static void
+on_vport_info(struct vreq *q, const uint8_t *d)
+{
+	struct vports *v = q->v;
+	struct vattr_vport_info vi;
+	struct vport *vp = &v->s->v[q->vport];
+
+	vattr_vport_info_decode(d, &vi);
+	vp->info_valid = 1;
+	if (vi.state != 0)
+		vp->state = vi.state;
+	vp->flags = vi.flags;
+	vp->vguid_cap = vi.vguid_cap;
+	vp->lid_by = vi.lid_by_index;
+	vp->cur_lid = vi.lid;
+	if (!vport_set_guid(v->s, q->vport, vi.guid) && vi.guid != 0)
+		log_warnx("vports: port 0x%016" PRIx64 " vport %u: VPortGUID "
+		    "0x%016" PRIx64 " is used twice; ignored here",
+		    v->f->ports[vp->port].guid, vp->index, vi.guid);
+}
+
+static void
+on_vport_state(struct vreq *q, const uint8_t *d)
+{
+	struct vports *v = q->v;
+	struct vport_host *h = &v->s->h[q->host];
+	unsigned first = q->mod * VATTR_STATES_PER_BLOCK;
+
+	for (unsigned k = 0; k < VATTR_STATES_PER_BLOCK; k++) {
+		unsigned i = first + k, st = vattr_vport_state(d, k);
+		uint32_t x;
+
+		if (i > h->top)
+			break;
+		if (st < PORT_INIT || st > PORT_ACTIVE)
+			continue;
+		x = vport_add(v->s, q->host, (uint16_t)i);
+		v->s->v[x].state = (uint8_t)st;
+		v->res.vports++;
+		ask(v, q->host, x, MAD_GET, VATTR_VPORT_INFO,
+		    vattr_mod_vport(i), NULL, on_vport_info);
+		ask(v, q->host, x, MAD_GET, VATTR_VNODE_INFO,
+		    vattr_mod_vport(i), NULL, on_vnode_info);
+		ask(v, q->host, x, MAD_GET, VATTR_VNODE_DESC,
+		    vattr_mod_vport(i), NULL, on_vnode_desc);
+	}
+}
+
+static void
+on_virt_info(struct vreq *q, const uint8_t *d)
+{
+	struct vports *v = q->v;
+	struct vport_host *h = &v->s->h[q->host];
+	struct vattr_virt_info vi;
+	uint8_t set[SMP_DATA_SIZE];
+
+	if (q->method == MAD_SET)
+		return;
+	vattr_virt_info_decode(d, &vi);
+	if (vi.revision != VATTR_REVISION) {
+		log_warnx("vports: port 0x%016" PRIx64 ": VirtualizationRevision "
+		    "%u unknown; its vports are left alone",
+		    v->f->ports[h->port].guid, vi.revision);
+		return;
+	}
+	h->valid = 1;
+	h->vport_cap = vi.vport_cap;
+	h->top = vi.index_top > VPORT_MAX_INDEX ? VPORT_MAX_INDEX : vi.index_top;
+	h->flags = vi.flags;
+	if (v->clear && (vi.flags & VATTR_VI_STATE_CHANGE)) {
+		/* clear it before reading the states, so that a change after
+		 * our reads sets it again for the next light sweep */
+		memcpy(set, d, sizeof(set));
+		v->res.clears++;
+		ask(v, q->host, FABRIC_NONE, MAD_SET, VATTR_VIRT_INFO, 0, set,
+		    on_virt_info);
+	}
+	for (unsigned b = 0; b <= h->top / VATTR_STATES_PER_BLOCK; b++)
+		ask(v, q->host, FABRIC_NONE, MAD_GET, VATTR_VPORT_STATE,
+		    vattr_mod_state_block(b), NULL, on_vport_state);
+}
+
+static void
+on_poll(struct vreq *q, const uint8_t *d)
+{
+	struct vattr_virt_info vi;
+
+	vattr_virt_info_decode(d, &vi);
+	if (vi.flags & VATTR_VI_STATE_CHANGE)
+		q->v->changed = true;
+}
+
+/* ---- programming ---- */
+
+static struct vmem *
+mem_of(struct vports *v, uint64_t guid)
+{
+	uint32_t i = guid_hash_get(&v->by_guid, guid);
+
+	if (i != GUID_HASH_NONE)
+		return &v->mem[i];
+	if (v->nmem == v->memcap) {
+		v->memcap = v->memcap ? 2 * v->memcap : 64;
+		v->mem = xreallocarray(v->mem, v->memcap, sizeof(*v->mem));
+	}
+	memset(&v->mem[v->nmem], 0, sizeof(v->mem[v->nmem]));
+	guid_hash_put(&v->by_guid, guid, v->nmem);
+	return &v->mem[v->nmem++];
+}
+
+static void
+on_vport_set(struct vreq *q, const uint8_t *d)
+{
+	struct vports *v = q->v;
+	struct vattr_vport_info vi;
+	struct vport *vp = &v->s->v[q->vport];
+
+	vattr_vport_info_decode(d, &vi);
+	vp->cur_lid = vi.lid;
+	if (vi.state != 0) {
+		if (vi.state == PORT_ARMED && vp->state != PORT_ARMED)
+			v->res.armed++;
+		if (vi.state == PORT_ACTIVE && vp->state != PORT_ACTIVE)
+			v->res.activated++;
+		vp->state = vi.state;
+	}
+}
+
+static void
+set_vport_info(struct vports *v, uint32_t i, uint8_t state, uint16_t lid)
+{
+	struct vport *vp = &v->s->v[i];
+	struct vattr_vport_info vi = {
+		.state = state, .flags = vp->flags & VATTR_VP_LID_REQUIRED,
+		.vguid_cap = vp->vguid_cap, .lid = lid,
+		.lid_by_index = vp->lid_by, .guid = vp->guid,
+	};
+	uint8_t d[SMP_DATA_SIZE];
+
+	vattr_vport_info_encode(&vi, d);
+	ask(v, vp->host, i, MAD_SET, VATTR_VPORT_INFO, vattr_mod_vport(vp->index),
+	    d, on_vport_set);
+}
+
+/* The next step of vport i once its last one is answered: ARMED after its
+ * LID and P_Keys, ACTIVE after ARMED. */
+static void
+program_vport_next(struct vports *v, uint32_t i)
+{
+	struct vport *vp = &v->s->v[i];
+
+	if (!vport_is_managed(vp) || vp->lid == 0 || vp->cur_lid != vp->lid)
+		return;
+	if (vp->state == PORT_INIT)
+		set_vport_info(v, i, PORT_ARMED, vp->lid);
+	else if (vp->state == PORT_ARMED)
+		set_vport_info(v, i, PORT_ACTIVE, vp->lid);
+}
+
+static void
+program_vport(struct vports *v, uint32_t i)
+{
+	struct vport *vp = &v->s->v[i];
+	const struct fabric_port *p = &v->f->ports[vp->port];
+	struct vmem *m;
+	uint16_t n = vp->pkey_cap;
+	bool fresh;
+
+	if (vp->index == 0) {
+		/* the physical function answers to its port's LID */
+		if (vp->info_valid && vp->lid != 0 && vp->cur_lid != vp->lid) {
+			v->res.lid_writes++;
+			set_vport_info(v, i, 0, vp->lid);
+		}
+		return;
+	}
+	if (!vport_is_managed(vp) || vp->lid == 0)
+		return;
+	v->res.managed++;
+	m = mem_of(v, vp->guid);
+	fresh = vp->state == PORT_INIT || m->port_guid != p->guid ||
+	    m->index != vp->index;
+	if (vp->pkeys != NULL && n > 0 && (fresh || m->n != n ||
+	    memcmp(m->keys, vp->pkeys, n * sizeof(*m->keys)) != 0)) {
+		for (unsigned b = 0; b * VATTR_PKEYS_PER_BLOCK < n; b++) {
+			uint16_t k[VATTR_PKEYS_PER_BLOCK] = { 0 };
+			uint8_t d[SMP_DATA_SIZE];
+
+			for (unsigned j = 0; j < VATTR_PKEYS_PER_BLOCK &&
+			    b * VATTR_PKEYS_PER_BLOCK + j < n; j++)
+				k[j] = vp->pkeys[b * VATTR_PKEYS_PER_BLOCK + j];
+			vattr_pkeys_encode(k, d);
+			v->res.pkey_writes++;
+			ask(v, vp->host, i, MAD_SET, VATTR_VPORT_PKEYS,
+			    vattr_mod_vport_block(vp->index, b), d, NULL);
+		}
+		free(m->keys);
+		m->keys = xcalloc(n, sizeof(*m->keys));
+		memcpy(m->keys, vp->pkeys, n * sizeof(*m->keys));
+		m->n = n;
+	}
+	m->port_guid = p->guid;
+	m->index = vp->index;
+	if (vp->cur_lid != vp->lid) {
+		v->res.lid_writes++;
+		set_vport_info(v, i, 0, vp->lid);
+	} else if (v->vp_pending[i] == 0) {
+		program_vport_next(v, i);
+	}
+}
+
+/* ---- hosts, a window at a time ---- */
+
+static void
+start_host(struct vports *v, uint32_t h)
+{
+	v->hosts_active++;
+	v->pending++;           /* the host itself, until its first asks */
+	v->host_pending[h]++;
+	switch (v->kind) {
+	case RUN_DISCOVER:
+	case RUN_POLL:
+		ask(v, h, FABRIC_NONE, MAD_GET, VATTR_VIRT_INFO, 0, NULL,
+		    v->kind == RUN_DISCOVER ? on_virt_info : on_poll);
+		break;
+	case RUN_PROGRAM:
+		for (uint32_t i = 0; i < v->s->n; i++)
+			if (v->s->v[i].host == h)
+				program_vport(v, i);
+		break;
+	default:
+		break;
+	}
+	if (--v->host_pending[h] == 0) {
+		v->hosts_active--;
+		/* nothing asked: the next host starts from the loop below */
+	}
+	v->pending--;
+}
+
+static void
+start_hosts(struct vports *v)
+{
+	while (v->kind != RUN_NONE && v->hosts_active < v->window &&
+	    v->next_host < v->s->nh) {
+		uint32_t h = v->next_host++;
+
+		if (v->kind != RUN_DISCOVER && !v->s->h[h].valid)
+			continue;
+		start_host(v, h);
+	}
+}
+
+static void
+run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
+    struct vport_set *s)
+{
+	vports_abort(v);
+	v->kind = kind;
+	v->gen++;
+	v->f = f;
+	v->s = s;
+	v->changed = false;
+	memset(&v->res, 0, sizeof(v->res));
+	v->next_host = 0;
+	v->hosts_active = 0;
+	v->host_pending = xcalloc(s->nh ? s->nh : 1, sizeof(unsigned));
+	v->vp_pending = kind == RUN_PROGRAM ?
+	    xcalloc(s->n ? s->n : 1, sizeof(unsigned)) : NULL;
+	v->res.hosts = s->nh;
+	v->pending = 1;         /* held until every host is started */
+	start_hosts(v);
+	/* nothing to send: done is called from inside this call */
+	if (--v->pending == 0)
+		run_finished(v);
+}
+
+void
+vports_discover(struct vports *v, const struct fabric *f,
+    struct vport_set *s, bool clear, vports_done_cb done, void *arg)
+{
+	vport_set_clear(s);
+	for (uint32_t p = 0; p < f->nports; p++) {
+		const struct fabric_port *port = &f->ports[p];
+
+		if (f->nodes[port->node].type != NODE_CA || !port->present ||
+		    !port->info_valid || port->state < PORT_INIT ||
+		    !vports_capable(port->info))
+			continue;
+		vport_host_add(s, p);
+	}
+	v->clear = clear;
+	v->done = done;
+	v->arg = arg;
+	run_start(v, RUN_DISCOVER, f, s);
+}
+
+void
+vports_program(struct vports *v, const struct fabric *f,
+    struct vport_set *s, vports_done_cb done, void *arg)
+{
+	v->done = done;
+	v->arg = arg;
+	run_start(v, RUN_PROGRAM, f, s);
+}
+
+void
+vports_poll(struct vports *v, const struct fabric *f,
+    const struct vport_set *s, vports_poll_cb done, void *arg)
+{
+	v->poll_done = done;
+	v->arg = arg;
+	run_start(v, RUN_POLL, f, (struct vport_set *)s);
+}

@@ -1,0 +1,80 @@
+#!/bin/bash
+# Multicast forwarding tables on ft2_8, read back from the switches
+# (ibroute -M, ibnetdiscover -p: tests/sim/mcastcheck.py) after joins and
+# leaves sent by the project's own client (tests/sim/mcjoin, mc-sa):
+#   - the default partition's IPv4 broadcast group joined by h0 (full),
+#     h5 (non member) and h9 (send-only): one loop-free tree reaching
+#     exactly h0 and h5, h9's switch in it without h9's port;
+#   - a group created by h3 with JoinState 0x9, joined by h20: left with
+#     h3 0x1, h3 0x8, h20 0x1: no entry left for its MLID, saquery -g
+#     does not list it, and the next create gets the same MLID;
+#   - a link of the broadcast tree fails: the tree is rebuilt and still
+#     reaches exactly the receiving members.
+# ibsim stores MFTs but forwards by LFT only: tables are read, not used.
+. "$(dirname "$0")/lib.sh"
+skip_unless_sim
+[ "$SM" = ibsmd ] || skip "checks ibsmd's trees"
+: "${MCJOIN:=./tests/sim/mcjoin}"
+[ -x "$MCJOIN" ] || fail "MCJOIN=$MCJOIN is not an executable"
+MCHECK=$TOP_SRCDIR/tests/sim/mcastcheck.py
+
+# mj HOST LINE...: the lines to mcjoin on HOST; prints its answers
+mj() {
+	local h=$1
+	shift
+	printf '%s\n' "$@" | SIM_HOST=$h LD_PRELOAD=$SIM_PRELOAD \
+	    timeout 30 "$MCJOIN" 8>&- 2>/dev/null
+}
+mcheck() { diag python3 "$MCHECK" "$@"; }
+# mlid_of ANSWER: the mlid= of an mcjoin answer
+mlid_of() { printf '%s\n' "$1" | sed -n 's/.*mlid=\(0x[0-9a-fA-F]*\).*/\1/p' | head -1; }
+ok_answer() { printf '%s\n' "$1" | grep -q 'status=0x0000' || fail "$2: $1"; }
+
+BC=ff12:401b:ffff::ffff:ffff
+
+sim_start "$FABRICS/ft2_8.net"
+sm_start
+wait_subnet_up 60
+sleep 1
+
+a=$(mj h0 "join $BC 1"); ok_answer "$a" "h0 full join"
+mlid=$(mlid_of "$a")
+[ -n "$mlid" ] || fail "no MLID in the answer: $a"
+a=$(mj h5 "join $BC 2"); ok_answer "$a" "h5 non member join"
+a=$(mj h9 "join $BC 4"); ok_answer "$a" "h9 send-only join"
+poll_until 10 mcheck --mlid "$mlid" --recv h0,h5 --send h9 ||
+	fail "broadcast group $mlid: tree wrong"
+log "broadcast group $mlid: tree reaches h0, h5; h9 sends"
+
+# ---- the PR #43 case: join 9, leave 1, leave 8 leaves nothing
+G=ff12:4343::1
+a=$(mj h3 "join $G 9 create"); ok_answer "$a" "h3 creates $G"
+gm=$(mlid_of "$a")
+a=$(mj h20 "join $G 1"); ok_answer "$a" "h20 joins $G"
+poll_until 10 mcheck --mlid "$gm" --recv h3,h20 ||
+	fail "group $G ($gm): tree wrong"
+mj h3 "leave $G 1" >/dev/null
+poll_until 10 mcheck --mlid "$gm" --recv h20 --send h3 ||
+	fail "group $G ($gm): h3 send-only full after leaving 0x1: tree wrong"
+mj h3 "leave $G 8" >/dev/null
+mj h20 "leave $G 1" >/dev/null
+poll_until 10 mcheck --mlid "$gm" --absent ||
+	fail "group $G ($gm): entries left after every member left"
+diag saquery -g 2>/dev/null | grep -qi "ff12:4343::1" &&
+	fail "saquery -g still lists $G after every member left"
+a=$(mj h3 "join ff12:4444::1 1 create"); ok_answer "$a" "h3 creates another"
+[ "$(mlid_of "$a")" = "$gm" ] || fail "MLID $gm not reused: $a"
+mj h3 "leave ff12:4444::1 1" >/dev/null
+poll_until 10 mcheck --mlid "$gm" --absent || fail "MLID $gm: entries left"
+log "join 9 / leave 1 / leave 8: nothing left, MLID $gm reused"
+
+# ---- a link under the tree fails: leaf0 (h0) to its spines, one by one
+# until the tree's uplink is hit; the tree must follow
+a=$(mj h16 "join $BC 1"); ok_answer "$a" "h16 full join"
+poll_until 10 mcheck --mlid "$mlid" --recv h0,h5,h16 --send h9 ||
+	fail "broadcast tree wrong before the link failure"
+sim_cmd 'Unlink "leaf0"[5]' >/dev/null
+sim_cmd 'Unlink "leaf0"[6]' >/dev/null
+poll_until 30 mcheck --mlid "$mlid" --recv h0,h5,h16 --send h9 ||
+	fail "broadcast tree wrong after leaf0's links to spine0 and spine1 went"
+log "links leaf0-spine0/1 down: the tree still reaches every member"
