@@ -221,6 +221,13 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.doc = "PathRecord PacketLifeTime: 4.096 us x 2^value "
 		    "(18: about 1 s).",
 	},
+	[CFG_OPT_SERVICE_LEASE] = {
+		.name = "service_lease", .type = CFG_UINT,
+		.offset = OFF(service_lease), .min = 0, .max = 2147483647,
+		.def = "0", .unit = "seconds", .reloadable = true,
+		.doc = "Longest ServiceRecord lease granted; 0: no limit "
+		    "(infinite leases allowed).",
+	},
 	[CFG_OPT_VIRT_MODE] = {
 		.name = "virtualization.mode", .type = CFG_ENUM,
 		.offset = OFF(virt_mode), .allowed = virt_modes, .def = "off",

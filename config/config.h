@@ -102,6 +102,7 @@ enum cfg_opt_id {
 	CFG_OPT_ALLOW_BOTH_PKEYS,
 	CFG_OPT_SA_KEY,
 	CFG_OPT_SUBNET_TIMEOUT,
+	CFG_OPT_SERVICE_LEASE,
 	CFG_OPT_VIRT_MODE,		/* the virtualization: section */
 	CFG_OPT_VIRT_MAX_PORTS,
 	CFG_OPT_VIRT_GUID_BYTE,
@@ -187,6 +188,7 @@ struct ibsmd_config {
 	bool allow_both_pkeys;
 	uint64_t sa_key;		/* SM_Key of trusted SA requests */
 	unsigned subnet_timeout;	/* PacketLifeTime code, 0..31 */
+	unsigned service_lease;		/* longest ServiceRecord lease, s; 0: none */
 	enum cfg_virt virt_mode;	/* virtualization.mode */
 	unsigned virt_max_ports;	/* virtualization.max_ports_in_process */
 	unsigned virt_guid_byte;	/* virtualization.assigned_guid_byte */

@@ -57,6 +57,16 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.args = "", .request_args = "",
 		.doc = "multicast groups: parameters, members, trees",
 	},
+	[CTL_CMD_SERVICES] = {
+		.name = "services", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "the ServiceRecords registered with the SA",
+	},
+	[CTL_CMD_SUBSCRIPTIONS] = {
+		.name = "subscriptions", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "the event subscriptions (InformInfo) and their Reports",
+	},
 };
 
 const struct ctl_command *

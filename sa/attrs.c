@@ -10,8 +10,10 @@
 #include "sa/attr.h"
 #include "sa/guidinfo.h"
 #include "sa/mcmember.h"
+#include "sa/inform.h"
 #include "sa/path.h"
 #include "sa/records.h"
+#include "sa/service.h"
 
 const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_classport,
@@ -25,6 +27,9 @@ const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_pkey,
 	&sa_attr_guidinfo,
 	&sa_attr_mcmember,
+	&sa_attr_service,
+	&sa_attr_inform,
+	&sa_attr_inform_rec,
 	&sa_attr_path_record,
 	&sa_attr_multipath_record,
 	NULL

@@ -27,6 +27,8 @@
 #include "ctl/commands.h"
 #include "sm/json.h"
 #include "sm/mcast.h"
+#include "sa/inform.h"
+#include "sa/service.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "sa/sa.h"
@@ -336,6 +338,72 @@ cmd_mcast(struct ctl *c, struct show *s, int argc, char **argv)
 }
 
 /* The handlers of ctl/commands.h's table. */
+struct svc_list {
+	struct sa_service_info *v;
+	size_t n, cap;
+};
+
+static void
+add_service(void *arg, const struct sa_service_info *si)
+{
+	struct svc_list *l = arg;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		if ((l->v = realloc(l->v, l->cap * sizeof(*l->v))) == NULL)
+			fatal("ctl: services");
+	}
+	l->v[l->n++] = *si;
+}
+
+static int
+cmd_services(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	struct svc_list l = { 0 };
+
+	(void)argc;
+	(void)argv;
+	if (c->d.sa == NULL)
+		return show_error(s, "no Subnet Administration on this port");
+	sa_services_foreach(c->d.sa, add_service, &l);
+	show_services(s, l.v, l.n);
+	free(l.v);
+	return 0;
+}
+
+struct sub_list {
+	struct sa_subscription_info *v;
+	size_t n, cap;
+};
+
+static void
+add_subscription(void *arg, const struct sa_subscription_info *si)
+{
+	struct sub_list *l = arg;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		if ((l->v = realloc(l->v, l->cap * sizeof(*l->v))) == NULL)
+			fatal("ctl: subscriptions");
+	}
+	l->v[l->n++] = *si;
+}
+
+static int
+cmd_subscriptions(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	struct sub_list l = { 0 };
+
+	(void)argc;
+	(void)argv;
+	if (c->d.sa == NULL)
+		return show_error(s, "no Subnet Administration on this port");
+	sa_informs_foreach(c->d.sa, add_subscription, &l);
+	show_subscriptions(s, l.v, l.n);
+	free(l.v);
+	return 0;
+}
+
 static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
     char **) = {
 	[CTL_CMD_STATUS] = cmd_status,
@@ -348,6 +416,8 @@ static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
 	[CTL_CMD_LOG_LEVEL] = cmd_log_level,
 	[CTL_CMD_REROUTE] = cmd_reroute,
 	[CTL_CMD_MCAST] = cmd_mcast,
+	[CTL_CMD_SERVICES] = cmd_services,
+	[CTL_CMD_SUBSCRIPTIONS] = cmd_subscriptions,
 };
 
 /* ------------------------------------------------------------ parsing */

@@ -9,7 +9,8 @@
  * human-readable text as asked; an error body is text: one line, or for a
  * rejected reload a summary line and the errors, one per line) and
  * closes. Commands: status, nodes, ports GUID|LID, route SRC DST,
- * partitions, sweep [heavy], reload, log-level LEVEL. A request that cannot
+ * partitions, sweep [heavy], reload, log-level LEVEL, services,
+ * subscriptions. A request that cannot
  * be parsed gets an error, never a crash; a client that sends nothing or
  * too much is dropped.
  */
@@ -20,6 +21,7 @@
 
 struct ev_loop;
 struct mad_engine;
+struct sa;
 struct sminfo;
 struct sm_mcast;
 struct smstate;
@@ -31,7 +33,8 @@ struct ctl_deps {
 	struct mad_engine *mad;
 	struct sminfo *sm;
 	struct smstate *ss;
-	struct sa *sa;          /* NULL: no SA agent */
+	struct sa *sa;          /* NULL: no SA agent (services and
+				 * subscriptions say so) */
 	uint64_t port_guid;
 	/* Actions the daemon's main owns. reload: re-read configuration and
 	 * partitions; 0, or -1 with *errors (malloc'd, one error per line).

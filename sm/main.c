@@ -392,6 +392,7 @@ sa_opts_from(const struct ibsmd_config *c, struct sa_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->sa_key = c->sa_key;
 	o->subnet_timeout = (uint8_t)c->subnet_timeout;
+	o->service_lease = c->service_lease;
 }
 
 /* The SA changed an MLID's members: its tree and MFT blocks now. */
@@ -505,6 +506,10 @@ sa_stats_lines(void *arg, FILE *fp)
 		    "\nsa.mcm_unjoinable %" PRIu64 "\n", ms.joins, ms.leaves,
 		    ms.creates, ms.refused, ms.unjoinable);
 	}
+	fprintf(fp, "sa.services %" PRIu64 "\nsa.subscriptions %" PRIu64 "\n"
+	    "sa.reports_sent %" PRIu64 "\nsa.reports_acked %" PRIu64 "\n"
+	    "sa.reports_failed %" PRIu64 "\n", st.services, st.subscriptions,
+	    st.reports_sent, st.reports_acked, st.reports_failed);
 }
 
 static void

@@ -50,6 +50,9 @@ enum phase { PH_IDLE, PH_PORTS, PH_TABLES, PH_ARM, PH_ACTIVATE };
 struct programmer {
 	struct mad_engine *mad;
 	struct tcache_set lfts, pkeys;
+	/* CA ports that took a ClientReregister since this SM became master
+	 * (program_new, program_forget): each gets it once per mastership */
+	struct guid_hash reregistered;
 	/* the run in progress */
 	struct fabric *f;
 	const struct lft_set *lft;
@@ -87,6 +90,7 @@ struct preq {
 	 * is sent again. */
 	uint8_t want_state;     /* PortState this Set asks for, 0: none */
 	uint8_t verify;         /* this is that Get */
+	uint8_t rereg;          /* this Set carries ClientReregister */
 	uint32_t seen;          /* the node's answers when first sent */
 	uint8_t data[SMP_DATA_SIZE];
 };
@@ -173,6 +177,7 @@ program_new(struct mad_engine *mad)
 	pr->mad = mad;
 	tcache_init(&pr->lfts);
 	tcache_init(&pr->pkeys);
+	guid_hash_init(&pr->reregistered);
 	return pr;
 }
 
@@ -184,6 +189,7 @@ program_free(struct programmer *pr)
 	free(pr->life);
 	tcache_free(&pr->lfts);
 	tcache_free(&pr->pkeys);
+	guid_hash_fini(&pr->reregistered);
 	free(pr);
 }
 
@@ -403,6 +409,10 @@ on_done(void *arg, int status, const uint8_t *resp)
 		memcpy(p->info, data, 64);
 		p->state = (uint8_t)get(data, IB_PORT_STATE_F);
 		p->phys = (uint8_t)get(data, IB_PORT_PHYS_STATE_F);
+		if (q->rereg && p->guid != 0) {
+			guid_hash_put(&pr->reregistered, p->guid, 1);
+			pr->res.client_reregs++;
+		}
 		if (q->verify) {
 			switch (verify_state(q)) {
 			case VERIFY_AGAIN:
@@ -530,7 +540,22 @@ port_set(struct programmer *pr, uint32_t p, const uint8_t *data,
 	q = req_new(pr, MAD_SET, ATTR_PORT_INFO, port->num,
 	    fabric_port_path(f, p), f->nodes[port->node].guid, data, p, 0);
 	q->want_state = state;
+	q->rereg = (uint8_t)get(data, IB_PORT_CLIENT_REREG_F);
 	req_submit(pr, q);
+}
+
+/* A CA port that has not had its ClientReregister in this mastership.
+ * Every CA port gets it, capable or not (CapabilityMask bit 25): the bit
+ * was reserved before, and reserved bits are ignored on Set; ibsmd.8
+ * says why. */
+static bool
+rereg_due(const struct programmer *pr, uint32_t p)
+{
+	const struct fabric_port *port = &pr->f->ports[p];
+
+	return pr->f->nodes[port->node].type == NODE_CA && port->num != 0 &&
+	    port->guid != 0 &&
+	    guid_hash_get(&pr->reregistered, port->guid) == GUID_HASH_NONE;
 }
 
 /* End-port addressing differs from what the port holds. */
@@ -562,12 +587,14 @@ phase_ports(struct programmer *pr)
 	for (uint32_t p = 0; p < f->nports; p++) {
 		struct fabric_port *port = &f->ports[p];
 		const struct fabric_port *peer;
-		bool end, link;
+		bool end, link, rereg;
 
 		if (!port->info_valid ||
 		    (port->lid == 0 && fabric_port_is_endport(f, p)))
 			continue;
-		end = fabric_port_is_endport(f, p) && addr_differs(pr, port);
+		rereg = fabric_port_is_endport(f, p) && rereg_due(pr, p);
+		end = fabric_port_is_endport(f, p) &&
+		    (addr_differs(pr, port) || rereg);
 		link = port->num != 0 && port->state == PORT_INIT &&
 		    port->peer != FABRIC_NONE &&
 		    f->ports[port->peer].info_valid;
@@ -576,6 +603,8 @@ phase_ports(struct programmer *pr)
 		memcpy(d, port->info, sizeof(d));
 		mad_set_field(d, 0, IB_PORT_STATE_F, PORT_NOCHANGE);
 		mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, 0);
+		/* never echoed back from what the port answered */
+		mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, rereg);
 		if (fabric_port_is_endport(f, p)) {
 			mad_set_field(d, 0, IB_PORT_LID_F, port->lid);
 			mad_set_field(d, 0, IB_PORT_LMC_F, pr->o.lmc);
@@ -780,6 +809,7 @@ program_forget(struct programmer *pr)
 {
 	tcache_free(&pr->lfts);
 	tcache_free(&pr->pkeys);
+	guid_hash_clear(&pr->reregistered);
 }
 
 void

@@ -3,7 +3,8 @@
  * tables from routing) against what each device holds (read in discovery,
  * or remembered from what we wrote), Setting only what differs. Phases,
  * each waited out before the next:
- *   1. PortInfo of end ports (LID, LMC, SM LID, subnet prefix, M_Key),
+ *   1. PortInfo of end ports (LID, LMC, SM LID, subnet prefix, M_Key;
+ *      ClientReregister on each CA port once per mastership),
  *      link parameters of ports still in INIT (NeighborMTU, OpVLs, ...) and
  *      partition enforcement of switch ports facing CAs;
  *   2. SwitchInfo (LinearFDBTop), LFT blocks and P_Key blocks, read before
@@ -53,6 +54,7 @@ struct program_result {
 	unsigned pkey_reads;
 	unsigned pkey_writes;
 	unsigned armed, activated;
+	unsigned client_reregs; /* CA ports told ClientReregister */
 	unsigned failures;      /* requests that failed in every round */
 	unsigned resent;        /* requests sent again (or verified) after
 				 * a round failed */
@@ -74,7 +76,10 @@ void program_start(struct programmer *pr, struct fabric *f,
     const struct program_opts *o, program_done_cb done, void *arg);
 
 /* Forget what devices hold: another SM may write them from now on (this
- * one stands by), so the next run reads before it writes. */
+ * one stands by), so the next run reads before it writes. The next run
+ * also sets PortInfo:ClientReregister on every CA port again, as at the
+ * first run (a new mastership: hosts redo their SA registrations, their
+ * subscriptions and multicast joins with this SM). */
 void program_forget(struct programmer *pr);
 
 /* What a switch's LFT block holds, read by someone else (the takeover's

@@ -1,5 +1,6 @@
 #include "sm/show.h"
 
+#include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -394,6 +395,11 @@ sa_json(struct json *j, const struct show_status *st)
 	json_kv_uint(j, "unsupported", a->unsupported);
 	json_kv_uint(j, "dropped", a->dropped);
 	json_kv_uint(j, "answer_max_us", a->answer_max_us);
+	json_kv_uint(j, "services", a->services);
+	json_kv_uint(j, "subscriptions", a->subscriptions);
+	json_kv_uint(j, "reports_sent", a->reports_sent);
+	json_kv_uint(j, "reports_acked", a->reports_acked);
+	json_kv_uint(j, "reports_failed", a->reports_failed);
 	json_object_end(j);
 }
 
@@ -601,6 +607,11 @@ sa_text(struct table *t, const struct show_status *st)
 	    PRIu64 " malformed, %" PRIu64 " unsupported, %" PRIu64
 	    " by a handler", a->not_serving, a->bad_key, a->malformed,
 	    a->unsupported, a->dropped);
+	table_cell(t, "SA events");
+	table_cell(t, "%" PRIu64 " services, %" PRIu64 " subscriptions; %"
+	    PRIu64 " Reports sent, %" PRIu64 " acknowledged, %" PRIu64
+	    " failed", a->services, a->subscriptions, a->reports_sent,
+	    a->reports_acked, a->reports_failed);
 }
 
 /* Every other SM seen: a table of its own. */
@@ -1132,4 +1143,177 @@ show_route(struct show *s, const struct fabric *f, const struct lft_set *lft,
 	else
 		route_text(&s->text, f, hops, n, f->ports[src].lid, dlid);
 	return 0;
+}
+
+/* ------------------------------------------------------------ SA */
+
+static const char *
+gid_str(const uint8_t *gid, char *buf, size_t len)
+{
+	if (inet_ntop(AF_INET6, gid, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+void
+show_services(struct show *s, const struct sa_service_info *v, size_t n)
+{
+	char gid[64], name[200];
+	struct table t;
+
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_key(&s->j, "services");
+		json_array_begin(&s->j);
+		for (size_t i = 0; i < n; i++) {
+			json_object_begin(&s->j);
+			json_kv_guid(&s->j, "id", v[i].id);
+			json_kv_string(&s->j, "gid", gid_str(v[i].gid, gid,
+			    sizeof(gid)));
+			json_kv_uint(&s->j, "pkey", v[i].pkey);
+			json_key(&s->j, "lease");
+			if (v[i].lease == SA_SERVICE_LEASE_INFINITE)
+				json_null(&s->j);
+			else
+				json_uint(&s->j, v[i].lease);
+			json_key(&s->j, "remaining");
+			if (v[i].remaining < 0)
+				json_null(&s->j);
+			else
+				json_double(&s->j, v[i].remaining);
+			json_kv_string(&s->j, "name", v[i].name);
+			json_object_end(&s->j);
+		}
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+		return;
+	}
+	if (n == 0) {
+		show_printf(s, "no services registered\n");
+		return;
+	}
+	table_init(&t, "llrrrl");
+	table_cell(&t, "ID");
+	table_cell(&t, "GID");
+	table_cell(&t, "P_KEY");
+	table_cell(&t, "LEASE");
+	table_cell(&t, "LEFT");
+	table_cell(&t, "NAME");
+	for (size_t i = 0; i < n; i++) {
+		table_cell(&t, "0x%016" PRIx64, v[i].id);
+		table_cell(&t, "%s", gid_str(v[i].gid, gid, sizeof(gid)));
+		table_cell(&t, "0x%04x", v[i].pkey);
+		if (v[i].lease == SA_SERVICE_LEASE_INFINITE) {
+			table_cell(&t, "infinite");
+			table_cell(&t, "-");
+		} else {
+			table_cell(&t, "%" PRIu32, v[i].lease);
+			table_cell(&t, "%.0f", v[i].remaining);
+		}
+		table_cell(&t, "%s", show_clean(v[i].name, name,
+		    sizeof(name)));
+	}
+	table_print(&t, &s->text);
+	table_free(&t);
+}
+
+/* What a subscription watches: a GID, a LID range or every port. */
+static const char *
+watched(const struct sa_inform *ii, char *buf, size_t len)
+{
+	static const uint8_t zero[16];
+
+	if (memcmp(ii->gid, zero, 16) != 0)
+		return gid_str(ii->gid, buf, len);
+	if (ii->lid_begin == 0xFFFF)
+		snprintf(buf, len, "all");
+	else
+		snprintf(buf, len, "%u-%u", ii->lid_begin,
+		    ii->lid_end ? ii->lid_end : ii->lid_begin);
+	return buf;
+}
+
+static void
+any16(struct table *t, unsigned v)
+{
+	if (v == 0xFFFF)
+		table_cell(t, "any");
+	else
+		table_cell(t, "%u", v);
+}
+
+void
+show_subscriptions(struct show *s, const struct sa_subscription_info *v,
+    size_t n)
+{
+	char gid[64], w[64];
+	struct table t;
+
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_key(&s->j, "subscriptions");
+		json_array_begin(&s->j);
+		for (size_t i = 0; i < n; i++) {
+			const struct sa_inform *ii = &v[i].ii;
+
+			json_object_begin(&s->j);
+			json_kv_string(&s->j, "subscriber", gid_str(
+			    v[i].subscriber_gid, gid, sizeof(gid)));
+			json_kv_uint(&s->j, "enum", v[i].enumv);
+			json_kv_uint(&s->j, "lid", v[i].lid);
+			json_kv_uint(&s->j, "qpn", v[i].qpn);
+			json_kv_bool(&s->j, "generic", ii->is_generic != 0);
+			json_kv_uint(&s->j, "type", ii->type);
+			json_kv_uint(&s->j, ii->is_generic ? "trap" :
+			    "device_id", ii->trap);
+			json_kv_uint(&s->j, ii->is_generic ? "producer" :
+			    "vendor_id", ii->producer);
+			json_kv_string(&s->j, "watches", watched(ii, w,
+			    sizeof(w)));
+			json_kv_uint(&s->j, "reports_sent", v[i].reports_sent);
+			json_kv_uint(&s->j, "reports_acked",
+			    v[i].reports_acked);
+			json_kv_uint(&s->j, "reports_failed",
+			    v[i].reports_failed);
+			json_object_end(&s->j);
+		}
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+		return;
+	}
+	if (n == 0) {
+		show_printf(s, "no subscriptions\n");
+		return;
+	}
+	table_init(&t, "lrrrrrlrrr");
+	table_cell(&t, "SUBSCRIBER");
+	table_cell(&t, "ENUM");
+	table_cell(&t, "LID");
+	table_cell(&t, "QPN");
+	table_cell(&t, "TRAP");
+	table_cell(&t, "TYPE");
+	table_cell(&t, "WATCHES");
+	table_cell(&t, "SENT");
+	table_cell(&t, "ACKED");
+	table_cell(&t, "FAILED");
+	for (size_t i = 0; i < n; i++) {
+		const struct sa_inform *ii = &v[i].ii;
+
+		table_cell(&t, "%s", gid_str(v[i].subscriber_gid, gid,
+		    sizeof(gid)));
+		table_cell(&t, "%u", v[i].enumv);
+		table_cell(&t, "%u", v[i].lid);
+		table_cell(&t, "%" PRIu32, v[i].qpn);
+		if (ii->is_generic)
+			any16(&t, ii->trap);
+		else
+			table_cell(&t, "dev %u", ii->trap);
+		any16(&t, ii->type);
+		table_cell(&t, "%s", watched(ii, w, sizeof(w)));
+		table_cell(&t, "%" PRIu64, v[i].reports_sent);
+		table_cell(&t, "%" PRIu64, v[i].reports_acked);
+		table_cell(&t, "%" PRIu64, v[i].reports_failed);
+	}
+	table_print(&t, &s->text);
+	table_free(&t);
 }

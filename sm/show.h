@@ -20,6 +20,8 @@
 #include "sm/json.h"
 #include "mad/mad.h"
 #include "routing/routing.h"
+#include "sa/inform.h"
+#include "sa/service.h"
 #include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
@@ -99,5 +101,11 @@ int show_ports(struct show *s, const struct fabric *f, const char *what);
  * loop, the wrong end port). */
 int show_route(struct show *s, const struct fabric *f,
     const struct lft_set *lft, const char *src, const char *dst);
+
+/* The SA's ServiceRecords and event subscriptions, as listed. */
+void show_services(struct show *s, const struct sa_service_info *v,
+    size_t n);
+void show_subscriptions(struct show *s,
+    const struct sa_subscription_info *v, size_t n);
 
 #endif

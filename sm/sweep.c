@@ -108,6 +108,7 @@ struct sweep {
 	bool last_ok;
 	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
 	uint64_t programs;
+	uint64_t client_reregs;         /* ClientReregister Sets, all runs */
 	char why[1024];
 };
 
@@ -272,6 +273,8 @@ write_stats(struct sweep *sw)
 	    sw->last_prog.portinfo_sets, sw->last_prog.switchinfo_sets,
 	    sw->last_prog.lft_reads, sw->last_prog.lft_writes,
 	    sw->last_prog.pkey_reads, sw->last_prog.pkey_writes);
+	fprintf(s.fp, "program.client_reregs %u\nclient_reregs %" PRIu64 "\n",
+	    sw->last_prog.client_reregs, sw->client_reregs);
 	fprintf(s.fp, "program.failures %u\nprogram.resent %u\n"
 	    "failures_in_row %" PRIu64 "\nholes %u\n",
 	    sw->last_prog.failures, sw->last_prog.resent, sw->failures_in_row,
@@ -599,11 +602,12 @@ on_programmed(void *arg, const struct program_result *r)
 
 	sw->last_prog = *r;
 	sw->programs++;
-	log_info("sweep: programmed: %u PortInfo, %u SwitchInfo, %u LFT blocks "
-	    "written (%u read), %u P_Key blocks written (%u read), %u ports "
-	    "armed, %u activated%s%s",
-	    r->portinfo_sets, r->switchinfo_sets, r->lft_writes, r->lft_reads,
-	    r->pkey_writes, r->pkey_reads,
+	sw->client_reregs += r->client_reregs;
+	log_info("sweep: programmed: %u PortInfo (%u ClientReregister), %u "
+	    "SwitchInfo, %u LFT blocks written (%u read), %u P_Key blocks "
+	    "written (%u read), %u ports armed, %u activated%s%s",
+	    r->portinfo_sets, r->client_reregs, r->switchinfo_sets,
+	    r->lft_writes, r->lft_reads, r->pkey_writes, r->pkey_reads,
 	    r->armed, r->activated, r->ok ? "" : "; ", r->ok ? "" : r->why);
 	if (r->resent)
 		log_info("sweep: programming: %u SMPs sent again or verified "

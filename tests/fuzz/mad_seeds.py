@@ -160,6 +160,26 @@ seeds = {
     "sa_mcm_leave": prefix(3, qpn=1, qkey=1) + sa_mad(
         0x15, 0x38, mask=0x10003, rec=mcm(MGID_A, PEER_A, 0x1)),
     "sa_mcm_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x38, key=1),
+    # services and events: a ServiceRecord Set (ID, GID, lease 10 s) for
+    # the CA at LID 2, its table and Delete; InformInfo subscribe and
+    # unsubscribe (trap 64, all LIDs) and the InformInfoRecord table
+    "sa_sr_set": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x31, mask=0x13, rec=struct.pack(">QQQHHI", 0x1234,
+                                              0xFE80 << 48, PEER_A, 0xFFFF,
+                                              0, 10) + bytes(16) + b"svc"),
+    "sa_sr_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0x31),
+    "sa_sr_delete": prefix(3, qpn=1, qkey=1) + sa_mad(
+        0x15, 0x31, mask=0x3, rec=struct.pack(">QQQ", 0x1234, 0xFE80 << 48,
+                                              PEER_A)),
+    "sa_ii_subscribe": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x03, rec=bytes(16) + struct.pack(">HHHBBHHI", 0xFFFF, 0, 0, 1,
+                                               1, 0xFFFF, 64, 1 << 8) +
+        b"\x00\xff\xff\xff"),
+    "sa_ii_unsubscribe": prefix(3, qpn=1, qkey=1) + sa_mad(
+        SET, 0x03, rec=bytes(16) + struct.pack(">HHHBBHHI", 0xFFFF, 0, 0, 1,
+                                               0, 0xFFFF, 64, 1 << 8) +
+        b"\x00\xff\xff\xff"),
+    "sa_iir_table": prefix(3, qpn=1, qkey=1) + sa_mad(0x12, 0xF3),
     # PathRecord: Get by SLID/DLID, GetTable by SGID/DGID with MTU and
     # rate selectors, the world; MultiPathRecord GetMulti (2 x 1 GIDs)
     "sa_pr_get_lids": prefix(3, slid=3, qpn=0x55, qkey=1) + sa_mad(

@@ -431,6 +431,63 @@ START_TEST(test_clean)
 }
 END_TEST
 
+/* ibsmctl services and subscriptions: a row each, text and JSON. */
+START_TEST(test_sa_lists)
+{
+	struct sa_service_info sv[2] = {
+		{ .id = 0x10000ce1, .pkey = 0xFFFF, .lease = 0xFFFFFFFF,
+		    .remaining = -1, .name = "svc-a" },
+		{ .id = 2, .pkey = 0x8001, .lease = 60, .remaining = 42.2,
+		    .name = "bad\x01name" },
+	};
+	struct sa_subscription_info sb = {
+		.enumv = 1, .lid = 15, .qpn = 1, .reports_sent = 3,
+		.reports_acked = 2, .reports_failed = 1,
+		.ii = { .lid_begin = 0xFFFF, .is_generic = 1, .type = 0xFFFF,
+		    .trap = 65, .producer = 0xFFFFFF },
+	};
+	struct show s;
+
+	sv[0].gid[0] = 0xFE;
+	sv[0].gid[1] = 0x80;
+	sv[0].gid[15] = 0x10;
+	sb.subscriber_gid[0] = 0xFE;
+	sb.subscriber_gid[1] = 0x80;
+	sb.subscriber_gid[15] = 0x11;
+	show_init(&s, false);
+	show_services(&s, sv, 2);
+	ck_assert_ptr_nonnull(strstr(s.text.p, "0x0000000010000ce1  fe80::10"));
+	ck_assert_ptr_nonnull(strstr(s.text.p, "infinite"));
+	ck_assert_ptr_nonnull(strstr(s.text.p, "  42  bad?name\n"));
+	show_fini(&s);
+	show_init(&s, true);
+	show_services(&s, sv, 1);
+	ck_assert_str_eq(s.j.buf, "{\"services\":[{\"id\":\"0x0000000010000ce1\","
+	    "\"gid\":\"fe80::10\",\"pkey\":65535,\"lease\":null,"
+	    "\"remaining\":null,\"name\":\"svc-a\"}]}");
+	show_fini(&s);
+	show_init(&s, false);
+	show_subscriptions(&s, &sb, 1);
+	ck_assert_ptr_nonnull(strstr(s.text.p, "SUBSCRIBER  ENUM  LID  QPN  TRAP"));
+	ck_assert_ptr_nonnull(strstr(s.text.p, "\nfe80::11 "));
+	ck_assert_ptr_nonnull(strstr(s.text.p, " 15    1    65   any  all "));
+	ck_assert_ptr_nonnull(strstr(s.text.p, " 3      2       1\n"));
+	show_fini(&s);
+	show_init(&s, true);
+	show_subscriptions(&s, &sb, 1);
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"subscriber\":\"fe80::11\","
+	    "\"enum\":1,\"lid\":15,\"qpn\":1,\"generic\":true,"
+	    "\"type\":65535,\"trap\":65,"));
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"watches\":\"all\","
+	    "\"reports_sent\":3,\"reports_acked\":2,\"reports_failed\":1}"));
+	show_fini(&s);
+	show_init(&s, false);
+	show_subscriptions(&s, NULL, 0);
+	ck_assert_str_eq(s.text.p, "no subscriptions\n");
+	show_fini(&s);
+}
+END_TEST
+
 static Suite *
 show_suite(void)
 {
@@ -449,6 +506,7 @@ show_suite(void)
 	tcase_add_test(tc, test_status);
 	tcase_add_test(tc, test_clean);
 	tcase_add_test(tc, test_status_sm);
+	tcase_add_test(tc, test_sa_lists);
 	suite_add_tcase(su, tc);
 	return su;
 }
