@@ -20,6 +20,7 @@
 #include "mad/mad.h"
 #include "mcast/group.h"
 #include "partitions/partitions.h"
+#include "sa/inform.h"
 #include "sa/mcmember.h"
 #include "sa/mcpolicy.h"
 #include "sa/mcrules.h"
@@ -78,10 +79,9 @@ gid_text(const uint8_t gid[16], char *buf, size_t len)
 }
 
 /*
- * Traps 66 (MGID created) and 67 (MGID deleted), reported to InformInfo
- * subscribers that hold the group's P_Key.
- * TODO(sa-events): when sa/inform.h lands, this is the call site:
- *	sa_inform_gid_trap(m->sa, trap, mgid, pkey);
+ * Traps 66 (MGID created) and 67 (MGID deleted), reported by sa/inform to
+ * the InformInfo subscribers that hold the group's P_Key (none in unit
+ * tests, which have no SA).
  */
 static void
 sa_mcmember_trap(struct mcm *m, uint16_t trap, const uint8_t mgid[16],
@@ -93,7 +93,8 @@ sa_mcmember_trap(struct mcm *m, uint16_t trap, const uint8_t mgid[16],
 	log_debug("sa: multicast group %s (P_Key 0x%04x) %s: trap %u",
 	    gid_text(mgid, t, sizeof(t)), pkey, trap == 66 ? "created" :
 	    "deleted", trap);
-	(void)m->sa;
+	if (m->sa != NULL)
+		sa_inform_gid_trap(m->sa, trap, mgid, pkey);
 }
 
 /* ---- the group as a record */
