@@ -404,12 +404,21 @@ on_mcast_changed(void *arg, uint16_t mlid)
 	sm_mcast_update(d->mcast, mlid);
 }
 
+static const struct mcast_mft *
+on_mcast_mft(void *arg, uint64_t node_guid)
+{
+	struct daemon *d = arg;
+
+	return sm_mcast_mft(d->mcast, node_guid);
+}
+
 static void
 sa_opts_mcast(struct daemon *d, struct sa_opts *o)
 {
 	o->mcast = sm_mcast_store(d->mcast);
 	o->mcast_changed = on_mcast_changed;
 	o->mcast_arg = d;
+	o->mcast_mft = on_mcast_mft;
 }
 
 /* This SM and the others smstate knows, for SMInfoRecord. */

@@ -419,6 +419,16 @@ sm_mcast_update(struct sm_mcast *m, uint16_t mlid)
 		program_switch(m, sw, (mlid - MCAST_MLID_BASE) / MCAST_BLOCK);
 }
 
+const struct mcast_mft *
+sm_mcast_mft(const struct sm_mcast *m, uint64_t node_guid)
+{
+	uint32_t sw;
+
+	if (node_of_guid(m, node_guid, &sw) == NULL || sw == FABRIC_NONE)
+		return NULL;
+	return mcast_trees_mft(m->trees, sw);
+}
+
 void
 sm_mcast_forget(struct sm_mcast *m)
 {

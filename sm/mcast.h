@@ -23,6 +23,7 @@
 
 struct fabric;
 struct mad_engine;
+struct mcast_mft;
 struct mcast_store;
 struct sm_mcast;
 struct show;
@@ -40,6 +41,10 @@ void sm_mcast_program(struct sm_mcast *m, uint64_t mkey);
 /* A group's members changed: rebuild mlid's tree and write its block on
  * the switches where it differs (only once sm_mcast_program() ran). */
 void sm_mcast_update(struct sm_mcast *m, uint16_t mlid);
+/* The MFT the trees give the switch of that node GUID (NULL: not a
+ * switch of the model in use), for MulticastForwardingTableRecord. */
+const struct mcast_mft *sm_mcast_mft(const struct sm_mcast *m,
+    uint64_t node_guid);
 /* Not master any more: stop writing, forget what devices hold. */
 void sm_mcast_forget(struct sm_mcast *m);
 
