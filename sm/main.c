@@ -1136,6 +1136,7 @@ main(int argc, char *argv[])
 		struct sa_opts sao;
 
 		d.mcast = sm_mcast_new(d.mad);
+		sm_mcast_set_loop(d.mcast, d.loop);
 		sa_opts_from(&d.cfg, &sao);
 		sa_opts_mcast(&d, &sao);
 		d.sa = sa_new(d.loop, d.mad, &sao);
