@@ -33,6 +33,7 @@
 
 #include "config/config.h"
 #include "sm/ctl.h"
+#include "mcast/group.h"
 #include "sm/mcast.h"
 #include "core/log.h"
 #include "core/query.h"
@@ -1137,6 +1138,8 @@ main(int argc, char *argv[])
 
 		d.mcast = sm_mcast_new(d.mad);
 		sm_mcast_set_loop(d.mcast, d.loop);
+		mcast_set_consolidate_snm(sm_mcast_store(d.mcast),
+		    d.cfg.consolidate_ipv6_snm);
 		sa_opts_from(&d.cfg, &sao);
 		sa_opts_mcast(&d, &sao);
 		d.sa = sa_new(d.loop, d.mad, &sao);
