@@ -63,7 +63,7 @@ struct sm_mcast {
 	uint64_t flushes;
 };
 
-#define FLUSH_DELAY 0.002       /* seconds */
+#define FLUSH_DELAY 0.005       /* seconds */
 
 struct mreq {
 	struct sm_mcast *m;
@@ -200,6 +200,14 @@ port_present(void *arg, uint64_t guid)
 	return query_port_by_guid(arg, guid) != FABRIC_NONE;
 }
 
+static void
+on_moved(void *arg, uint16_t from, uint16_t to)
+{
+	log_warnx("mcast: MLID 0x%04x lies past the smallest MulticastFDBCap "
+	    "(%u): its groups now use MLID 0x%04x", from,
+	    *(const unsigned *)arg, to);
+}
+
 void
 sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f)
 {
@@ -223,9 +231,14 @@ sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f)
 			limit = cap;
 	}
 	mcast_set_mlid_limit(m->store, limit);
+	/* A switch with a smaller table came: groups past it move to free
+	 * MLIDs within it; those that cannot are reported, not programmed. */
+	if (mcast_mlids_beyond_limit(m->store) > 0)
+		mcast_relocate(m->store, on_moved, &limit);
 	if (mcast_mlids_beyond_limit(m->store) > 0)
 		log_warnx("mcast: %u MLIDs in use lie past the smallest "
-		    "MulticastFDBCap (%u): their trees are not programmed",
+		    "MulticastFDBCap (%u) and none is free below it: their "
+		    "trees are not programmed",
 		    mcast_mlids_beyond_limit(m->store), limit);
 	k = mcast_prune(m->store, port_present, (void *)f, NULL, NULL);
 	if (k > 0)
