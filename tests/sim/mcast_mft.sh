@@ -48,6 +48,29 @@ a=$(mj h9 "join $BC 4"); ok_answer "$a" "h9 send-only join"
 poll_until 10 mcheck --mlid "$mlid" --recv h0,h5 --send h9 ||
 	fail "broadcast group $mlid: tree wrong"
 log "broadcast group $mlid: tree reaches h0, h5; h9 sends"
+# MulticastFDBTop: written on switches whose port 0 advertises
+# IsMulticastFDBTopSupported (CapabilityMask bit 30). ibsim's switches
+# advertise no capability bit (and its SwitchInfo Set keeps only
+# LinearFDBTop), so on ibsim this checks that no switch advertises it and
+# that ibsmd wrote none; a simulator that did would be checked for a top
+# covering the MLID.
+ntop=0
+for lid in $(diag ibnetdiscover -p 2>/dev/null | awk '$1 == "SW" { print $2 }' | sort -un); do
+	pi=$(diag smpquery portinfo "$lid" 0 2>/dev/null)
+	if printf '%s\n' "$pi" | grep -q IsMulticastFDBTopSupported; then
+		ntop=$((ntop + 1))
+		top=$(diag smpquery switchinfo "$lid" 2>/dev/null | sed -n 's/^MulticastFDBTop:\.*//p')
+		[ -n "$top" ] && [ $((top)) -ge $((mlid)) ] ||
+			fail "switch LID $lid advertises MulticastFDBTop, holds ${top:-nothing} below $mlid"
+	fi
+done
+if [ "$ntop" = 0 ]; then
+	[ "$(stat_get mcast.top_sets 0)" = 0 ] ||
+		fail "MulticastFDBTop written on switches that do not advertise it"
+	log "no switch advertises IsMulticastFDBTopSupported (ibsim): no MulticastFDBTop written"
+else
+	log "MulticastFDBTop covers $mlid on the $ntop switches that support it"
+fi
 # MulticastForwardingTableRecord: the SA's records are the tables
 out=$(mcheck --mftr) || fail "saquery MFTR and ibroute -M differ: $out"
 log "saquery MFTR agrees with ibroute -M: $out"
