@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <infiniband/mad.h>
 
@@ -57,6 +58,7 @@ struct programmer {
 	struct program_opts o;
 	uint16_t sm_lid;
 	enum phase phase;
+	double phase_started;
 	unsigned pending;
 	program_done_cb done;
 	void *arg;
@@ -743,10 +745,45 @@ phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
 	}
 }
 
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The phase that just ended took this long. */
+static void
+phase_time(struct programmer *pr)
+{
+	double t = now(), d = t - pr->phase_started;
+
+	pr->phase_started = t;
+	switch (pr->phase) {
+	case PH_PORTS:
+		pr->res.ports_seconds = d;
+		break;
+	case PH_TABLES:
+		pr->res.tables_seconds = d;
+		break;
+	case PH_ARM:
+		pr->res.arm_seconds = d;
+		break;
+	case PH_ACTIVATE:
+		pr->res.activate_seconds = d;
+		break;
+	case PH_IDLE:
+		break;
+	}
+}
+
 static void
 next_phase(struct programmer *pr)
 {
 	while (pr->pending == 0) {
+		phase_time(pr);
 		switch (pr->phase) {
 		case PH_IDLE:
 			return;
@@ -814,6 +851,7 @@ program_start(struct programmer *pr, struct fabric *f,
 	pr->life = xcalloc(f->nnodes + 1u, sizeof(*pr->life));
 	pr->pending = 1;        /* held until every phase-1 request is queued */
 	pr->phase = PH_PORTS;
+	pr->phase_started = now();
 	phase_ports(pr);
 	pr->pending--;
 	next_phase(pr);

@@ -57,6 +57,8 @@ struct program_result {
 	unsigned resent;        /* requests sent again (or verified) after
 				 * a round failed */
 	char first_failure[160]; /* the first of those failures */
+	/* Seconds each phase took (CLOCK_MONOTONIC), for the stats file. */
+	double ports_seconds, tables_seconds, arm_seconds, activate_seconds;
 };
 
 typedef void (*program_done_cb)(void *arg, const struct program_result *r);
