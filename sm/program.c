@@ -91,6 +91,7 @@ struct preq {
 	uint8_t verify;         /* this is that Get */
 	uint32_t seen;          /* the node's answers when first sent */
 	uint8_t data[SMP_DATA_SIZE];
+	struct smp_call call;   /* built at each attempt from the above */
 };
 
 static void next_phase(struct programmer *pr);
@@ -458,13 +459,18 @@ out:
 static int
 send_req(struct preq *q)
 {
-	struct smp_req r = {
-		.method = q->method, .attr = q->attr, .mod = q->mod,
-		.path = q->path, .dest = q->dest,
-		.data = q->method == MAD_SET && q->has_data ? q->data : NULL,
-	};
+	struct smp_req *r = &q->call.req;
 
-	return smp_request(q->pr->mad, &r, on_done, q);
+	memset(r, 0, sizeof(*r));
+	r->method = q->method;
+	r->attr = q->attr;
+	r->mod = q->mod;
+	r->path = q->path;
+	r->dest = q->dest;
+	r->data = q->method == MAD_SET && q->has_data ? q->data : NULL;
+	q->call.cb = on_done;
+	q->call.arg = q;
+	return smp_submit(q->pr->mad, &q->call);
 }
 
 static struct preq *
@@ -549,6 +555,22 @@ addr_differs(const struct programmer *pr, const struct fabric_port *port)
 	    mad_get_field64((void *)i, 0, IB_PORT_MKEY_F) != pr->o.mkey;
 }
 
+/* Port p is at state from, cabled to a port at peer_min or beyond, and
+ * may be moved on. */
+static bool
+may_move(const struct programmer *pr, uint32_t p, uint8_t from,
+    uint8_t peer_min)
+{
+	const struct fabric *f = pr->f;
+	const struct fabric_port *port = &f->ports[p];
+
+	if (port->num == 0 || !port->info_valid || port->state != from ||
+	    port->peer == FABRIC_NONE || !f->ports[port->peer].info_valid ||
+	    f->ports[port->peer].state < peer_min)
+		return false;
+	return f->nodes[port->node].type == NODE_SWITCH || port->present;
+}
+
 static uint32_t
 min32(uint32_t a, uint32_t b)
 {
@@ -564,7 +586,7 @@ phase_ports(struct programmer *pr)
 	for (uint32_t p = 0; p < f->nports; p++) {
 		struct fabric_port *port = &f->ports[p];
 		const struct fabric_port *peer;
-		bool end, link;
+		bool end, link, arm;
 
 		if (!port->info_valid ||
 		    (port->lid == 0 && fabric_port_is_endport(f, p)))
@@ -575,8 +597,13 @@ phase_ports(struct programmer *pr)
 		    f->ports[port->peer].info_valid;
 		if (!end && !link && !enforce_differs(pr, p))
 			continue;
+		/* A port in INIT is armed by this same Set (what phase 3
+		 * would send), saving one SMP per link end: only ACTIVE
+		 * must wait for the tables. */
+		arm = link && may_move(pr, p, PORT_INIT, PORT_INIT);
 		memcpy(d, port->info, sizeof(d));
-		mad_set_field(d, 0, IB_PORT_STATE_F, PORT_NOCHANGE);
+		mad_set_field(d, 0, IB_PORT_STATE_F, arm ? PORT_ARMED :
+		    PORT_NOCHANGE);
 		mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, 0);
 		if (fabric_port_is_endport(f, p)) {
 			mad_set_field(d, 0, IB_PORT_LID_F, port->lid);
@@ -614,7 +641,9 @@ phase_ports(struct programmer *pr)
 		}
 		apply_enforce(pr, p, d);
 		pr->res.portinfo_sets++;
-		port_set(pr, p, d, PORT_NOCHANGE);
+		if (arm)
+			pr->res.armed++;
+		port_set(pr, p, d, arm ? PORT_ARMED : PORT_NOCHANGE);
 	}
 }
 
@@ -726,12 +755,7 @@ phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
 	for (uint32_t p = 0; p < f->nports; p++) {
 		struct fabric_port *port = &f->ports[p];
 
-		if (port->num == 0 || !port->info_valid || port->state != from ||
-		    port->peer == FABRIC_NONE ||
-		    !f->ports[port->peer].info_valid ||
-		    f->ports[port->peer].state < peer_min)
-			continue;
-		if (f->nodes[port->node].type != NODE_SWITCH && !port->present)
+		if (!may_move(pr, p, from, peer_min))
 			continue;
 		memcpy(d, port->info, sizeof(d));
 		mad_set_field(d, 0, IB_PORT_STATE_F, to);

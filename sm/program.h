@@ -4,11 +4,13 @@
  * or remembered from what we wrote), Setting only what differs. Phases,
  * each waited out before the next:
  *   1. PortInfo of end ports (LID, LMC, SM LID, subnet prefix, M_Key),
- *      link parameters of ports still in INIT (NeighborMTU, OpVLs, ...) and
- *      partition enforcement of switch ports facing CAs;
+ *      link parameters of ports still in INIT (NeighborMTU, OpVLs, ...),
+ *      which the same Set moves to ARMED, and partition enforcement of
+ *      switch ports facing CAs;
  *   2. SwitchInfo (LinearFDBTop), LFT blocks and P_Key blocks, read before
  *      written when the device may already hold them;
- *   3. ARMED on every INIT port whose peer is up;
+ *   3. ARMED on every INIT port whose peer is up that phase 1 did not arm
+ *      (a Set that failed there);
  *   4. ACTIVE on every ARMED port whose peer is ARMED or ACTIVE.
  */
 #ifndef IBSMD_PROGRAM_H
