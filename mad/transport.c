@@ -162,56 +162,40 @@ io_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 }
 
-/* MADs the receiver thread takes in one go before handing them over. */
-#define RX_BATCH 64
-
 static void *
 receiver(void *arg)
 {
 	struct transport *t = arg;
-	STAILQ_HEAD(, rx_item) batch = STAILQ_HEAD_INITIALIZER(batch);
 	struct rx_item *it;
 	struct transport_rx rx;
-	unsigned n;
 	int len;
 
 	while (!atomic_load(&t->stop)) {
-		/* Short waits: transport_close joins within one. Then what
-		 * is queued already, without waiting (no poll: libumad2sim's
-		 * takes its locks and may sleep), handed over under one lock
-		 * with one wake-up. */
-		for (n = 0; n < RX_BATCH; n++) {
-			len = recv_one(t, &t->tbuf, n == 0 ? 50 : 0);
-			if (len < 0)
-				break;
-			decode(t->tbuf.p, (size_t)len, &rx);
-			if ((it = malloc(sizeof(*it) + rx.len)) == NULL)
-				break;
-			it->status = rx.status;
-			it->from = rx.from;
-			it->len = rx.len;
-			memcpy(it->mad, rx.mad, rx.len);
-			STAILQ_INSERT_TAIL(&batch, it, entry);
-		}
-		if (n == 0) {
+		/* Short waits: transport_close joins within one. */
+		len = recv_one(t, &t->tbuf, 50);
+		if (len < 0) {
 			if (len != -ETIMEDOUT && len != -EWOULDBLOCK &&
-			    len != -EINTR && len != -EAGAIN)
+			    len != -EINTR)
 				usleep(10000);
 			continue;
 		}
+		decode(t->tbuf.p, (size_t)len, &rx);
+		it = malloc(sizeof(*it) + rx.len);
+		if (it == NULL)
+			continue;
+		it->status = rx.status;
+		it->from = rx.from;
+		it->len = rx.len;
+		memcpy(it->mad, rx.mad, rx.len);
 		pthread_mutex_lock(&t->lock);
-		if (t->rxq_len + n > RXQ_MAX) {
-			t->rxq_dropped += n;
-			while ((it = STAILQ_FIRST(&batch)) != NULL) {
-				STAILQ_REMOVE_HEAD(&batch, entry);
-				free(it);
-			}
+		if (t->rxq_len >= RXQ_MAX) {
+			t->rxq_dropped++;
+			free(it);
 		} else {
-			STAILQ_CONCAT(&t->rxq, &batch);
-			t->rxq_len += n;
+			STAILQ_INSERT_TAIL(&t->rxq, it, entry);
+			t->rxq_len++;
 		}
 		pthread_mutex_unlock(&t->lock);
-		STAILQ_INIT(&batch);
 		ev_async_send(t->loop, &t->wake);
 	}
 	return NULL;
