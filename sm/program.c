@@ -21,6 +21,14 @@
  * unanswered: a lossy fabric must still be programmed in one sweep (every
  * node answered discovery a moment ago). */
 #define PROGRAM_ROUNDS 8
+/* Requests a phase keeps queued or on the wire at most: the rest are
+ * made when these complete, so memory does not grow with the fabric
+ * (20,000 LFT blocks queued at once took 8 MiB on ft3 20). It must keep
+ * the engine's windows full (64 on the wire, 4 per node by default): a
+ * switch's LFT blocks come together, so the window spans at least
+ * PROGRAM_SPAN switches' worth of blocks. */
+#define PROGRAM_WINDOW 1024
+#define PROGRAM_SPAN 16
 
 /* What we know a device table holds: blocks we read or wrote. One cache
  * for LFTs (key: switch GUID) and one for P_Key tables (key: port GUID and
@@ -59,6 +67,11 @@ struct programmer {
 	uint16_t sm_lid;
 	enum phase phase;
 	double phase_started;
+	/* where the phase's making of requests stands */
+	uint32_t cur;           /* port, or switch */
+	uint8_t stage;          /* PH_TABLES: 0 LFTs, 1 P_Keys */
+	bool made;              /* the phase has made all its requests */
+	unsigned window;        /* requests pending at most */
 	unsigned pending;
 	program_done_cb done;
 	void *arg;
@@ -94,7 +107,7 @@ struct preq {
 	struct smp_call call;   /* built at each attempt from the above */
 };
 
-static void next_phase(struct programmer *pr);
+static void advance(struct programmer *pr);
 static int send_req(struct preq *q);
 static void smp(struct programmer *pr, uint8_t method, uint16_t attr,
     uint32_t mod, const struct dr_path *path, uint64_t dest,
@@ -451,8 +464,8 @@ on_done(void *arg, int status, const uint8_t *resp)
 	}
 out:
 	free(q);
-	if (--pr->pending == 0)
-		next_phase(pr);
+	pr->pending--;
+	advance(pr);
 }
 
 /* Send q (again); 0, or -1 when the engine refused it. */
@@ -577,13 +590,23 @@ min32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-static void
+/* Room for another request in the phase's window. */
+static bool
+room(const struct programmer *pr)
+{
+	return pr->pending < pr->window;
+}
+
+/* Each phase makes its requests from pr->cur on while there is room, and
+ * says whether it made them all. */
+static bool
 phase_ports(struct programmer *pr)
 {
 	struct fabric *f = pr->f;
 	uint8_t d[SMP_DATA_SIZE];
 
-	for (uint32_t p = 0; p < f->nports; p++) {
+	for (; pr->cur < f->nports && room(pr); pr->cur++) {
+		uint32_t p = pr->cur;
 		struct fabric_port *port = &f->ports[p];
 		const struct fabric_port *peer;
 		bool end, link, arm;
@@ -645,16 +668,20 @@ phase_ports(struct programmer *pr)
 			pr->res.armed++;
 		port_set(pr, p, d, arm ? PORT_ARMED : PORT_NOCHANGE);
 	}
+	return pr->cur == f->nports;
 }
 
 /* P_Key blocks: compare with what we know, read what we do not. */
-static void
+static bool
 tables_pkeys(struct programmer *pr)
 {
 	struct fabric *f = pr->f;
 	uint8_t want[BLOCK_BYTES];
 
-	for (uint32_t p = 0; pr->pk != NULL && p < f->nports; p++) {
+	if (pr->pk == NULL)
+		return true;
+	for (; pr->cur < f->nports && room(pr); pr->cur++) {
+		uint32_t p = pr->cur;
 		const struct pkey_want *w = &pr->pk[p];
 		struct fabric_port *port = &f->ports[p];
 		uint32_t nb = (w->n + PKEY_BLOCK - 1u) / PKEY_BLOCK;
@@ -681,16 +708,20 @@ tables_pkeys(struct programmer *pr)
 			}
 		}
 	}
+	return pr->cur == f->nports;
 }
 
-static void
+static bool
 phase_tables(struct programmer *pr)
 {
 	struct fabric *f = pr->f;
 	const struct lft_set *s = pr->lft;
 	uint8_t d[SMP_DATA_SIZE], want[LFT_BLOCK];
 
-	for (uint32_t sw = 0; sw < s->nsw; sw++) {
+	if (pr->stage == 1)
+		return tables_pkeys(pr);
+	for (; pr->cur < s->nsw && room(pr); pr->cur++) {
+		uint32_t sw = pr->cur;
 		struct fabric_node *n = &f->nodes[s->sw_node[sw]];
 		const struct dr_path *path = &f->paths[n->path];
 		struct tcache *c = tcache_get(&pr->lfts, n->guid, 0, true);
@@ -742,17 +773,22 @@ phase_tables(struct programmer *pr)
 		c->top = s->max_lid;
 		n->lft_top = s->max_lid;
 	}
-	tables_pkeys(pr);
+	if (pr->cur < s->nsw)
+		return false;
+	pr->stage = 1;
+	pr->cur = 0;
+	return tables_pkeys(pr);
 }
 
 /* Move every port at state from whose peer is at least peer_min to to. */
-static void
+static bool
 phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
 {
 	struct fabric *f = pr->f;
 	uint8_t d[SMP_DATA_SIZE];
 
-	for (uint32_t p = 0; p < f->nports; p++) {
+	for (; pr->cur < f->nports && room(pr); pr->cur++) {
+		uint32_t p = pr->cur;
 		struct fabric_port *port = &f->ports[p];
 
 		if (!may_move(pr, p, from, peer_min))
@@ -767,6 +803,7 @@ phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
 			pr->res.activated++;
 		port_set(pr, p, d, to);
 	}
+	return pr->cur == f->nports;
 }
 
 static double
@@ -803,25 +840,49 @@ phase_time(struct programmer *pr)
 	}
 }
 
-static void
-next_phase(struct programmer *pr)
+/* Make the phase's requests while there is room; true when it made them
+ * all. */
+static bool
+make(struct programmer *pr)
 {
-	while (pr->pending == 0) {
-		phase_time(pr);
-		switch (pr->phase) {
-		case PH_IDLE:
+	switch (pr->phase) {
+	case PH_PORTS:
+		return phase_ports(pr);
+	case PH_TABLES:
+		return phase_tables(pr);
+	case PH_ARM:
+		return phase_state(pr, PORT_INIT, PORT_INIT, PORT_ARMED);
+	case PH_ACTIVATE:
+		return phase_state(pr, PORT_ARMED, PORT_ARMED, PORT_ACTIVE);
+	case PH_IDLE:
+		break;
+	}
+	return true;
+}
+
+/* Fill the window; when the phase has made every request and all are
+ * done, go on to the next one (each waits for the one before). */
+static void
+advance(struct programmer *pr)
+{
+	while (pr->phase != PH_IDLE) {
+		if (!pr->made)
+			pr->made = make(pr);
+		if (!pr->made || pr->pending > 0)
 			return;
+		phase_time(pr);
+		pr->cur = 0;
+		pr->stage = 0;
+		pr->made = false;
+		switch (pr->phase) {
 		case PH_PORTS:
 			pr->phase = PH_TABLES;
-			phase_tables(pr);
 			break;
 		case PH_TABLES:
 			pr->phase = PH_ARM;
-			phase_state(pr, PORT_INIT, PORT_INIT, PORT_ARMED);
 			break;
 		case PH_ARM:
 			pr->phase = PH_ACTIVATE;
-			phase_state(pr, PORT_ARMED, PORT_ARMED, PORT_ACTIVE);
 			break;
 		case PH_ACTIVATE:
 			pr->phase = PH_IDLE;
@@ -831,6 +892,8 @@ next_phase(struct programmer *pr)
 				    "%u SMPs failed (first: %s)",
 				    pr->res.failures, pr->res.first_failure);
 			pr->done(pr->arg, &pr->res);
+			return;
+		case PH_IDLE:
 			return;
 		}
 	}
@@ -873,10 +936,14 @@ program_start(struct programmer *pr, struct fabric *f,
 	memset(&pr->res, 0, sizeof(pr->res));
 	free(pr->life);
 	pr->life = xcalloc(f->nnodes + 1u, sizeof(*pr->life));
-	pr->pending = 1;        /* held until every phase-1 request is queued */
+	pr->pending = 0;
+	pr->window = PROGRAM_WINDOW;
+	if (lft->max_lid / LFT_BLOCK + 1u > PROGRAM_WINDOW / PROGRAM_SPAN)
+		pr->window = (lft->max_lid / LFT_BLOCK + 1u) * PROGRAM_SPAN;
 	pr->phase = PH_PORTS;
+	pr->cur = 0;
+	pr->stage = 0;
+	pr->made = false;
 	pr->phase_started = now();
-	phase_ports(pr);
-	pr->pending--;
-	next_phase(pr);
+	advance(pr);
 }
