@@ -110,6 +110,8 @@ struct mad_engine {
 	unsigned ntid_buckets, ntids;
 	uint32_t next_tid;
 	unsigned wire, queued;
+	uint64_t wire_sum;              /* e->wire after each send: in flight */
+	unsigned max_queued;            /* the most ever waiting for a slot */
 	struct counter_slot *ctr;       /* open addressing on the key */
 	uint32_t nctr, ctr_cap;
 	int ctr_full_logged;
@@ -419,6 +421,7 @@ launch(struct mad_engine *e, struct mad_req *r)
 	r->tries++;
 	counter(e, r->mgmt_class, r->method, r->attr)->sent++;
 	e->sent_total++;
+	e->wire_sum += e->wire;
 	ev_timer_set(&r->timer, e->o.timeout_ms / 1000.0, 0.);
 	ev_timer_start(e->loop, &r->timer);
 }
@@ -821,7 +824,8 @@ mad_request(struct mad_engine *e, const struct mad_request *q, mad_done_cb cb,
 
 	d = dest_get(e, q->dest);
 	TAILQ_INSERT_TAIL(&d->queue, r, entry);
-	e->queued++;
+	if (++e->queued > e->max_queued)
+		e->max_queued = e->queued;
 	settle(e, d);
 	pump(e);
 	return 0;
@@ -878,6 +882,23 @@ unsigned
 mad_queued(const struct mad_engine *e)
 {
 	return e->queued;
+}
+
+unsigned
+mad_max_queued(const struct mad_engine *e)
+{
+	return e->max_queued;
+}
+
+double
+mad_mean_in_flight(const struct mad_engine *e)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < e->ctr_cap; i++)
+		if (e->ctr[i].used && (e->ctr[i].key >> 16 & 0x80) == 0)
+			n += e->ctr[i].c.sent;  /* requests: no R bit */
+	return n ? (double)e->wire_sum / (double)n : 0;
 }
 
 struct mad_counter

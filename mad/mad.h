@@ -132,6 +132,11 @@ int mad_send_reply(struct mad_engine *e, const uint8_t *mad, size_t len,
 /* Requests sent and not completed, and queued behind the windows. */
 unsigned mad_outstanding(const struct mad_engine *e);
 unsigned mad_queued(const struct mad_engine *e);
+/* Requests on the wire when one was sent, averaged over every request
+ * attempt sent since the engine started. */
+double mad_mean_in_flight(const struct mad_engine *e);
+/* The most requests ever queued behind the windows at once. */
+unsigned mad_max_queued(const struct mad_engine *e);
 
 struct mad_counter {
 	uint64_t sent;          /* attempts put on the wire (retries included) */

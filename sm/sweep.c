@@ -283,6 +283,8 @@ write_stats(struct sweep *sw)
 	    "mad.malformed %" PRIu64 "\nmad.unhandled %" PRIu64 "\n",
 	    mad_total_sent(sw->mad), mad_dropped_unmatched(sw->mad),
 	    mad_dropped_malformed(sw->mad), mad_dropped_unhandled(sw->mad));
+	fprintf(s.fp, "mad.mean_in_flight %.1f\nmad.max_queued %u\n",
+	    mad_mean_in_flight(sw->mad), mad_max_queued(sw->mad));
 	mad_counters_foreach(sw->mad, stat_counter, &s);
 	if (sw->stats_cb != NULL)
 		sw->stats_cb(sw->stats_arg, s.fp);
