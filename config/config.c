@@ -228,6 +228,12 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.doc = "Longest ServiceRecord lease granted; 0: no limit "
 		    "(infinite leases allowed).",
 	},
+	[CFG_OPT_CONSOLIDATE_IPV6_SNM] = {
+		.name = "consolidate_ipv6_snm", .type = CFG_BOOL,
+		.offset = OFF(consolidate_ipv6_snm), .def = "false",
+		.doc = "IPv6 solicited-node multicast groups of one scope and "
+		    "P_Key share one MLID.",
+	},
 	[CFG_OPT_VIRT_MODE] = {
 		.name = "virtualization.mode", .type = CFG_ENUM,
 		.offset = OFF(virt_mode), .allowed = virt_modes, .def = "off",

@@ -103,6 +103,7 @@ enum cfg_opt_id {
 	CFG_OPT_SA_KEY,
 	CFG_OPT_SUBNET_TIMEOUT,
 	CFG_OPT_SERVICE_LEASE,
+	CFG_OPT_CONSOLIDATE_IPV6_SNM,
 	CFG_OPT_VIRT_MODE,		/* the virtualization: section */
 	CFG_OPT_VIRT_MAX_PORTS,
 	CFG_OPT_VIRT_GUID_BYTE,
@@ -189,6 +190,7 @@ struct ibsmd_config {
 	uint64_t sa_key;		/* SM_Key of trusted SA requests */
 	unsigned subnet_timeout;	/* PacketLifeTime code, 0..31 */
 	unsigned service_lease;		/* longest ServiceRecord lease, s; 0: none */
+	bool consolidate_ipv6_snm;	/* IPv6 SNM groups share an MLID */
 	enum cfg_virt virt_mode;	/* virtualization.mode */
 	unsigned virt_max_ports;	/* virtualization.max_ports_in_process */
 	unsigned virt_guid_byte;	/* virtualization.assigned_guid_byte */

@@ -54,6 +54,8 @@ struct mad_req {
 	uint16_t attr;
 	uint8_t method;
 	uint8_t mgmt_class;
+	uint8_t version;
+	void (*build)(void *, uint8_t *);       /* NULL: mad[] holds it */
 	struct transport_addr to;
 	size_t len;
 	uint8_t mad[];
@@ -108,6 +110,8 @@ struct mad_engine {
 	unsigned ntid_buckets, ntids;
 	uint32_t next_tid;
 	unsigned wire, queued;
+	uint64_t wire_sum;              /* e->wire after each send: in flight */
+	unsigned max_queued;            /* the most ever waiting for a slot */
 	struct counter_slot *ctr;       /* open addressing on the key */
 	uint32_t nctr, ctr_cap;
 	int ctr_full_logged;
@@ -397,9 +401,16 @@ log_req(const struct mad_req *r, const char *what, unsigned n)
 static void
 launch(struct mad_engine *e, struct mad_req *r)
 {
+	uint8_t built[TRANSPORT_MAD_SIZE], *mad = r->mad;
+
 	tid_assign(e, r);
-	mad_set_field64(r->mad, 0, IB_MAD_TRID_F, r->tid);
-	if (transport_send(e->t, r->mad, r->len, &r->to,
+	if (r->build != NULL) {
+		mad = built;
+		memset(mad, 0, sizeof(built));
+		r->build(r->arg, mad);
+	}
+	mad_set_field64(mad, 0, IB_MAD_TRID_F, r->tid);
+	if (transport_send(e->t, mad, r->len, &r->to,
 	    (int)e->o.timeout_ms) == -1) {
 		log_req(r, "send failed, attempt", r->tries + 1);
 		tid_remove(e, r);
@@ -410,6 +421,7 @@ launch(struct mad_engine *e, struct mad_req *r)
 	r->tries++;
 	counter(e, r->mgmt_class, r->method, r->attr)->sent++;
 	e->sent_total++;
+	e->wire_sum += e->wire;
 	ev_timer_set(&r->timer, e->o.timeout_ms / 1000.0, 0.);
 	ev_timer_start(e->loop, &r->timer);
 }
@@ -531,9 +543,10 @@ response(struct mad_engine *e, const struct transport_rx *rx, uint8_t method)
 
 	r = tid_find(e, tid);
 	if (r != NULL && rx->mad[1] == r->mgmt_class &&
-	    rx->mad[2] == r->mad[2] && attr == r->attr) {
+	    rx->mad[2] == r->version && attr == r->attr) {
 		if (r->check != NULL)
-			status = r->check(r->mad, rx->mad, rx->len);
+			status = r->check(r->build != NULL ? NULL : r->mad,
+			    rx->mad, rx->len);
 		else if (method == response_method(r->method))
 			status = (int)mad_get_field(m, 0, IB_MAD_STATUS_F);
 	}
@@ -777,31 +790,42 @@ mad_request(struct mad_engine *e, const struct mad_request *q, mad_done_cb cb,
 	struct mad_dest *d;
 	uint8_t method;
 
-	if (e == NULL || q == NULL || cb == NULL || q->mad == NULL ||
+	if (e == NULL || q == NULL || cb == NULL)
+		return -1;
+	if (q->mad == NULL ? q->build == NULL || q->len != TRANSPORT_MAD_SIZE :
 	    q->len < TRANSPORT_MAD_SIZE || q->mad[0] != MAD_BASE_VERSION)
 		return -1;
 	/* Only what is answered by a response (R bit) can be waited for. */
-	method = mad_method_of(q->mad);
+	method = q->mad != NULL ? mad_method_of(q->mad) : q->method;
 	if ((method & 0x80) || method == MAD_TRAP || method == MAD_TRAPREPRESS)
 		return -1;
-	r = xcalloc(1, sizeof(*r) + q->len);
+	r = xcalloc(1, sizeof(*r) + (q->mad != NULL ? q->len : 0));
 	r->e = e;
 	r->cb = cb;
 	r->arg = arg;
 	r->check = q->check;
 	r->drop = q->drop;
 	r->method = method;
-	r->mgmt_class = q->mad[1];
-	r->attr = attr_of(q->mad);
 	r->to = q->to;
 	r->len = q->len;
-	memcpy(r->mad, q->mad, q->len);
+	if (q->mad != NULL) {
+		r->mgmt_class = q->mad[1];
+		r->version = q->mad[2];
+		r->attr = attr_of(q->mad);
+		memcpy(r->mad, q->mad, q->len);
+	} else {
+		r->mgmt_class = q->mgmt_class;
+		r->version = q->class_version;
+		r->attr = q->attr;
+		r->build = q->build;
+	}
 	ev_init(&r->timer, expire);
 	r->timer.data = r;
 
 	d = dest_get(e, q->dest);
 	TAILQ_INSERT_TAIL(&d->queue, r, entry);
-	e->queued++;
+	if (++e->queued > e->max_queued)
+		e->max_queued = e->queued;
 	settle(e, d);
 	pump(e);
 	return 0;
@@ -858,6 +882,23 @@ unsigned
 mad_queued(const struct mad_engine *e)
 {
 	return e->queued;
+}
+
+unsigned
+mad_max_queued(const struct mad_engine *e)
+{
+	return e->max_queued;
+}
+
+double
+mad_mean_in_flight(const struct mad_engine *e)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < e->ctr_cap; i++)
+		if (e->ctr[i].used && (e->ctr[i].key >> 16 & 0x80) == 0)
+			n += e->ctr[i].c.sent;  /* requests: no R bit */
+	return n ? (double)e->wire_sum / (double)n : 0;
 }
 
 struct mad_counter

@@ -50,15 +50,24 @@ struct mad_opts {
 };
 
 /* Does resp (len bytes, class, attribute and TID already matched, R bit
- * set) answer req? Returns its status (>= 0), or -1 when it does not (it is
- * then dropped as unmatched and the request keeps waiting). */
+ * set) answer req (NULL for a request the engine builds)? Returns its
+ * status (>= 0), or -1 when it does not (it is then dropped as unmatched
+ * and the request keeps waiting). */
 typedef int (*mad_check_cb)(const uint8_t *req, const uint8_t *resp,
     size_t len);
 
 struct mad_request {
 	const uint8_t *mad;     /* the whole request; the engine sets its TID
-				 * (copied) */
+				 * (copied); NULL: built by build */
 	size_t len;             /* TRANSPORT_MAD_SIZE, more through RMPP */
+	/* With mad NULL: writes the request (len bytes, zeroed before) at
+	 * each attempt, called with the arg of mad_request(), which must
+	 * keep what it reads valid until its callback; the engine then
+	 * holds no copy of the MAD while it waits in a queue. Its header
+	 * fields are given here. */
+	void (*build)(void *arg, uint8_t *mad);
+	uint8_t mgmt_class, class_version, method;
+	uint16_t attr;
 	struct transport_addr to;
 	uint64_t dest;          /* window key: the destination node, any
 				 * stable value (node GUID, or the path's
@@ -123,6 +132,11 @@ int mad_send_reply(struct mad_engine *e, const uint8_t *mad, size_t len,
 /* Requests sent and not completed, and queued behind the windows. */
 unsigned mad_outstanding(const struct mad_engine *e);
 unsigned mad_queued(const struct mad_engine *e);
+/* Requests on the wire when one was sent, averaged over every request
+ * attempt sent since the engine started. */
+double mad_mean_in_flight(const struct mad_engine *e);
+/* The most requests ever queued behind the windows at once. */
+unsigned mad_max_queued(const struct mad_engine *e);
 
 struct mad_counter {
 	uint64_t sent;          /* attempts put on the wire (retries included) */

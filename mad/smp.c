@@ -15,13 +15,8 @@
 #include "mad/transport.h"
 
 /* The engine's completion carries the whole response; SMP callers want
- * the MAD. */
-struct smp_call {
-	smp_done_cb cb;
-	void (*drop)(void *arg);
-	void *arg;
-};
-
+ * the MAD. smp_request() allocates its call, smp_submit()'s caller owns
+ * it. */
 static void
 done(void *arg, int status, const struct transport_rx *resp)
 {
@@ -31,15 +26,32 @@ done(void *arg, int status, const struct transport_rx *resp)
 	c.cb(c.arg, status, resp != NULL ? resp->mad : NULL);
 }
 
+static void
+submitted_done(void *arg, int status, const struct transport_rx *resp)
+{
+	struct smp_call *c = arg;
+
+	c->cb(c->arg, status, resp != NULL ? resp->mad : NULL);
+}
+
 /* The engine drops the request unanswered: its caller's arg too. */
 static void
 drop(void *arg)
 {
 	struct smp_call *c = arg;
 
-	if (c->drop != NULL)
-		c->drop(c->arg);
+	if (c->req.drop != NULL)
+		c->req.drop(c->arg);
 	free(c);
+}
+
+static void
+submitted_drop(void *arg)
+{
+	struct smp_call *c = arg;
+
+	if (c->req.drop != NULL)
+		c->req.drop(c->arg);
 }
 
 static int
@@ -71,24 +83,24 @@ smp_register(struct mad_engine *e)
 	return mad_register(e, &a);
 }
 
-int
-smp_request(struct mad_engine *e, const struct smp_req *q, smp_done_cb cb,
-    void *arg)
+static int
+valid(const struct smp_req *q)
 {
-	uint8_t mad[TRANSPORT_MAD_SIZE];
-	struct mad_request r = { .mad = mad, .len = sizeof(mad) };
-	struct smp_call *c;
-	int dr;
-
-	if (e == NULL || q == NULL || cb == NULL ||
-	    (q->method != MAD_GET && q->method != MAD_SET))
-		return -1;
+	if (q->method != MAD_GET && q->method != MAD_SET)
+		return 0;
 	if (q->path != NULL && q->path->hops >= FABRIC_DR_MAX)
-		return -1;
+		return 0;
 	if (q->path == NULL && (q->dlid == 0 || q->dlid > FABRIC_MAX_LID))
-		return -1;
-	dr = q->path != NULL;
-	memset(mad, 0, sizeof(mad));
+		return 0;
+	return 1;
+}
+
+/* The whole SMP of q into mad (zeroed), but its TID. */
+static void
+build(const struct smp_req *q, uint8_t *mad)
+{
+	int dr = q->path != NULL;
+
 	mad_set_field(mad, 0, IB_MAD_BASEVER_F, MAD_BASE_VERSION);
 	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F,
 	    dr ? MGMT_CLASS_SMP_DR : MGMT_CLASS_SMP_LID);
@@ -110,24 +122,73 @@ smp_request(struct mad_engine *e, const struct smp_req *q, smp_done_cb cb,
 		mad_set_field(mad, 0, IB_DRSMP_DRDLID_F,
 		    TRANSPORT_LID_PERMISSIVE);
 		mad_set_array(mad, 0, IB_DRSMP_PATH_F, path);
-		r.to.lid = TRANSPORT_LID_PERMISSIVE;
-		r.check = check_dr;
-	} else {
-		r.to.lid = q->dlid;
 	}
 	if (q->data != NULL)
 		memcpy(mad + SMP_DATA_OFFSET, q->data, SMP_DATA_SIZE);
-	r.dest = q->dest;
+}
+
+static void
+build_submitted(void *arg, uint8_t *mad)
+{
+	build(&((struct smp_call *)arg)->req, mad);
+}
+
+/* Where q goes and how its answer is checked. */
+static void
+address(const struct smp_req *q, struct mad_request *r)
+{
+	if (q->path != NULL) {
+		r->to.lid = TRANSPORT_LID_PERMISSIVE;
+		r->check = check_dr;
+	} else {
+		r->to.lid = q->dlid;
+	}
+	r->dest = q->dest;
+}
+
+int
+smp_request(struct mad_engine *e, const struct smp_req *q, smp_done_cb cb,
+    void *arg)
+{
+	uint8_t mad[TRANSPORT_MAD_SIZE];
+	struct mad_request r = { .mad = mad, .len = sizeof(mad) };
+	struct smp_call *c;
+
+	if (e == NULL || q == NULL || cb == NULL || !valid(q))
+		return -1;
+	memset(mad, 0, sizeof(mad));
+	build(q, mad);
+	address(q, &r);
 	r.drop = drop;
 	c = xmalloc(sizeof(*c));
+	c->req = *q;
+	c->req.path = NULL;     /* copied into the MAD */
+	c->req.data = NULL;
 	c->cb = cb;
-	c->drop = q->drop;
 	c->arg = arg;
 	if (mad_request(e, &r, done, c) < 0) {
 		free(c);
 		return -1;
 	}
 	return 0;
+}
+
+int
+smp_submit(struct mad_engine *e, struct smp_call *c)
+{
+	const struct smp_req *q = &c->req;
+	struct mad_request r = {
+		.len = TRANSPORT_MAD_SIZE, .build = build_submitted,
+		.mgmt_class = q->path != NULL ? MGMT_CLASS_SMP_DR :
+		    MGMT_CLASS_SMP_LID,
+		.class_version = SMP_CLASS_VERSION, .method = q->method,
+		.attr = q->attr, .drop = submitted_drop,
+	};
+
+	if (e == NULL || c->cb == NULL || !valid(q))
+		return -1;
+	address(q, &r);
+	return mad_request(e, &r, submitted_done, c);
 }
 
 int

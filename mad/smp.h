@@ -47,6 +47,18 @@ typedef void (*smp_done_cb)(void *arg, int status, const uint8_t *resp);
  * Returns 0, or -1 (another SM holds the port). */
 int smp_register(struct mad_engine *e);
 
+/* An SMP its caller keeps, with req.path and req.data, until cb is called
+ * (or req.drop): the engine builds the MAD from it at each attempt and
+ * holds no copy while it waits in a queue. */
+struct smp_call {
+	struct smp_req req;
+	smp_done_cb cb;
+	void *arg;
+};
+
+/* Queue c. Returns 0 (c->cb will be called) or -1 (bad request). */
+int smp_submit(struct mad_engine *e, struct smp_call *c);
+
 /* Queue one SMP. Returns 0 (cb will be called) or -1 (bad request). */
 int smp_request(struct mad_engine *e, const struct smp_req *r,
     smp_done_cb cb, void *arg);

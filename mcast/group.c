@@ -78,6 +78,31 @@ mcast_mlids_beyond_limit(const struct mcast_store *s)
 	return k;
 }
 
+unsigned
+mcast_relocate(struct mcast_store *s, mcast_moved_fn *fn, void *arg)
+{
+	unsigned i, to = 0, moved = 0;
+	struct mcast_group *g;
+
+	for (i = s->limit; i < MCAST_MLID_COUNT; i++) {
+		if (s->by_mlid[i] == NULL)
+			continue;
+		while (to < s->limit && s->by_mlid[to] != NULL)
+			to++;
+		if (to >= s->limit)
+			break;
+		s->by_mlid[to] = s->by_mlid[i];
+		s->by_mlid[i] = NULL;
+		for (g = s->by_mlid[to]; g != NULL; g = g->mlid_next)
+			g->mlid = (uint16_t)(MCAST_MLID_BASE + to);
+		moved++;
+		if (fn != NULL)
+			fn(arg, (uint16_t)(MCAST_MLID_BASE + i),
+			    (uint16_t)(MCAST_MLID_BASE + to));
+	}
+	return moved;
+}
+
 void
 mcast_set_consolidate_snm(struct mcast_store *s, bool on)
 {

@@ -101,11 +101,21 @@ void mcast_store_free(struct mcast_store *s);
 
 /* Number of MLIDs usable (1 .. MCAST_MLID_COUNT; larger is clamped):
  * the smallest MulticastFDBCap of the switches. Groups already holding an
- * MLID past a smaller new limit keep it (mcast_mlids_beyond_limit()
- * counts them; sm/ cannot program them). Default MCAST_MLID_COUNT. */
+ * MLID past a smaller new limit keep it until mcast_relocate() moves them
+ * (mcast_mlids_beyond_limit() counts them; sm/ cannot program them).
+ * Default MCAST_MLID_COUNT. */
 void mcast_set_mlid_limit(struct mcast_store *s, unsigned limit);
 unsigned mcast_mlid_limit(const struct mcast_store *s);
 unsigned mcast_mlids_beyond_limit(const struct mcast_store *s);
+/* Move every MLID in use past the limit, lowest first, with all the
+ * groups sharing it, to the lowest free MLID within the limit; fn (may
+ * be NULL) is told each move. MLIDs for which none is free stay where
+ * they are (still counted by mcast_mlids_beyond_limit()). Returns how
+ * many MLIDs moved. Members keep their JoinState; hosts learn the new
+ * MLID from their next MCMemberRecord answer. */
+typedef void mcast_moved_fn(void *arg, uint16_t from, uint16_t to);
+unsigned mcast_relocate(struct mcast_store *s, mcast_moved_fn *fn,
+    void *arg);
 /* The IPv6 solicited-node consolidation (off by default). */
 void mcast_set_consolidate_snm(struct mcast_store *s, bool on);
 

@@ -29,7 +29,7 @@
 struct cdg {
 	uint32_t nsw;
 	uint32_t nchan;
-	uint32_t *chan;         /* [nsw * 256] channel of (switch, port) */
+	uint32_t *chan;         /* [nsw * stride] channel of (switch, port) */
 	uint32_t *far;          /* [nchan] far switch of each channel */
 	uint32_t stride;        /* marks per channel: highest port + 1 */
 	uint8_t *mark;          /* [nchan + 1][stride] far egress ports fed;
@@ -45,13 +45,16 @@ channels(struct cdg *g, const struct fabric *f, const struct lft_set *s)
 	uint32_t sw, p, peer;
 	unsigned num;
 
-	g->chan = xcalloc((size_t)g->nsw * 256, sizeof(*g->chan));
-	memset(g->chan, 0xff, (size_t)g->nsw * 256 * sizeof(*g->chan));
 	g->stride = 1;
 	for (sw = 0; sw < g->nsw; sw++) {
 		n = &f->nodes[s->sw_node[sw]];
 		if (n->nports + 1u > g->stride)
 			g->stride = n->nports + 1u;
+	}
+	g->chan = xcalloc((size_t)g->nsw * g->stride, sizeof(*g->chan));
+	memset(g->chan, 0xff, (size_t)g->nsw * g->stride * sizeof(*g->chan));
+	for (sw = 0; sw < g->nsw; sw++) {
+		n = &f->nodes[s->sw_node[sw]];
 		/* port 255 is LFT_NO_ROUTE and never a channel */
 		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++) {
 			p = n->port0 + num;
@@ -59,15 +62,16 @@ channels(struct cdg *g, const struct fabric *f, const struct lft_set *s)
 				continue;
 			peer = fabric_peer_node(f, p);
 			if (f->nodes[peer].type == NODE_SWITCH)
-				g->chan[(size_t)sw * 256 + num] = g->nchan++;
+				g->chan[(size_t)sw * g->stride + num] =
+				    g->nchan++;
 		}
 	}
 	g->far = xcalloc(g->nchan, sizeof(*g->far));
 	for (sw = 0; sw < g->nsw; sw++) {
 		n = &f->nodes[s->sw_node[sw]];
 		for (num = 1; num <= n->nports && num < LFT_NO_ROUTE; num++)
-			if (g->chan[(size_t)sw * 256 + num] != CHAN_NONE)
-				g->far[g->chan[(size_t)sw * 256 + num]] =
+			if (g->chan[(size_t)sw * g->stride + num] != CHAN_NONE)
+				g->far[g->chan[(size_t)sw * g->stride + num]] =
 				    s->node_sw[fabric_peer_node(f,
 				    n->port0 + num)];
 	}
@@ -95,12 +99,20 @@ collect(struct cdg *g, const struct lft_set *s)
 		qmap[i] = i < g->stride ? (uint8_t)i : 0;
 	tile = TILE_BYTES / (g->nsw ? g->nsw : 1);
 	tile = tile < 64 ? 64 : tile > 4096 ? 4096 : tile & ~63u;
+	/* no wider than the LIDs: on ft3 20 a 4096-byte tile of 2,501 LIDs
+	 * left 0.8 MiB untouched by the tables but resident */
+	if (tile > ((nlid + 63u) & ~63u))
+		tile = (nlid + 63u) & ~63u;
 	buf = xcalloc((size_t)(g->nsw + 1) * tile, 1);
 	/* channel numbers with the spare row for the rest, and where each
 	 * channel's far switch has its slice of the tile */
 	chan = xcalloc((size_t)g->nsw * 256, sizeof(*chan));
-	for (i = 0; i < g->nsw * 256u; i++)
-		chan[i] = g->chan[i] == CHAN_NONE ? g->nchan : g->chan[i];
+	for (sw = 0; sw < g->nsw; sw++)
+		for (i = 0; i < 256; i++) {
+			c = i < g->stride ? g->chan[(size_t)sw * g->stride + i] :
+			    CHAN_NONE;
+			chan[(size_t)sw * 256 + i] = c == CHAN_NONE ? g->nchan : c;
+		}
 	fartile = xcalloc(g->nchan + 1, sizeof(*fartile));
 	for (c = 0; c < g->nchan; c++)
 		fartile[c] = g->far[c] * tile;
@@ -133,7 +145,7 @@ collect(struct cdg *g, const struct lft_set *s)
 static inline uint32_t
 successors(const struct cdg *g, uint32_t c, uint32_t *succ)
 {
-	const uint32_t *chan = g->chan + (size_t)g->far[c] * 256;
+	const uint32_t *chan = g->chan + (size_t)g->far[c] * g->stride;
 	const uint8_t *m = g->mark + (size_t)c * g->stride;
 	uint32_t q, k = 0;
 

@@ -9,8 +9,9 @@
  *
  * Partition scoping follows OpenSM: Node, PortInfo, Link, P_KeyTable and
  * GUIDInfo records name only ports that share a partition with the
- * requester; the switch-wide records (SwitchInfo, LFT, MFT) and SMInfo
- * records are not filtered. A requester whose LID names no port of the
+ * requester; the switch-wide records (SwitchInfo, LFT) and SMInfo
+ * records are not filtered, MFT records (as OpenSM's) only to requesters
+ * that share a partition with the switch's port 0. A requester whose LID names no port of the
  * view gets no answer (OpenSM drops those too).
  */
 #include "autoconfig.h"
@@ -22,6 +23,7 @@
 #include "core/fabric.h"
 #include "core/lft.h"
 #include "mad/mad.h"
+#include "mcast/tree.h"
 #include "partitions/partitions.h"
 #include "sa/records.h"
 #include "sa/scope.h"
@@ -367,15 +369,76 @@ const struct sa_attr sa_attr_lft = {
 	.get = lft_get,
 };
 
-/* ---- MulticastForwardingTableRecord (0x17): no multicast yet, so no
- * switch has an MFT entry: an empty table (Get: NO_RECORDS). */
+/* ---- MulticastForwardingTableRecord (0x17): LID, Position (4 bits),
+ * reserved (3), BlockNum (9), reserved (32), 32 port masks of 16 bits.
+ * As OpenSM: one record per (block, position) of each switch from block 0
+ * to the highest block with an entry and every position of its ports;
+ * BlockNum or Position given: that one only; LID given: the switch whose
+ * port 0 has it; only switches whose port 0 shares a partition with the
+ * requester. The tables are the ones the trees give (sm/ writes them). */
+
+/* component bits: LID 0, Position 1, reserved 2, BlockNum 3, reserved 4 */
+#define MFT_COMP_LID    0
+#define MFT_COMP_POS    1
+#define MFT_COMP_BLOCK  3
 
 static unsigned
 mft_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 {
-	(void)c;
-	(void)q;
-	(void)out;
+	const struct fabric *f = c->v->f;
+	const struct mcast_mft *t;
+	uint8_t tmp[SA_MFT_REC_SIZE];
+	uint64_t mask = q->comp_mask;
+	unsigned want_pos = (unsigned)sa_get_bits(q->rec, 16, 4);
+	unsigned want_block = (unsigned)sa_get_bits(q->rec, 23, 9);
+	uint16_t want_lid = (uint16_t)sa_get_bits(q->rec, 0, 16);
+	uint32_t n, p0;
+	int top;
+
+	if (q->requester == FABRIC_NONE)
+		return SA_STATUS_DROP;
+	if (c->o->mcast_mft == NULL)
+		return SA_STATUS_OK;
+	for (n = 0; n < f->nnodes && !sa_out_full(out); n++) {
+		const struct fabric_node *node = &f->nodes[n];
+		unsigned b, pos, b0, b1, p0s, p1s;
+
+		if (node->type != NODE_SWITCH || node->port0 == FABRIC_NONE)
+			continue;
+		p0 = node->port0;
+		if (f->ports[p0].lid == 0 || !sees(c, q, p0))
+			continue;
+		if ((mask & BIT(MFT_COMP_LID)) &&
+		    !lid_selects(&f->ports[p0], want_lid))
+			continue;
+		t = c->o->mcast_mft(c->o->mcast_arg, node->guid);
+		if (t == NULL || (top = mcast_mft_top_block(t)) < 0)
+			continue;
+		b0 = 0;
+		b1 = (unsigned)top;
+		if (mask & BIT(MFT_COMP_BLOCK)) {
+			if (want_block > b1)
+				continue;
+			b0 = b1 = want_block;
+		}
+		p0s = 0;
+		p1s = t->npos - 1u;
+		if (mask & BIT(MFT_COMP_POS)) {
+			if (want_pos > p1s)
+				continue;
+			p0s = p1s = want_pos;
+		}
+		for (b = b0; b <= b1 && !sa_out_full(out); b++)
+			for (pos = p0s; pos <= p1s && !sa_out_full(out);
+			    pos++) {
+				memset(tmp, 0, sizeof(tmp));
+				sa_set_bits(tmp, 0, 16, f->ports[p0].lid);
+				sa_set_bits(tmp, 16, 4, pos);
+				sa_set_bits(tmp, 23, 9, b);
+				mcast_mft_block_encode(t, b, pos, tmp + 8);
+				memcpy(sa_out_add(out), tmp, sizeof(tmp));
+			}
+	}
 	return SA_STATUS_OK;
 }
 

@@ -26,6 +26,7 @@ struct fabric;
 struct lft_set;
 struct mad_engine;
 struct mcast_store;
+struct mcast_mft;
 struct pkey_policy;
 struct pkey_tables;
 struct sa;
@@ -92,6 +93,10 @@ struct sa_opts {
 	struct mcast_store *mcast;
 	void (*mcast_changed)(void *arg, uint16_t mlid);
 	void *mcast_arg;
+	/* MulticastForwardingTableRecord: the table the trees give the
+	 * switch of that node GUID (called with mcast_arg; NULL, or NULL
+	 * returned: the switch has no multicast entry). */
+	const struct mcast_mft *(*mcast_mft)(void *arg, uint64_t node_guid);
 };
 
 struct sa *sa_new(struct ev_loop *loop, struct mad_engine *mad,

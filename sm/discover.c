@@ -51,6 +51,7 @@ struct dreq {
 	uint8_t has_data;
 	uint32_t seen;          /* the node's answers when first sent */
 	uint8_t data[SMP_DATA_SIZE];
+	struct smp_call call;   /* built at each attempt from the above */
 };
 
 static int send_req(struct dreq *q);
@@ -381,21 +382,27 @@ static int
 send_req(struct dreq *q)
 {
 	struct discovery *d = q->d;
-	struct smp_req r = {
-		.method = q->method, .attr = q->attr, .mod = q->mod,
-		.path = &q->path, .data = q->has_data ? q->data : NULL,
-	};
+	struct smp_req *r = &q->call.req;
+
+	memset(r, 0, sizeof(*r));
+	r->method = q->method;
+	r->attr = q->attr;
+	r->mod = q->mod;
+	r->path = &q->path;
+	r->data = q->has_data ? q->data : NULL;
+	q->call.cb = on_done;
+	q->call.arg = q;
 
 	/* Window key: the node when known. A probe's node is not known yet:
 	 * the port it leaves through stands for it (port indices are small,
 	 * the top bit keeps them apart from GUIDs). */
 	if (q->node != FABRIC_NONE)
-		r.dest = d->f->nodes[q->node].guid;
+		r->dest = d->f->nodes[q->node].guid;
 	else if (q->from != FABRIC_NONE)
-		r.dest = UINT64_C(1) << 63 | q->from;
+		r->dest = UINT64_C(1) << 63 | q->from;
 	else
-		r.dest = 0;
-	return smp_request(d->mad, &r, on_done, q);
+		r->dest = 0;
+	return smp_submit(d->mad, &q->call);
 }
 
 static void

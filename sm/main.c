@@ -33,6 +33,7 @@
 
 #include "config/config.h"
 #include "sm/ctl.h"
+#include "mcast/group.h"
 #include "sm/mcast.h"
 #include "core/log.h"
 #include "core/query.h"
@@ -413,12 +414,21 @@ on_mcast_changed(void *arg, uint16_t mlid)
 	sm_mcast_update(d->mcast, mlid);
 }
 
+static const struct mcast_mft *
+on_mcast_mft(void *arg, uint64_t node_guid)
+{
+	struct daemon *d = arg;
+
+	return sm_mcast_mft(d->mcast, node_guid);
+}
+
 static void
 sa_opts_mcast(struct daemon *d, struct sa_opts *o)
 {
 	o->mcast = sm_mcast_store(d->mcast);
 	o->mcast_changed = on_mcast_changed;
 	o->mcast_arg = d;
+	o->mcast_mft = on_mcast_mft;
 }
 
 /* This SM and the others smstate knows, for SMInfoRecord. */
@@ -1270,6 +1280,9 @@ main(int argc, char *argv[])
 		struct sa_opts sao;
 
 		d.mcast = sm_mcast_new(d.mad);
+		sm_mcast_set_loop(d.mcast, d.loop);
+		mcast_set_consolidate_snm(sm_mcast_store(d.mcast),
+		    d.cfg.consolidate_ipv6_snm);
 		sa_opts_from(&d.cfg, &sao);
 		sa_opts_mcast(&d, &sao);
 		d.sa = sa_new(d.loop, d.mad, &sao);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ev.h>
 #include <infiniband/mad.h>
 
 #include "core/alloc.h"
@@ -25,6 +26,7 @@
 #include "sm/show.h"
 
 #define CAP_MCAST_FDB_TOP 0x40000000u   /* PortInfo CapabilityMask bit 30 */
+#define NBLOCKS ((MCAST_MLID_COUNT + MCAST_BLOCK - 1) / MCAST_BLOCK)
 
 /* What one switch's MFT holds, as far as we know. */
 struct held {
@@ -50,7 +52,18 @@ struct sm_mcast {
 	uint64_t left_out;
 	struct mcast_tree_member *mbuf;
 	size_t mbufcap;
+	/* Joins and leaves coalesced: MLIDs whose tree is to be rebuilt and
+	 * the blocks to bring in line, flushed FLUSH_DELAY after the first
+	 * (at once without a loop). */
+	struct ev_loop *loop;
+	ev_timer flush;
+	uint8_t *dirty;                 /* [MCAST_MLID_COUNT] */
+	uint8_t dirty_block[NBLOCKS];
+	bool pending;
+	uint64_t flushes;
 };
+
+#define FLUSH_DELAY 0.005       /* seconds */
 
 struct mreq {
 	struct sm_mcast *m;
@@ -67,8 +80,27 @@ sm_mcast_new(struct mad_engine *mad)
 
 	m->mad = mad;
 	m->store = mcast_store_new();
+	m->dirty = xcalloc(MCAST_MLID_COUNT, 1);
 	guid_hash_init(&m->by_guid);
 	return m;
+}
+
+static void flush_now(struct sm_mcast *m);
+
+static void
+on_flush(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	flush_now(w->data);
+}
+
+void
+sm_mcast_set_loop(struct sm_mcast *m, struct ev_loop *loop)
+{
+	m->loop = loop;
+	ev_timer_init(&m->flush, on_flush, FLUSH_DELAY, 0.);
+	m->flush.data = m;
 }
 
 void
@@ -78,6 +110,9 @@ sm_mcast_free(struct sm_mcast *m)
 
 	if (m == NULL)
 		return;
+	if (m->loop != NULL)
+		ev_timer_stop(m->loop, &m->flush);
+	free(m->dirty);
 	for (i = 0; i < m->nheld; i++) {
 		mcast_mft_fini(&m->held[i].mft);
 		free(m->held[i].known);
@@ -165,6 +200,14 @@ port_present(void *arg, uint64_t guid)
 	return query_port_by_guid(arg, guid) != FABRIC_NONE;
 }
 
+static void
+on_moved(void *arg, uint16_t from, uint16_t to)
+{
+	log_warnx("mcast: MLID 0x%04x lies past the smallest MulticastFDBCap "
+	    "(%u): its groups now use MLID 0x%04x", from,
+	    *(const unsigned *)arg, to);
+}
+
 void
 sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f)
 {
@@ -188,9 +231,14 @@ sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f)
 			limit = cap;
 	}
 	mcast_set_mlid_limit(m->store, limit);
+	/* A switch with a smaller table came: groups past it move to free
+	 * MLIDs within it; those that cannot are reported, not programmed. */
+	if (mcast_mlids_beyond_limit(m->store) > 0)
+		mcast_relocate(m->store, on_moved, &limit);
 	if (mcast_mlids_beyond_limit(m->store) > 0)
 		log_warnx("mcast: %u MLIDs in use lie past the smallest "
-		    "MulticastFDBCap (%u): their trees are not programmed",
+		    "MulticastFDBCap (%u) and none is free below it: their "
+		    "trees are not programmed",
 		    mcast_mlids_beyond_limit(m->store), limit);
 	k = mcast_prune(m->store, port_present, (void *)f, NULL, NULL);
 	if (k > 0)
@@ -366,23 +414,21 @@ program_switch(struct sm_mcast *m, uint32_t sw, int only_block)
 	    m->trees, sw)];
 	const struct mcast_mft *want = mcast_trees_mft(m->trees, sw);
 	struct held *h = held_get(m, n->guid, n->nports);
-	unsigned nb, b, pos, lim;
-	int top;
+	unsigned nb, b, pos;
 
 	if (only_block >= 0) {
 		for (pos = 0; pos < want->npos; pos++)
 			send_slot(m, sw, h, (unsigned)only_block, pos);
 	} else {
-		/* every block up to what we want or know it holds */
-		top = mcast_mft_top_block(want);
-		nb = (unsigned)(top + 1);
-		b = (unsigned)(mcast_mft_top_block(&h->mft) + 1);
+		/* Every block of the MLID range: those not known yet are read
+		 * now, in one go per mastership (then compared, and written
+		 * where they differ), so that a join later writes at once,
+		 * without a read first. */
+		nb = (mcast_mlid_limit(m->store) + MCAST_BLOCK - 1) /
+		    MCAST_BLOCK;
+		b = (unsigned)(mcast_mft_top_block(want) + 1);
 		if (b > nb)
 			nb = b;
-		lim = (mcast_mlid_limit(m->store) + MCAST_BLOCK - 1) /
-		    MCAST_BLOCK;
-		if (nb > lim)
-			nb = lim;
 		for (b = 0; b < nb; b++)
 			for (pos = 0; pos < want->npos; pos++)
 				send_slot(m, sw, h, b, pos);
@@ -403,20 +449,63 @@ sm_mcast_program(struct sm_mcast *m, uint64_t mkey)
 		program_switch(m, sw, -1);
 }
 
+/* Rebuild the dirty trees, then bring their blocks in line on every
+ * switch: joins and leaves that came together write each block once. */
+static void
+flush_now(struct sm_mcast *m)
+{
+	unsigned lim = mcast_mlid_limit(m->store), i, b;
+	uint32_t sw;
+
+	if (m->loop != NULL)
+		ev_timer_stop(m->loop, &m->flush);
+	if (!m->pending)
+		return;
+	m->pending = false;
+	m->flushes++;
+	for (i = 0; i < lim && m->trees != NULL; i++) {
+		if (!m->dirty[i])
+			continue;
+		m->dirty[i] = 0;
+		m->updates++;
+		build_one(m, (uint16_t)(MCAST_MLID_BASE + i));
+		m->dirty_block[i / MCAST_BLOCK] = 1;
+	}
+	for (b = 0; b < NBLOCKS; b++) {
+		if (!m->dirty_block[b])
+			continue;
+		m->dirty_block[b] = 0;
+		if (!m->programming || m->trees == NULL)
+			continue;
+		for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++)
+			program_switch(m, sw, (int)b);
+	}
+}
+
 void
 sm_mcast_update(struct sm_mcast *m, uint16_t mlid)
 {
-	uint32_t sw;
-
 	if (m->trees == NULL || mlid < MCAST_MLID_BASE ||
 	    mlid >= MCAST_MLID_BASE + mcast_mlid_limit(m->store))
 		return;
-	m->updates++;
-	build_one(m, mlid);
-	if (!m->programming)
+	m->dirty[mlid - MCAST_MLID_BASE] = 1;
+	if (m->pending)
 		return;
-	for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++)
-		program_switch(m, sw, (mlid - MCAST_MLID_BASE) / MCAST_BLOCK);
+	m->pending = true;
+	if (m->loop == NULL)
+		flush_now(m);
+	else
+		ev_timer_start(m->loop, &m->flush);
+}
+
+const struct mcast_mft *
+sm_mcast_mft(const struct sm_mcast *m, uint64_t node_guid)
+{
+	uint32_t sw;
+
+	if (node_of_guid(m, node_guid, &sw) == NULL || sw == FABRIC_NONE)
+		return NULL;
+	return mcast_trees_mft(m->trees, sw);
 }
 
 void

@@ -21,13 +21,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct ev_loop;
 struct fabric;
 struct mad_engine;
+struct mcast_mft;
 struct mcast_store;
 struct sm_mcast;
 struct show;
 
 struct sm_mcast *sm_mcast_new(struct mad_engine *mad);
+/* Coalesce joins and leaves on loop: sm_mcast_update() marks the MLID
+ * and the trees and blocks are brought in line 5 ms after the first
+ * (without a loop, at once). */
+void sm_mcast_set_loop(struct sm_mcast *m, struct ev_loop *loop);
 void sm_mcast_free(struct sm_mcast *m);
 struct mcast_store *sm_mcast_store(struct sm_mcast *m);
 
@@ -38,8 +44,13 @@ void sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f);
  * SMPs carry. */
 void sm_mcast_program(struct sm_mcast *m, uint64_t mkey);
 /* A group's members changed: rebuild mlid's tree and write its block on
- * the switches where it differs (only once sm_mcast_program() ran). */
+ * the switches where it differs (only once sm_mcast_program() ran);
+ * with a loop, together with the others of the next 5 ms. */
 void sm_mcast_update(struct sm_mcast *m, uint16_t mlid);
+/* The MFT the trees give the switch of that node GUID (NULL: not a
+ * switch of the model in use), for MulticastForwardingTableRecord. */
+const struct mcast_mft *sm_mcast_mft(const struct sm_mcast *m,
+    uint64_t node_guid);
 /* Not master any more: stop writing, forget what devices hold. */
 void sm_mcast_forget(struct sm_mcast *m);
 

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <infiniband/mad.h>
 
@@ -20,6 +21,14 @@
  * unanswered: a lossy fabric must still be programmed in one sweep (every
  * node answered discovery a moment ago). */
 #define PROGRAM_ROUNDS 8
+/* Requests a phase keeps queued or on the wire at most: the rest are
+ * made when these complete, so memory does not grow with the fabric
+ * (20,000 LFT blocks queued at once took 8 MiB on ft3 20). It must keep
+ * the engine's windows full (64 on the wire, 4 per node by default): a
+ * switch's LFT blocks come together, so the window spans at least
+ * PROGRAM_SPAN switches' worth of blocks. */
+#define PROGRAM_WINDOW 1024
+#define PROGRAM_SPAN 16
 
 /* What we know a device table holds: blocks we read or wrote. One cache
  * for LFTs (key: switch GUID) and one for P_Key tables (key: port GUID and
@@ -60,6 +69,12 @@ struct programmer {
 	struct program_opts o;
 	uint16_t sm_lid;
 	enum phase phase;
+	double phase_started;
+	/* where the phase's making of requests stands */
+	uint32_t cur;           /* port, or switch */
+	uint8_t stage;          /* PH_TABLES: 0 LFTs, 1 P_Keys */
+	bool made;              /* the phase has made all its requests */
+	unsigned window;        /* requests pending at most */
 	unsigned pending;
 	program_done_cb done;
 	void *arg;
@@ -93,9 +108,10 @@ struct preq {
 	uint8_t rereg;          /* this Set carries ClientReregister */
 	uint32_t seen;          /* the node's answers when first sent */
 	uint8_t data[SMP_DATA_SIZE];
+	struct smp_call call;   /* built at each attempt from the above */
 };
 
-static void next_phase(struct programmer *pr);
+static void advance(struct programmer *pr);
 static int send_req(struct preq *q);
 static void smp(struct programmer *pr, uint8_t method, uint16_t attr,
     uint32_t mod, const struct dr_path *path, uint64_t dest,
@@ -458,21 +474,26 @@ on_done(void *arg, int status, const uint8_t *resp)
 	}
 out:
 	free(q);
-	if (--pr->pending == 0)
-		next_phase(pr);
+	pr->pending--;
+	advance(pr);
 }
 
 /* Send q (again); 0, or -1 when the engine refused it. */
 static int
 send_req(struct preq *q)
 {
-	struct smp_req r = {
-		.method = q->method, .attr = q->attr, .mod = q->mod,
-		.path = q->path, .dest = q->dest,
-		.data = q->method == MAD_SET && q->has_data ? q->data : NULL,
-	};
+	struct smp_req *r = &q->call.req;
 
-	return smp_request(q->pr->mad, &r, on_done, q);
+	memset(r, 0, sizeof(*r));
+	r->method = q->method;
+	r->attr = q->attr;
+	r->mod = q->mod;
+	r->path = q->path;
+	r->dest = q->dest;
+	r->data = q->method == MAD_SET && q->has_data ? q->data : NULL;
+	q->call.cb = on_done;
+	q->call.arg = q;
+	return smp_submit(q->pr->mad, &q->call);
 }
 
 static struct preq *
@@ -572,22 +593,48 @@ addr_differs(const struct programmer *pr, const struct fabric_port *port)
 	    mad_get_field64((void *)i, 0, IB_PORT_MKEY_F) != pr->o.mkey;
 }
 
+/* Port p is at state from, cabled to a port at peer_min or beyond, and
+ * may be moved on. */
+static bool
+may_move(const struct programmer *pr, uint32_t p, uint8_t from,
+    uint8_t peer_min)
+{
+	const struct fabric *f = pr->f;
+	const struct fabric_port *port = &f->ports[p];
+
+	if (port->num == 0 || !port->info_valid || port->state != from ||
+	    port->peer == FABRIC_NONE || !f->ports[port->peer].info_valid ||
+	    f->ports[port->peer].state < peer_min)
+		return false;
+	return f->nodes[port->node].type == NODE_SWITCH || port->present;
+}
+
 static uint32_t
 min32(uint32_t a, uint32_t b)
 {
 	return a < b ? a : b;
 }
 
-static void
+/* Room for another request in the phase's window. */
+static bool
+room(const struct programmer *pr)
+{
+	return pr->pending < pr->window;
+}
+
+/* Each phase makes its requests from pr->cur on while there is room, and
+ * says whether it made them all. */
+static bool
 phase_ports(struct programmer *pr)
 {
 	struct fabric *f = pr->f;
 	uint8_t d[SMP_DATA_SIZE];
 
-	for (uint32_t p = 0; p < f->nports; p++) {
+	for (; pr->cur < f->nports && room(pr); pr->cur++) {
+		uint32_t p = pr->cur;
 		struct fabric_port *port = &f->ports[p];
 		const struct fabric_port *peer;
-		bool end, link, rereg;
+		bool end, link, rereg, arm;
 
 		if (!port->info_valid ||
 		    (port->lid == 0 && fabric_port_is_endport(f, p)))
@@ -600,8 +647,13 @@ phase_ports(struct programmer *pr)
 		    f->ports[port->peer].info_valid;
 		if (!end && !link && !enforce_differs(pr, p))
 			continue;
+		/* A port in INIT is armed by this same Set (what phase 3
+		 * would send), saving one SMP per link end: only ACTIVE
+		 * must wait for the tables. */
+		arm = link && may_move(pr, p, PORT_INIT, PORT_INIT);
 		memcpy(d, port->info, sizeof(d));
-		mad_set_field(d, 0, IB_PORT_STATE_F, PORT_NOCHANGE);
+		mad_set_field(d, 0, IB_PORT_STATE_F, arm ? PORT_ARMED :
+		    PORT_NOCHANGE);
 		mad_set_field(d, 0, IB_PORT_PHYS_STATE_F, 0);
 		/* never echoed back from what the port answered */
 		mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, rereg);
@@ -641,18 +693,24 @@ phase_ports(struct programmer *pr)
 		}
 		apply_enforce(pr, p, d);
 		pr->res.portinfo_sets++;
-		port_set(pr, p, d, PORT_NOCHANGE);
+		if (arm)
+			pr->res.armed++;
+		port_set(pr, p, d, arm ? PORT_ARMED : PORT_NOCHANGE);
 	}
+	return pr->cur == f->nports;
 }
 
 /* P_Key blocks: compare with what we know, read what we do not. */
-static void
+static bool
 tables_pkeys(struct programmer *pr)
 {
 	struct fabric *f = pr->f;
 	uint8_t want[BLOCK_BYTES];
 
-	for (uint32_t p = 0; pr->pk != NULL && p < f->nports; p++) {
+	if (pr->pk == NULL)
+		return true;
+	for (; pr->cur < f->nports && room(pr); pr->cur++) {
+		uint32_t p = pr->cur;
 		const struct pkey_want *w = &pr->pk[p];
 		struct fabric_port *port = &f->ports[p];
 		uint32_t nb = (w->n + PKEY_BLOCK - 1u) / PKEY_BLOCK;
@@ -679,16 +737,20 @@ tables_pkeys(struct programmer *pr)
 			}
 		}
 	}
+	return pr->cur == f->nports;
 }
 
-static void
+static bool
 phase_tables(struct programmer *pr)
 {
 	struct fabric *f = pr->f;
 	const struct lft_set *s = pr->lft;
 	uint8_t d[SMP_DATA_SIZE], want[LFT_BLOCK];
 
-	for (uint32_t sw = 0; sw < s->nsw; sw++) {
+	if (pr->stage == 1)
+		return tables_pkeys(pr);
+	for (; pr->cur < s->nsw && room(pr); pr->cur++) {
+		uint32_t sw = pr->cur;
 		struct fabric_node *n = &f->nodes[s->sw_node[sw]];
 		const struct dr_path *path = &f->paths[n->path];
 		struct tcache *c = tcache_get(&pr->lfts, n->guid, 0, true);
@@ -740,25 +802,25 @@ phase_tables(struct programmer *pr)
 		c->top = s->max_lid;
 		n->lft_top = s->max_lid;
 	}
-	tables_pkeys(pr);
+	if (pr->cur < s->nsw)
+		return false;
+	pr->stage = 1;
+	pr->cur = 0;
+	return tables_pkeys(pr);
 }
 
 /* Move every port at state from whose peer is at least peer_min to to. */
-static void
+static bool
 phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
 {
 	struct fabric *f = pr->f;
 	uint8_t d[SMP_DATA_SIZE];
 
-	for (uint32_t p = 0; p < f->nports; p++) {
+	for (; pr->cur < f->nports && room(pr); pr->cur++) {
+		uint32_t p = pr->cur;
 		struct fabric_port *port = &f->ports[p];
 
-		if (port->num == 0 || !port->info_valid || port->state != from ||
-		    port->peer == FABRIC_NONE ||
-		    !f->ports[port->peer].info_valid ||
-		    f->ports[port->peer].state < peer_min)
-			continue;
-		if (f->nodes[port->node].type != NODE_SWITCH && !port->present)
+		if (!may_move(pr, p, from, peer_min))
 			continue;
 		memcpy(d, port->info, sizeof(d));
 		mad_set_field(d, 0, IB_PORT_STATE_F, to);
@@ -770,26 +832,86 @@ phase_state(struct programmer *pr, uint8_t from, uint8_t peer_min, uint8_t to)
 			pr->res.activated++;
 		port_set(pr, p, d, to);
 	}
+	return pr->cur == f->nports;
 }
 
-static void
-next_phase(struct programmer *pr)
+static double
+now(void)
 {
-	while (pr->pending == 0) {
-		switch (pr->phase) {
-		case PH_IDLE:
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The phase that just ended took this long. */
+static void
+phase_time(struct programmer *pr)
+{
+	double t = now(), d = t - pr->phase_started;
+
+	pr->phase_started = t;
+	switch (pr->phase) {
+	case PH_PORTS:
+		pr->res.ports_seconds = d;
+		break;
+	case PH_TABLES:
+		pr->res.tables_seconds = d;
+		break;
+	case PH_ARM:
+		pr->res.arm_seconds = d;
+		break;
+	case PH_ACTIVATE:
+		pr->res.activate_seconds = d;
+		break;
+	case PH_IDLE:
+		break;
+	}
+}
+
+/* Make the phase's requests while there is room; true when it made them
+ * all. */
+static bool
+make(struct programmer *pr)
+{
+	switch (pr->phase) {
+	case PH_PORTS:
+		return phase_ports(pr);
+	case PH_TABLES:
+		return phase_tables(pr);
+	case PH_ARM:
+		return phase_state(pr, PORT_INIT, PORT_INIT, PORT_ARMED);
+	case PH_ACTIVATE:
+		return phase_state(pr, PORT_ARMED, PORT_ARMED, PORT_ACTIVE);
+	case PH_IDLE:
+		break;
+	}
+	return true;
+}
+
+/* Fill the window; when the phase has made every request and all are
+ * done, go on to the next one (each waits for the one before). */
+static void
+advance(struct programmer *pr)
+{
+	while (pr->phase != PH_IDLE) {
+		if (!pr->made)
+			pr->made = make(pr);
+		if (!pr->made || pr->pending > 0)
 			return;
+		phase_time(pr);
+		pr->cur = 0;
+		pr->stage = 0;
+		pr->made = false;
+		switch (pr->phase) {
 		case PH_PORTS:
 			pr->phase = PH_TABLES;
-			phase_tables(pr);
 			break;
 		case PH_TABLES:
 			pr->phase = PH_ARM;
-			phase_state(pr, PORT_INIT, PORT_INIT, PORT_ARMED);
 			break;
 		case PH_ARM:
 			pr->phase = PH_ACTIVATE;
-			phase_state(pr, PORT_ARMED, PORT_ARMED, PORT_ACTIVE);
 			break;
 		case PH_ACTIVATE:
 			pr->phase = PH_IDLE;
@@ -799,6 +921,8 @@ next_phase(struct programmer *pr)
 				    "%u SMPs failed (first: %s)",
 				    pr->res.failures, pr->res.first_failure);
 			pr->done(pr->arg, &pr->res);
+			return;
+		case PH_IDLE:
 			return;
 		}
 	}
@@ -842,9 +966,14 @@ program_start(struct programmer *pr, struct fabric *f,
 	memset(&pr->res, 0, sizeof(pr->res));
 	free(pr->life);
 	pr->life = xcalloc(f->nnodes + 1u, sizeof(*pr->life));
-	pr->pending = 1;        /* held until every phase-1 request is queued */
+	pr->pending = 0;
+	pr->window = PROGRAM_WINDOW;
+	if (lft->max_lid / LFT_BLOCK + 1u > PROGRAM_WINDOW / PROGRAM_SPAN)
+		pr->window = (lft->max_lid / LFT_BLOCK + 1u) * PROGRAM_SPAN;
 	pr->phase = PH_PORTS;
-	phase_ports(pr);
-	pr->pending--;
-	next_phase(pr);
+	pr->cur = 0;
+	pr->stage = 0;
+	pr->made = false;
+	pr->phase_started = now();
+	advance(pr);
 }

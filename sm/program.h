@@ -5,11 +5,13 @@
  * each waited out before the next:
  *   1. PortInfo of end ports (LID, LMC, SM LID, subnet prefix, M_Key;
  *      ClientReregister on each CA port once per mastership),
- *      link parameters of ports still in INIT (NeighborMTU, OpVLs, ...) and
- *      partition enforcement of switch ports facing CAs;
+ *      link parameters of ports still in INIT (NeighborMTU, OpVLs, ...),
+ *      which the same Set moves to ARMED, and partition enforcement of
+ *      switch ports facing CAs;
  *   2. SwitchInfo (LinearFDBTop), LFT blocks and P_Key blocks, read before
  *      written when the device may already hold them;
- *   3. ARMED on every INIT port whose peer is up;
+ *   3. ARMED on every INIT port whose peer is up that phase 1 did not arm
+ *      (a Set that failed there);
  *   4. ACTIVE on every ARMED port whose peer is ARMED or ACTIVE.
  */
 #ifndef IBSMD_PROGRAM_H
@@ -59,6 +61,8 @@ struct program_result {
 	unsigned resent;        /* requests sent again (or verified) after
 				 * a round failed */
 	char first_failure[160]; /* the first of those failures */
+	/* Seconds each phase took (CLOCK_MONOTONIC), for the stats file. */
+	double ports_seconds, tables_seconds, arm_seconds, activate_seconds;
 };
 
 typedef void (*program_done_cb)(void *arg, const struct program_result *r);

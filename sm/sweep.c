@@ -116,6 +116,11 @@ struct sweep {
 	/* figures */
 	double started, up_at;          /* up_at: first subnet up, 0 before */
 	double sweep_started, last_secs;
+	/* the last heavy sweep's phases: discovery (to the election), the
+	 * election, LIDs + routing + partitions; programming's are in
+	 * last_prog */
+	double t_discovered, t_elected, t_programming;
+	double discover_secs, elect_secs, compute_secs;
 	const char *last_kind;
 	bool last_ok;
 	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
@@ -315,6 +320,13 @@ write_stats(struct sweep *sw)
 	    "failures_in_row %" PRIu64 "\nholes %u\n",
 	    sw->last_prog.failures, sw->last_prog.resent, sw->failures_in_row,
 	    sw->cur_holes);
+	fprintf(s.fp, "phase.discover_seconds %.6f\nphase.elect_seconds %.6f\n"
+	    "phase.compute_seconds %.6f\nphase.ports_seconds %.6f\n"
+	    "phase.tables_seconds %.6f\nphase.arm_seconds %.6f\n"
+	    "phase.activate_seconds %.6f\n", sw->discover_secs,
+	    sw->elect_secs, sw->compute_secs, sw->last_prog.ports_seconds,
+	    sw->last_prog.tables_seconds, sw->last_prog.arm_seconds,
+	    sw->last_prog.activate_seconds);
 	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
 	if (sw->o.virt_mode != 0) {
 		const struct vports_result *v = &sw->last_vprog;
@@ -344,6 +356,8 @@ write_stats(struct sweep *sw)
 	    "mad.malformed %" PRIu64 "\nmad.unhandled %" PRIu64 "\n",
 	    mad_total_sent(sw->mad), mad_dropped_unmatched(sw->mad),
 	    mad_dropped_malformed(sw->mad), mad_dropped_unhandled(sw->mad));
+	fprintf(s.fp, "mad.mean_in_flight %.1f\nmad.max_queued %u\n",
+	    mad_mean_in_flight(sw->mad), mad_max_queued(sw->mad));
 	mad_counters_foreach(sw->mad, stat_counter, &s);
 	if (sw->stats_cb != NULL)
 		sw->stats_cb(sw->stats_arg, s.fp);
@@ -448,6 +462,8 @@ on_elected(void *arg, bool master)
 
 	if (sw->state != ST_DISCOVER)
 		return;
+	sw->t_elected = now();
+	sw->elect_secs = sw->t_elected - sw->t_discovered;
 	if (!master)
 		fsm(sw, EV_STANDING_BY);
 	else
@@ -473,6 +489,8 @@ on_discovered(void *arg, const struct discover_result *r)
 	struct sweep *sw = arg;
 
 	sw->disc = NULL;
+	sw->t_discovered = now();
+	sw->discover_secs = sw->t_discovered - sw->sweep_started;
 	if (!r->ok) {
 		snprintf(sw->why, sizeof(sw->why), "discovery failed: %s", r->why);
 		fsm(sw, EV_FAILED);
@@ -1169,6 +1187,8 @@ route_program(struct sweep *sw)
 	}
 	sw->pk_fabric = sw->next;
 	build_pkeys(sw);
+	sw->t_programming = now();
+	sw->compute_secs = sw->t_programming - sw->t_elected;
 	program_start(sw->prog, sw->next, sw->next_lft, sw->want, sm_lid,
 	    &sw->o.prog,
 	    on_programmed, sw);

@@ -9,7 +9,10 @@
 #     h3 0x1, h3 0x8, h20 0x1: no entry left for its MLID, saquery -g
 #     does not list it, and the next create gets the same MLID;
 #   - a link of the broadcast tree fails: the tree is rebuilt and still
-#     reaches exactly the receiving members.
+#     reaches exactly the receiving members;
+#   - saquery MFTR (MulticastForwardingTableRecord) lists the same entries
+#     as ibroute -M on every switch, with the tree built and after the
+#     link failure.
 # ibsim stores MFTs but forwards by LFT only: tables are read, not used.
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
@@ -45,6 +48,32 @@ a=$(mj h9 "join $BC 4"); ok_answer "$a" "h9 send-only join"
 poll_until 10 mcheck --mlid "$mlid" --recv h0,h5 --send h9 ||
 	fail "broadcast group $mlid: tree wrong"
 log "broadcast group $mlid: tree reaches h0, h5; h9 sends"
+# MulticastFDBTop: written on switches whose port 0 advertises
+# IsMulticastFDBTopSupported (CapabilityMask bit 30). ibsim's switches
+# advertise no capability bit (and its SwitchInfo Set keeps only
+# LinearFDBTop), so on ibsim this checks that no switch advertises it and
+# that ibsmd wrote none; a simulator that did would be checked for a top
+# covering the MLID.
+ntop=0
+for lid in $(diag ibnetdiscover -p 2>/dev/null | awk '$1 == "SW" { print $2 }' | sort -un); do
+	pi=$(diag smpquery portinfo "$lid" 0 2>/dev/null)
+	if printf '%s\n' "$pi" | grep -q IsMulticastFDBTopSupported; then
+		ntop=$((ntop + 1))
+		top=$(diag smpquery switchinfo "$lid" 2>/dev/null | sed -n 's/^MulticastFDBTop:\.*//p')
+		[ -n "$top" ] && [ $((top)) -ge $((mlid)) ] ||
+			fail "switch LID $lid advertises MulticastFDBTop, holds ${top:-nothing} below $mlid"
+	fi
+done
+if [ "$ntop" = 0 ]; then
+	[ "$(stat_get mcast.top_sets 0)" = 0 ] ||
+		fail "MulticastFDBTop written on switches that do not advertise it"
+	log "no switch advertises IsMulticastFDBTopSupported (ibsim): no MulticastFDBTop written"
+else
+	log "MulticastFDBTop covers $mlid on the $ntop switches that support it"
+fi
+# MulticastForwardingTableRecord: the SA's records are the tables
+out=$(mcheck --mftr) || fail "saquery MFTR and ibroute -M differ: $out"
+log "saquery MFTR agrees with ibroute -M: $out"
 
 # ---- the PR #43 case: join 9, leave 1, leave 8 leaves nothing
 G=ff12:4343::1
@@ -78,3 +107,4 @@ sim_cmd 'Unlink "leaf0"[6]' >/dev/null
 poll_until 30 mcheck --mlid "$mlid" --recv h0,h5,h16 --send h9 ||
 	fail "broadcast tree wrong after leaf0's links to spine0 and spine1 went"
 log "links leaf0-spine0/1 down: the tree still reaches every member"
+out=$(mcheck --mftr) || fail "after the link failure, saquery MFTR and ibroute -M differ: $out"

@@ -14,6 +14,11 @@ ibroute -M for every switch's MulticastForwardingTable).
       no switch has an entry for the MLID.
   mcastcheck.py --count
       prints the number of (switch, MLID) entries in all tables.
+  mcastcheck.py --mftr
+      saquery MFTR (MulticastForwardingTableRecord, every switch) gives the
+      same entries as ibroute -M on every switch, and at least one; and a
+      query naming a switch LID, position 0 and block 0 gives that one
+      record.
 
 CAs are named by NodeDescription (port 1). Runs the tools with the
 environment it is given (LD_PRELOAD, IBSIM_SOCKNAME: see lib.sh's diag).
@@ -79,6 +84,53 @@ def mft(lid):
     return tab
 
 
+def mftr():
+    """{lid: {mlid: set(ports)}} from saquery MFTR, and the record count."""
+    tab, n = {}, 0
+    lid = pos = blk = None
+    for line in run('saquery', 'MFTR').splitlines():
+        line = line.strip()
+        m = re.match(r'^(LID|Position|Block)\.+(\d+)$', line)
+        if m:
+            v = int(m.group(2))
+            if m.group(1) == 'LID':
+                lid, n = v, n + 1
+            elif m.group(1) == 'Position':
+                pos = v
+            else:
+                blk = v
+            continue
+        m = re.match(r'^(0x[0-9a-f]+)\s+(0x[0-9a-f]+)$', line)
+        if m and lid is not None:
+            mlid, mask = int(m.group(1), 16), int(m.group(2), 16)
+            if mlid != 0xc000 + 32 * blk + (mlid - 0xc000) % 32:
+                sys.exit('saquery MFTR: MLID 0x%x outside block %d' % (mlid, blk))
+            ports = tab.setdefault(lid, {}).setdefault(mlid, set())
+            ports.update(16 * pos + b for b in range(16) if mask >> b & 1)
+    return tab, n
+
+
+def check_mftr(sws, tables, desc):
+    sa, n = mftr()
+    total = 0
+    for g, lid in sws.items():
+        want = {k: v for k, v in tables[g].items() if v}
+        have = {k: v for k, v in sa.get(lid, {}).items() if v}
+        if want != have:
+            sys.exit('%s (LID %d): saquery MFTR %s, ibroute -M %s' % (
+                desc[g], lid, sorted((hex(k), sorted(v)) for k, v in have.items()),
+                sorted((hex(k), sorted(v)) for k, v in want.items())))
+        total += len(want)
+    if total == 0:
+        sys.exit('no multicast entry in any table')
+    lid = next(l for g, l in sws.items() if tables[g])
+    one = run('saquery', 'MFTR', '%d/0/0' % lid)
+    if one.count('MFT Record dump') != 1:
+        sys.exit('saquery MFTR %d/0/0: %d records' % (lid, one.count('MFT Record dump')))
+    print('%d records, %d entries on %d switches agree' % (n, total, len(sws)))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--mlid', type=lambda s: int(s, 0))
@@ -86,10 +138,13 @@ def main():
     ap.add_argument('--send', default='')
     ap.add_argument('--absent', action='store_true')
     ap.add_argument('--count', action='store_true')
+    ap.add_argument('--mftr', action='store_true')
     o = ap.parse_args()
 
     sws, peer, desc = cabling()
     tables = {g: mft(l) for g, l in sws.items()}
+    if o.mftr:
+        return check_mftr(sws, tables, desc)
     if o.count:
         print(sum(len(t) for t in tables.values()))
         return 0

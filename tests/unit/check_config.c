@@ -1292,7 +1292,8 @@ START_TEST(test_contrib_example)
 	    line = strtok_r(NULL, "\n", &save)) {
 		if (line[0] != '#' || line[1] < 'a' || line[1] > 'z')
 			continue;
-		p = line + 1 + strspn(line + 1, "abcdefghijklmnopqrstuvwxyz_.");
+		p = line + 1 + strspn(line + 1,
+		    "abcdefghijklmnopqrstuvwxyz0123456789_.");
 		if (*p != ':')
 			continue;
 		*p = '\0';

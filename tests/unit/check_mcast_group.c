@@ -167,6 +167,81 @@ START_TEST(mlid_limit)
 }
 END_TEST
 
+/* A smaller limit: MLIDs past it move to free ones within it, lowest
+ * first, groups sharing an MLID together, members kept; those for which
+ * nothing is free stay and are counted. */
+static void snm(uint8_t mgid[16], uint8_t scope, uint16_t pkey,
+    uint32_t low);
+static unsigned moves;
+static uint16_t moved_from[8], moved_to[8];
+
+static void
+on_moved(void *arg, uint16_t from, uint16_t to)
+{
+	(void)arg;
+	moved_from[moves] = from;
+	moved_to[moves++] = to;
+}
+
+START_TEST(mlid_limit_relocate)
+{
+	struct mcast_group *g[6], *a, *b;
+	struct mcast_leave r;
+	uint8_t m[16];
+	unsigned i;
+
+	moves = 0;
+	for (i = 0; i < 6; i++)
+		g[i] = create_n(i + 1, 0);              /* 0xC000 .. 0xC005 */
+	mcast_join(S, g[4], 0x44, GID0, MCAST_JOIN_FULL, false);
+	/* two SNM groups sharing 0xC006 */
+	mcast_set_consolidate_snm(S, true);
+	snm(m, 2, 0xffff, 1);
+	a = mcast_create(S, m, 0, &P, false, NULL);
+	snm(m, 2, 0xffff, 2);
+	b = mcast_create(S, m, 0, &P, false, NULL);
+	ck_assert_uint_eq(a->mlid, 0xC006);
+	ck_assert_uint_eq(b->mlid, 0xC006);
+	/* 0xC001 and 0xC003 freed */
+	mcast_delete(S, g[1]);
+	mcast_delete(S, g[3]);
+	/* limit 4: 0xC004 (g[4]), 0xC005 (g[5]) and 0xC006 (a, b) are past
+	 * it, two MLIDs free within it */
+	mcast_set_mlid_limit(S, 4);
+	ck_assert_uint_eq(mcast_mlids_beyond_limit(S), 3);
+	ck_assert_uint_eq(mcast_relocate(S, on_moved, NULL), 2);
+	ck_assert_uint_eq(moves, 2);
+	ck_assert_uint_eq(moved_from[0], 0xC004);
+	ck_assert_uint_eq(moved_to[0], 0xC001);
+	ck_assert_uint_eq(moved_from[1], 0xC005);
+	ck_assert_uint_eq(moved_to[1], 0xC003);
+	ck_assert_uint_eq(g[4]->mlid, 0xC001);
+	ck_assert_ptr_eq(mcast_by_mlid(S, 0xC001), g[4]);
+	ck_assert_ptr_nonnull(mcast_member_find(g[4], 0x44));
+	ck_assert_uint_eq(g[5]->mlid, 0xC003);
+	ck_assert_ptr_null(mcast_by_mlid(S, 0xC004));
+	ck_assert_ptr_null(mcast_by_mlid(S, 0xC005));
+	/* nothing free for the shared one: it stays, counted */
+	ck_assert_uint_eq(mcast_mlids_beyond_limit(S), 1);
+	ck_assert_uint_eq(a->mlid, 0xC006);
+	ck_assert_uint_eq(mcast_relocate(S, NULL, NULL), 0);
+	/* one freed within the limit: the shared MLID moves, both groups */
+	mcast_delete(S, g[0]);
+	ck_assert_uint_eq(mcast_relocate(S, on_moved, NULL), 1);
+	ck_assert_uint_eq(moved_from[2], 0xC006);
+	ck_assert_uint_eq(moved_to[2], 0xC000);
+	ck_assert_uint_eq(a->mlid, 0xC000);
+	ck_assert_uint_eq(b->mlid, 0xC000);
+	ck_assert_uint_eq(mcast_mlids_beyond_limit(S), 0);
+	ck_assert_ptr_null(mcast_by_mlid(S, 0xC006));
+	/* the moved MLID is released by the last leave as before */
+	mcast_leave(S, g[4], 0x44, MCAST_JOIN_FULL, &r);
+	ck_assert(r.group_deleted && r.mlid_freed);
+	ck_assert_uint_eq(r.mlid, 0xC001);
+	ck_assert_ptr_null(mcast_by_mlid(S, 0xC001));
+}
+END_TEST
+
 /* The PR #43 case: join 0x9, leave 0x1, leave 0x8 leaves nothing. */
 START_TEST(join9_leave1_leave8)
 {
@@ -439,6 +514,7 @@ suite(void)
 	tcase_add_test(t, create_find_mlid);
 	tcase_add_test(t, iteration_sorted);
 	tcase_add_test(t, mlid_limit);
+	tcase_add_test(t, mlid_limit_relocate);
 	tcase_add_test(t, join9_leave1_leave8);
 	tcase_add_test(t, non_members_do_not_keep);
 	tcase_add_test(t, well_known);

@@ -28,6 +28,7 @@
 #include "core/fabric.h"
 #include "core/lft.h"
 #include "mad/mad.h"
+#include "mcast/tree.h"
 #include "sa/attr.h"
 #include "sa/guidinfo.h"
 #include "sa/records.h"
@@ -177,14 +178,30 @@ build_fabric(void)
 			((uint8_t *)lft_row(&L, sw))[d] = (uint8_t)(10 * sw + d);
 }
 
+/* Switch A's multicast table, as sm/ would hand it to the SA: MLID
+ * 0xC021 (block 1, index 1) on ports 1, 2 and 8. */
+static struct mcast_mft MFT_A;
+#define MFT_A_MLID 0xC021
+#define MFT_A_MASK 0x0106
+
+static const struct mcast_mft *
+test_mcast_mft(void *arg, uint64_t guid)
+{
+	(void)arg;
+	return guid == F.nodes[node_a].guid ? &MFT_A : NULL;
+}
+
 static void
 setup(void)
 {
 	struct mad_opts mo = { .max_wire = 16, .max_per_node = 4,
 	    .timeout_ms = 100, .retries = 1 };
-	struct sa_opts so = { .sa_key = 1, .subnet_timeout = 18 };
+	struct sa_opts so = { .sa_key = 1, .subnet_timeout = 18,
+	    .mcast_mft = test_mcast_mft };
 
 	build_fabric();
+	mcast_mft_init(&MFT_A, 8);
+	mcast_mft_set(&MFT_A, MFT_A_MLID, 0, MFT_A_MASK);
 	loop = ev_loop_new(EVFLAG_AUTO);
 	ck_assert_ptr_nonnull(loop);
 	eng = mad_engine_new(loop, SELF_GUID, &mo);
@@ -207,6 +224,7 @@ teardown(void)
 	mad_engine_free(eng);
 	ev_loop_destroy(loop);
 	lft_set_fini(&L);
+	mcast_mft_fini(&MFT_A);
 	fabric_fini(&F);
 }
 
@@ -869,6 +887,64 @@ START_TEST(lft_record_masks)
 }
 END_TEST
 
+/* ib_mft_record_t: lid 0-1, position_block_num 2-3 (position << 12 |
+ * block), reserved 4-7, mft[32] from 8; IB_MFTR_COMPMASK_LID bit 0,
+ * POSITION 1, BLOCK 3. */
+#define MFTR_LID        (1ULL << 0)
+#define MFTR_POSITION   (1ULL << 1)
+#define MFTR_BLOCK      (1ULL << 3)
+
+START_TEST(mft_record_masks)
+{
+	uint8_t rec[72] = { 0 }, *o;
+	size_t n;
+
+	/* every switch: A's blocks 0 and 1 (one position: 8 ports), none
+	 * of B (no entry) */
+	n = table(SA_ATTR_MFT_REC, 0, 0, rec, 72, &o);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(get16(o), LID_A);
+	ck_assert_uint_eq(get16(o + 2), 0);
+	for (unsigned i = 0; i < 32; i++)
+		ck_assert_uint_eq(get16(o + 8 + 2 * i), 0);
+	ck_assert_uint_eq(get16(o + 72), LID_A);
+	ck_assert_uint_eq(get16(o + 72 + 2), 1);
+	ck_assert_uint_eq(get16(o + 72 + 8 + 2 * (MFT_A_MLID - 0xC020)),
+	    MFT_A_MASK);
+	ck_assert_uint_eq(get16(o + 72 + 8), 0);
+	free(o);
+	/* BlockNum 1 alone */
+	put16(rec + 2, 1);
+	n = table(SA_ATTR_MFT_REC, 0, MFTR_BLOCK, rec, 72, &o);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(get16(o + 2), 1);
+	free(o);
+	/* block 2 is past A's top block */
+	put16(rec + 2, 2);
+	n = table(SA_ATTR_MFT_REC, 0, MFTR_BLOCK, rec, 72, &o);
+	ck_assert_uint_eq(n, 0);
+	free(o);
+	/* position 1 does not exist on an 8-port switch */
+	put16(rec + 2, 1u << 12 | 1);
+	n = table(SA_ATTR_MFT_REC, 0, MFTR_BLOCK | MFTR_POSITION, rec, 72, &o);
+	ck_assert_uint_eq(n, 0);
+	free(o);
+	put16(rec + 2, 0u << 12 | 1);
+	n = table(SA_ATTR_MFT_REC, 0, MFTR_BLOCK | MFTR_POSITION, rec, 72, &o);
+	ck_assert_uint_eq(n, 1);
+	free(o);
+	/* by LID: B has none, A both blocks */
+	put16(rec, LID_B);
+	n = table(SA_ATTR_MFT_REC, 0, MFTR_LID, rec, 72, &o);
+	ck_assert_uint_eq(n, 0);
+	free(o);
+	put16(rec, LID_A);
+	n = table(SA_ATTR_MFT_REC, 0, MFTR_LID, rec, 72, &o);
+	ck_assert_uint_eq(n, 2);
+	free(o);
+}
+END_TEST
+
 #define GIR_LID (1ULL << 0)
 
 START_TEST(guidinfo_record_masks)
@@ -943,6 +1019,7 @@ sa_suite(void)
 	tcase_add_test(t, portinfo_record_masks);
 	tcase_add_test(t, link_record_masks);
 	tcase_add_test(t, lft_record_masks);
+	tcase_add_test(t, mft_record_masks);
 	tcase_add_test(t, guidinfo_record_masks);
 	tcase_add_test(t, switchinfo_record_masks);
 	suite_add_tcase(s, t);
