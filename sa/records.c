@@ -94,7 +94,8 @@ node_fill(uint8_t *r, const struct fabric *f, uint32_t p)
 }
 
 /* A vport's NodeRecord: its physical port's, with the VNodeGUID (when
- * read), VPortGUID, its LID and its VNodeDescription (when not empty). */
+ * read), VPortGUID, VPartitionCap, its LID and its VNodeDescription (when
+ * not empty). */
 static void
 vnode_fill(uint8_t *r, const struct fabric *f, const struct vport *vp)
 {
@@ -103,6 +104,8 @@ vnode_fill(uint8_t *r, const struct fabric *f, const struct vport *vp)
 	if (vp->node_guid != 0)
 		mad_set_field64(r + 4, 0, IB_NODE_GUID_F, vp->node_guid);
 	mad_set_field64(r + 4, 0, IB_NODE_PORT_GUID_F, vp->guid);
+	if (vp->pkey_cap != 0)
+		mad_set_field(r + 4, 0, IB_NODE_PARTITION_CAP_F, vp->pkey_cap);
 	if (vp->desc[0] != '\0') {
 		memset(r + 44, 0, 64);
 		memcpy(r + 44, vp->desc, strnlen(vp->desc, 64));
