@@ -108,4 +108,14 @@ members=$(SIM_HOST=h1 diag saquery --smkey 1 -m 2>/dev/null)
 printf '%s\n' "$members" | grep -q 'c0:ffee:1:1' ||
     fail "saquery -m does not list h1/1's GID: $members"
 log "saquery -m lists h1/1's vport GID; blue refused it"
+
+# ---- ibsmctl status counts the vports
+: "${IBSMCTL:=./ibsmctl}"
+out=$("$IBSMCTL" -r "$T/run" status 2>&1) || fail "ibsmctl status: $out"
+printf '%s\n' "$out" | grep -q 'vports.* 2 hosts, 4 up, 4 with a LID of their own, 4 managed' ||
+    fail "ibsmctl status does not count 2 hosts, 4 vports up with their own LIDs: $out"
+out=$("$IBSMCTL" -r "$T/run" --json status 2>&1) || fail "ibsmctl --json status: $out"
+printf '%s\n' "$out" | python3 -c 'import json,sys; v=json.load(sys.stdin)["vports"]; assert (v["hosts"], v["up"], v["own_lids"]) == (2, 4, 4), v' ||
+    fail "ibsmctl --json status: vports wrong: $out"
+log "ibsmctl status: $(printf '%s\n' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["vports"])')"
 exit 0
