@@ -13,6 +13,7 @@
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/guidhash.h"
+#include "core/vport.h"
 #include "sa/guidinfo.h"
 #include "sa/records.h"
 #include "sa/scope.h"
@@ -140,6 +141,26 @@ guidinfo_get(const struct sa_ctx *c, const struct sa_req *q,
 				continue;
 			memcpy(sa_out_add(out), tmp, sizeof(tmp));
 		}
+	}
+	/* vports with a LID: block 0, their VPortGUID at index 0 (the only
+	 * GUID the SM gives a vport) */
+	for (p = 0; c->v->vports != NULL && p < c->v->vports->n &&
+	    !sa_out_full(out); p++) {
+		const struct vport *vp = &c->v->vports->v[p];
+
+		if (vp->index == 0 || vp->guid == 0 || vp->lid == 0 ||
+		    !sa_scope_share(c->v, q->requester, f->nports + p))
+			continue;
+		if ((q->comp_mask & BIT(SA_GUIDINFO_COMP_LID)) &&
+		    vp->lid != lid)
+			continue;
+		memset(tmp, 0, sizeof(tmp));
+		sa_set_bits(tmp, 0, 16, vp->lid);
+		sa_set_bits(tmp, 64, 64, vp->guid);
+		if (!sa_comp_match(guidinfo_comp, NCOMP(guidinfo_comp), mask,
+		    q->rec, tmp))
+			continue;
+		memcpy(sa_out_add(out), tmp, sizeof(tmp));
 	}
 	return SA_STATUS_OK;
 }

@@ -17,6 +17,7 @@
 #include "core/guidhash.h"
 #include "core/log.h"
 #include "core/query.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "mcast/group.h"
 #include "partitions/partitions.h"
@@ -244,6 +245,7 @@ target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 {
 	const struct fabric *f = c->v->f;
 	uint64_t prefix;
+	uint32_t i;
 	unsigned st;
 
 	mcmember_decode(q->rec, &t->r);
@@ -258,7 +260,15 @@ target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 	for (int i = 0; i < 8; i++)
 		t->r.port_gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
 	t->port = query_port_by_guid(f, gid_guid(t->r.port_gid));
-	if (t->port == FABRIC_NONE || !fabric_port_is_endport(f, t->port))
+	/* a vport's GID: the end index past the ports (scoped by its
+	 * VPortPKeyTable, reached through its physical port) */
+	if (t->port == FABRIC_NONE && c->v->vports != NULL &&
+	    (i = vport_by_guid(c->v->vports, gid_guid(t->r.port_gid))) !=
+	    FABRIC_NONE && c->v->vports->v[i].index != 0 &&
+	    c->v->vports->v[i].lid != 0)
+		t->port = f->nports + i;
+	if (t->port == FABRIC_NONE || !fabric_port_is_endport(f,
+	    sa_end_phys(c->v, t->port)))
 		return SA_STATUS_REQ_INVALID;
 	t->proxy = t->port != q->requester;
 	return SA_STATUS_OK;
@@ -303,7 +313,8 @@ create(const struct sa_ctx *c, const struct sa_req *q, struct target *t,
 {
 	struct mcm *m = c->state;
 	struct mcast_store *s = store(m);
-	const struct fabric_port *port = &c->v->f->ports[t->port];
+	const struct fabric_port *port =
+	    &c->v->f->ports[sa_end_phys(c->v, t->port)];
 	struct mcmember_rec *r = &t->r, g;
 	struct mcast_params p;
 	uint8_t bcast[16], mtu, rate, scope;
@@ -383,7 +394,8 @@ join(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 		group_rec(g, &gr);
 		if (!mcmember_params_match(q->comp_mask, &t.r, &gr))
 			return SA_STATUS_REQ_INVALID;
-		port_caps(&c->v->f->ports[t.port], &mtu, &rate);
+		port_caps(&c->v->f->ports[sa_end_phys(c->v, t.port)], &mtu,
+		    &rate);
 		if (!mcmember_port_can_join(&gr, mtu ? mtu : gr.mtu,
 		    rate ? rate : gr.rate))
 			return SA_STATUS_REQ_INVALID;
@@ -588,8 +600,9 @@ on_pruned(void *arg, uint16_t mlid)
 
 /* Members of ports that left; groups that went with them are reported. */
 static void
-prune(struct mcm *m, const struct fabric *f)
+prune(struct mcm *m, const struct sa_view *v)
 {
+	const struct fabric *f = v->f;
 	struct mcast_store *s = store(m);
 	struct guid_hash ends;
 	struct mcast_group *g;
@@ -605,6 +618,12 @@ prune(struct mcm *m, const struct fabric *f)
 	for (p = 0; p < f->nports; p++)
 		if (f->ports[p].guid != 0 && fabric_port_is_endport(f, p))
 			guid_hash_put(&ends, f->ports[p].guid, p);
+	/* vports with a LID are end ports too */
+	for (p = 0; v->vports != NULL && p < v->vports->n; p++)
+		if (v->vports->v[p].index != 0 && v->vports->v[p].lid != 0 &&
+		    v->vports->v[p].guid != 0)
+			guid_hash_put(&ends, v->vports->v[p].guid,
+			    f->nports + p);
 	before = xcalloc(n, 16);
 	pkeys = xcalloc(n, sizeof(*pkeys));
 	for (g = mcast_next(s, NULL); g != NULL && i < n; g = mcast_next(s, g)) {
@@ -678,7 +697,7 @@ sa_mcmember_state_view(void *state, const struct sa_view *old,
 		m->policy = v->policy;
 		m->synced = true;
 	}
-	prune(m, v->f);
+	prune(m, v);
 	check_ports(m, v);
 }
 

@@ -13,6 +13,14 @@
  * records are not filtered, MFT records (as OpenSM's) only to requesters
  * that share a partition with the switch's port 0. A requester whose LID names no port of the
  * view gets no answer (OpenSM drops those too).
+ *
+ * vports (the view's vport set): a vport with a LID (see
+ * vport_resolve_lids) has a NodeRecord and a PortInfoRecord of its own
+ * after the physical ports', as the VM's HCA shows them: its physical
+ * port's NodeInfo and PortInfo with the vport's VNodeGUID, VPortGUID,
+ * LID, VNodeDescription and VPortState, scoped by its own VPortPKeyTable.
+ * The physical function (vport 0) is the physical port itself and gets
+ * no second record.
  */
 #include "autoconfig.h"
 
@@ -22,6 +30,7 @@
 
 #include "core/fabric.h"
 #include "core/lft.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "mcast/tree.h"
 #include "partitions/partitions.h"
@@ -43,6 +52,21 @@ lid_selects(const struct fabric_port *port, uint16_t lid)
 {
 	return fabric_port_has_lid(port, lid);
 }
+
+/* vport i of the view when it has records of its own (else NULL): not
+ * the physical function, a GUID and a LID, its physical port known. */
+static const struct vport *
+rec_vport(const struct sa_view *v, uint32_t i)
+{
+	const struct vport *vp = &v->vports->v[i];
+
+	if (vp->index == 0 || vp->guid == 0 || vp->lid == 0 ||
+	    vp->port >= v->f->nports || !v->f->ports[vp->port].info_valid)
+		return NULL;
+	return vp;
+}
+
+#define NVPORTS(v) ((v)->vports != NULL ? (v)->vports->n : 0u)
 
 /* ---- NodeRecord (0x11): LID, reserved, NodeInfo (40), NodeDescription */
 
@@ -69,6 +93,25 @@ node_fill(uint8_t *r, const struct fabric *f, uint32_t p)
 	memcpy(r + 44, n->desc, strnlen(n->desc, 64));
 }
 
+/* A vport's NodeRecord: its physical port's, with the VNodeGUID (when
+ * read), VPortGUID, VPartitionCap, its LID and its VNodeDescription (when
+ * not empty). */
+static void
+vnode_fill(uint8_t *r, const struct fabric *f, const struct vport *vp)
+{
+	node_fill(r, f, vp->port);
+	sa_set_bits(r, 0, 16, vp->lid);
+	if (vp->node_guid != 0)
+		mad_set_field64(r + 4, 0, IB_NODE_GUID_F, vp->node_guid);
+	mad_set_field64(r + 4, 0, IB_NODE_PORT_GUID_F, vp->guid);
+	if (vp->pkey_cap != 0)
+		mad_set_field(r + 4, 0, IB_NODE_PARTITION_CAP_F, vp->pkey_cap);
+	if (vp->desc[0] != '\0') {
+		memset(r + 44, 0, 64);
+		memcpy(r + 44, vp->desc, strnlen(vp->desc, 64));
+	}
+}
+
 static unsigned
 node_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 {
@@ -88,6 +131,21 @@ node_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 			continue;
 		memset(tmp, 0, sizeof(tmp));
 		node_fill(tmp, f, p);
+		if (!sa_comp_match(node_comp, sizeof(node_comp) /
+		    sizeof(node_comp[0]), mask, q->rec, tmp))
+			continue;
+		memcpy(sa_out_add(out), tmp, sizeof(tmp));
+	}
+	for (p = 0; p < NVPORTS(c->v) && !sa_out_full(out); p++) {
+		const struct vport *vp = rec_vport(c->v, p);
+
+		if (vp == NULL || !sees(c, q, f->nports + p))
+			continue;
+		if ((q->comp_mask & (UINT64_C(1) << NODE_COMP_LID)) &&
+		    vp->lid != lid)
+			continue;
+		memset(tmp, 0, sizeof(tmp));
+		vnode_fill(tmp, f, vp);
 		if (!sa_comp_match(node_comp, sizeof(node_comp) /
 		    sizeof(node_comp[0]), mask, q->rec, tmp))
 			continue;
@@ -136,6 +194,22 @@ static const struct sa_comp portinfo_comp[] = {
 #define PIR_COMP_LID 0
 #define PIR_COMP_CAPMASK 7
 
+/* Hide the M_Key from untrusted requesters, select, add. */
+static void
+portinfo_keep(const struct sa_req *q, uint64_t mask, bool capbits,
+    uint32_t want_cap, uint8_t *tmp, struct sa_out *out)
+{
+	if (!q->trusted)
+		memset(tmp + 4, 0, 8);          /* M_Key */
+	if (capbits && (sa_get_bits(tmp, 32 + 160, 32) & want_cap) !=
+	    want_cap)
+		return;
+	if (!sa_comp_match(portinfo_comp, NCOMP(portinfo_comp), mask,
+	    q->rec, tmp))
+		return;
+	memcpy(sa_out_add(out), tmp, SA_PORTINFO_REC_SIZE);
+}
+
 static unsigned
 portinfo_get(const struct sa_ctx *c, const struct sa_req *q,
     struct sa_out *out)
@@ -171,15 +245,26 @@ portinfo_get(const struct sa_ctx *c, const struct sa_req *q,
 		sa_set_bits(tmp, 0, 16, f->ports[ep].lid);
 		tmp[2] = port->num;
 		memcpy(tmp + 4, port->info, 64);
-		if (!q->trusted)
-			memset(tmp + 4, 0, 8);          /* M_Key */
-		if (capbits && (sa_get_bits(tmp, 32 + 160, 32) & want_cap) !=
-		    want_cap)
+		portinfo_keep(q, mask, capbits, want_cap, tmp, out);
+	}
+	for (p = 0; p < NVPORTS(c->v) && !sa_out_full(out); p++) {
+		const struct vport *vp = rec_vport(c->v, p);
+
+		if (vp == NULL || !sees(c, q, f->nports + p))
 			continue;
-		if (!sa_comp_match(portinfo_comp, NCOMP(portinfo_comp), mask,
-		    q->rec, tmp))
+		if ((q->comp_mask & BIT(PIR_COMP_LID)) && vp->lid != lid)
 			continue;
-		memcpy(sa_out_add(out), tmp, sizeof(tmp));
+		/* the physical port's PortInfo as the VM sees it: the
+		 * vport's LID (no LMC) and VPortState */
+		memset(tmp, 0, sizeof(tmp));
+		sa_set_bits(tmp, 0, 16, vp->lid);
+		tmp[2] = f->ports[vp->port].num;
+		memcpy(tmp + 4, f->ports[vp->port].info, 64);
+		mad_set_field(tmp + 4, 0, IB_PORT_LID_F, vp->lid);
+		mad_set_field(tmp + 4, 0, IB_PORT_LMC_F, 0);
+		if (vp->state != 0)
+			mad_set_field(tmp + 4, 0, IB_PORT_STATE_F, vp->state);
+		portinfo_keep(q, mask, capbits, want_cap, tmp, out);
 	}
 	return SA_STATUS_OK;
 }

@@ -601,6 +601,7 @@ on_adopt(void *arg)
 	 * then every tree over the new model. */
 	sm_mcast_set_fabric(d->mcast, NULL);
 	sa_view_update(arg);
+	sm_mcast_set_vports(d->mcast, sweep_vports(d->sweep));
 	sm_mcast_set_fabric(d->mcast, sweep_fabric(d->sweep));
 }
 

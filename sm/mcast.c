@@ -18,6 +18,7 @@
 #include "core/guidhash.h"
 #include "core/log.h"
 #include "core/query.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
 #include "mcast/group.h"
@@ -42,6 +43,7 @@ struct sm_mcast {
 	struct mad_engine *mad;
 	struct mcast_store *store;
 	const struct fabric *f;
+	const struct vport_set *vports; /* members by vport GUID */
 	struct mcast_trees *trees;
 	struct held *held;
 	size_t nheld, heldcap;
@@ -168,10 +170,23 @@ held_size(struct held *h, unsigned nblocks)
 
 /* ---- trees */
 
+/* The end port a member GUID is reached through: a port's own, else a
+ * vport's physical port (a VM joined from its vport GID). */
+static uint32_t
+member_port(const struct sm_mcast *m, uint64_t guid)
+{
+	uint32_t p = query_port_by_guid(m->f, guid), i;
+
+	if (p == FABRIC_NONE && m->vports != NULL &&
+	    (i = vport_by_guid(m->vports, guid)) != FABRIC_NONE &&
+	    m->vports->v[i].port < m->f->nports)
+		p = m->vports->v[i].port;
+	return p;
+}
+
 static unsigned
 build_one(struct sm_mcast *m, uint16_t mlid)
 {
-	const struct fabric *f = m->f;
 	struct mcast_group *g;
 	size_t n = 0, i;
 	uint32_t p;
@@ -183,7 +198,7 @@ build_one(struct sm_mcast *m, uint16_t mlid)
 			    sizeof(*m->mbuf));
 		}
 		for (i = 0; i < g->nmembers; i++) {
-			p = query_port_by_guid(f, g->members[i].port_guid);
+			p = member_port(m, g->members[i].port_guid);
 			if (p == FABRIC_NONE)
 				continue;
 			m->mbuf[n].port = p;
@@ -197,7 +212,7 @@ build_one(struct sm_mcast *m, uint16_t mlid)
 static bool
 port_present(void *arg, uint64_t guid)
 {
-	return query_port_by_guid(arg, guid) != FABRIC_NONE;
+	return member_port(arg, guid) != FABRIC_NONE;
 }
 
 static void
@@ -206,6 +221,12 @@ on_moved(void *arg, uint16_t from, uint16_t to)
 	log_warnx("mcast: MLID 0x%04x lies past the smallest MulticastFDBCap "
 	    "(%u): its groups now use MLID 0x%04x", from,
 	    *(const unsigned *)arg, to);
+}
+
+void
+sm_mcast_set_vports(struct sm_mcast *m, const struct vport_set *s)
+{
+	m->vports = s;
 }
 
 void
@@ -240,7 +261,7 @@ sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f)
 		    "MulticastFDBCap (%u) and none is free below it: their "
 		    "trees are not programmed",
 		    mcast_mlids_beyond_limit(m->store), limit);
-	k = mcast_prune(m->store, port_present, (void *)f, NULL, NULL);
+	k = mcast_prune(m->store, port_present, m, NULL, NULL);
 	if (k > 0)
 		log_info("mcast: %zu memberships of ports that left dropped", k);
 	m->trees = mcast_trees_new(f);

@@ -23,6 +23,7 @@
 
 struct ev_loop;
 struct fabric;
+struct vport_set;
 struct mad_engine;
 struct mcast_mft;
 struct mcast_store;
@@ -40,6 +41,10 @@ struct mcast_store *sm_mcast_store(struct sm_mcast *m);
 /* The model in use changed (f NULL: none). f must stay valid until the
  * next call. Rebuilds every tree; sends nothing. */
 void sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f);
+/* The vports of that model (NULL: none): members named by a vport GUID
+ * are reached through its physical port. Call before
+ * sm_mcast_set_fabric(); s must stay valid as f does. */
+void sm_mcast_set_vports(struct sm_mcast *m, const struct vport_set *s);
 /* Write every switch's differing blocks (master only). mkey: the M_Key
  * SMPs carry. */
 void sm_mcast_program(struct sm_mcast *m, uint64_t mkey);

@@ -524,6 +524,19 @@ status_json(struct show *s, const struct show_status *st)
 		json_object_end(j);
 	}
 
+	json_key(j, "vports");
+	if (!st->sweep->virt)
+		json_null(j);
+	else {
+		json_object_begin(j);
+		json_kv_uint(j, "hosts", st->sweep->vport_hosts);
+		json_kv_uint(j, "up", st->sweep->vports_up);
+		json_kv_uint(j, "own_lids", st->sweep->vport_own_lids);
+		json_kv_uint(j, "managed", st->sweep->vports_managed);
+		json_kv_uint(j, "vport_sweeps", st->sweep->vport_sweeps);
+		json_object_end(j);
+	}
+
 	json_key(j, "routing");
 	if (rep == NULL)
 		json_null(j);
@@ -753,6 +766,14 @@ status_text(struct show *s, const struct show_status *st)
 		sa_text(&t, st);
 	if (st->vfguid != NULL)
 		vfguid_text(&t, st->vfguid);
+	if (st->sweep->virt) {
+		table_cell(&t, "vports");
+		table_cell(&t, "%u hosts, %u up, %u with a LID of their own, "
+		    "%u managed; %" PRIu64 " vport sweeps",
+		    st->sweep->vport_hosts, st->sweep->vports_up,
+		    st->sweep->vport_own_lids, st->sweep->vports_managed,
+		    st->sweep->vport_sweeps);
+	}
 	table_cell(&t, "Log level");
 	table_cell(&t, "%s", st->log_level);
 	table_print(&t, &s->text);

@@ -264,6 +264,22 @@ write_sm_stats(struct sweep *sw, FILE *fp)
 	    c.sets, c.refused, c.bad_key);
 }
 
+/* Vports up (INIT or better; not the physical function) and those with a
+ * LID of their own, in the vport set in use. */
+static void
+vport_counts(const struct sweep *sw, unsigned *up, unsigned *own)
+{
+	*up = *own = 0;
+	for (uint32_t i = 0; sw->have_cur && i < sw->cur_vp->n; i++) {
+		const struct vport *vp = &sw->cur_vp->v[i];
+
+		if (vp->index == 0)
+			continue;
+		*up += vp->state >= PORT_INIT;
+		*own += vport_wants_lid(vp) && vp->lid != 0;
+	}
+}
+
 static void
 write_stats(struct sweep *sw)
 {
@@ -332,14 +348,7 @@ write_stats(struct sweep *sw)
 		const struct vports_result *v = &sw->last_vprog;
 		unsigned up = 0, own = 0;
 
-		for (uint32_t i = 0; sw->have_cur && i < sw->cur_vp->n; i++) {
-			const struct vport *vp = &sw->cur_vp->v[i];
-
-			if (vp->index == 0)
-				continue;
-			up += vp->state >= PORT_INIT;
-			own += vport_wants_lid(vp) && vp->lid != 0;
-		}
+		vport_counts(sw, &up, &own);
 		fprintf(s.fp, "vports.hosts %u\nvports.up %u\nvports.own_lids "
 		    "%u\nvports.managed %u\nvports.pkey_writes %u\n"
 		    "vports.lid_writes %u\nvports.armed %u\nvports.activated "
@@ -1756,6 +1765,8 @@ light_done(struct sweep *sw)
 void
 sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 {
+	unsigned up = 0, own = 0;
+
 	memset(st, 0, sizeof(*st));
 	st->state = state_name(sw->state);
 	st->subnet_up = sw->up;
@@ -1772,6 +1783,15 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 	st->failures_in_row = sw->failures_in_row;
 	st->programs = sw->programs;
 	st->last_program = sw->last_prog;
+	if (sw->o.virt_mode != 0) {
+		vport_counts(sw, &up, &own);
+		st->virt = true;
+		st->vport_hosts = sw->have_cur ? sw->cur_vp->nh : 0;
+		st->vports_up = up;
+		st->vport_own_lids = own;
+		st->vports_managed = sw->last_vprog.managed;
+		st->vport_sweeps = sw->vport_sweeps;
+	}
 }
 
 const struct fabric *

@@ -104,6 +104,13 @@ struct sweep_status {
 	uint64_t failures_in_row;
 	uint64_t programs;              /* heavy sweeps that programmed */
 	struct program_result last_program;
+	/* vports (virtualization ignore or enabled; else all 0, virt
+	 * false): hosts, vports up (INIT or better, not the physical
+	 * function), those with a LID of their own, managed by the last
+	 * vport programming, and vport sweeps */
+	bool virt;
+	unsigned vport_hosts, vports_up, vport_own_lids, vports_managed;
+	uint64_t vport_sweeps;
 };
 void sweep_get_status(const struct sweep *sw, struct sweep_status *st);
 /* The fabric and tables of the last completed heavy sweep (NULL before). */

@@ -27,8 +27,10 @@
 
 #include "core/fabric.h"
 #include "core/lft.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "mcast/tree.h"
+#include "partitions/partitions.h"
 #include "sa/attr.h"
 #include "sa/guidinfo.h"
 #include "sa/records.h"
@@ -672,19 +674,28 @@ END_TEST
 /* GetTable with mask over rec: the answer's records (copied to *out, to
  * be freed) and their number. */
 static size_t
-table(uint16_t attr, uint64_t smkey, uint64_t mask, const uint8_t *rec,
-    size_t rec_size, uint8_t **out)
+table_from(const struct transport_addr *from, uint16_t attr, uint64_t smkey,
+    uint64_t mask, const uint8_t *rec, size_t rec_size, uint8_t **out)
 {
+	uint8_t m[TRANSPORT_MAD_SIZE];
 	const uint8_t *r;
 	size_t len, n;
 
-	r = ask(MAD_GETTABLE, attr, smkey, mask, rec, rec_size, &len);
+	req(m, 2, MAD_GETTABLE, attr, smkey, mask, rec, rec_size);
+	r = ask_from(m, from, &len);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_uint_eq(status_of(r), 0);
 	n = payload(r) > 20 ? nrecs(r, len, rec_size) : 0;
 	*out = malloc(n * rec_size + 1);
 	memcpy(*out, r + 56, n * rec_size);
 	return n;
+}
+
+static size_t
+table(uint16_t attr, uint64_t smkey, uint64_t mask, const uint8_t *rec,
+    size_t rec_size, uint8_t **out)
+{
+	return table_from(&from_c0, attr, smkey, mask, rec, rec_size, out);
 }
 
 #define NR_LID          (1ULL << 0)
@@ -967,6 +978,134 @@ START_TEST(guidinfo_record_masks)
 }
 END_TEST
 
+
+/*
+ * vports behind c2 (LID 5): vport 1 (LID 9, its own, red 0x8001), vport 2
+ * (LID 10, blue 0x8002), vport 3 down (no LID), and the physical
+ * function (index 0), which has no records of its own. Physical ports
+ * have no known table: they share with every vport.
+ */
+#define VLID1 9
+#define VLID2 10
+#define VGUID(i) (0xc0ffee0000000000ULL + (i))
+#define VNGUID(i) (0xbeef000000000000ULL + (i))
+
+static struct vport_set VS;
+static struct pkey_table VPK[4];
+static uint16_t vkeys[4][1];
+
+static void
+vport_view(void)
+{
+	uint32_t h, v;
+
+	vport_set_init(&VS);
+	h = vport_host_add(&VS, c[2]);
+	for (unsigned i = 0; i < 4; i++) {
+		v = vport_add(&VS, h, (uint16_t)i);
+		VS.v[v].info_valid = 1;
+		VS.v[v].state = i == 3 ? PORT_DOWN : PORT_ACTIVE;
+		VS.v[v].flags = 0x04;           /* LIDRequired */
+		VS.v[v].own_lid = i == 1 ? VLID1 : i == 2 ? VLID2 : 0;
+		VS.v[v].node_guid = VNGUID(i);
+		snprintf(VS.v[v].desc, sizeof(VS.v[v].desc), "vm%u", i);
+		ck_assert(vport_set_guid(&VS, v, i == 0 ?
+		    F.ports[c[2]].guid : VGUID(i)));
+		vkeys[v][0] = i == 1 ? 0x8001 : i == 2 ? 0x8002 : 0;
+		VPK[v] = (struct pkey_table){ .guid = VS.v[v].guid,
+		    .port = F.nports + v, .keys = vkeys[v],
+		    .cap = i == 1 || i == 2 ? 1 : 0 };
+	}
+	vport_resolve_lids(&VS, &F);
+	ck_assert_uint_eq(VS.v[1].lid, VLID1);
+	ck_assert_uint_eq(VS.v[2].lid, VLID2);
+	ck_assert_uint_eq(VS.v[3].lid, 0);
+	V.vports = &VS;
+	V.vport_pk = VPK;
+	sa_set_view(sa, &V);
+}
+
+static const struct transport_addr from_v1 = { .lid = VLID1, .qpn = 1,
+    .qkey = TRANSPORT_QKEY_GSI };
+
+START_TEST(vport_records)
+{
+	uint8_t rec[112] = { 0 }, *o;
+	size_t n;
+
+	vport_view();
+	/* NodeRecord by a vport LID: the VM's node */
+	put16(rec, VLID1);
+	n = table(SA_ATTR_NODE_REC, 0, NR_LID, rec, 112, &o);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(get16(o), VLID1);
+	ck_assert_uint_eq(o[6], NODE_CA);
+	ck_assert_uint_eq(get64(o + 16), VNGUID(1));
+	ck_assert_uint_eq(get64(o + 24), VGUID(1));
+	ck_assert_uint_eq(o[40], 1);
+	ck_assert_str_eq((char *)o + 44, "vm1");
+	free(o);
+	/* by the vport GUID */
+	memset(rec, 0, sizeof(rec));
+	put64(rec + 24, VGUID(2));
+	n = table(SA_ATTR_NODE_REC, 0, NR_PORTGUID, rec, 112, &o);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(get16(o), VLID2);
+	free(o);
+	/* all: the ports and the two vports with a LID; the PF is c2 */
+	n = table(SA_ATTR_NODE_REC, 0, 0, rec, 112, &o);
+	ck_assert_uint_eq(n, NENDPORTS + 2);
+	free(o);
+	/* from vport 1 (red): not vport 2 (blue), nor its GUID */
+	n = table_from(&from_v1, SA_ATTR_NODE_REC, 0, 0, rec, 112, &o);
+	ck_assert_uint_eq(n, NENDPORTS + 1);
+	free(o);
+	n = table_from(&from_v1, SA_ATTR_NODE_REC, 0, NR_PORTGUID, rec, 112,
+	    &o);
+	ck_assert_uint_eq(n, 0);
+	free(o);
+	/* PortInfoRecord by a vport LID: its LID in PortInfo, the physical
+	 * port's number and width */
+	memset(rec, 0, sizeof(rec));
+	put16(rec, VLID2);
+	n = table(SA_ATTR_PORTINFO_REC, 0, PIR_LID, rec, 72, &o);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(get16(o), VLID2);
+	ck_assert_uint_eq(o[2], 1);
+	ck_assert_uint_eq(get16(o + 20), VLID2);
+	ck_assert_uint_eq(o[4 + 32] & 0x0f, PORT_ACTIVE);
+	ck_assert_uint_eq(o[35], 2);
+	ck_assert_uint_eq(get64(o + 4), 0);             /* M_Key hidden */
+	free(o);
+	/* from vport 1: vport 2's PortInfoRecord is out of scope */
+	n = table_from(&from_v1, SA_ATTR_PORTINFO_REC, 0, PIR_LID, rec, 72,
+	    &o);
+	ck_assert_uint_eq(n, 0);
+	free(o);
+	put16(rec, VLID1);
+	n = table_from(&from_v1, SA_ATTR_PORTINFO_REC, 0, PIR_LID, rec, 72,
+	    &o);
+	ck_assert_uint_eq(n, 1);
+	free(o);
+	/* GUIDInfoRecord: block 0 with the VPortGUID */
+	put16(rec, VLID1);
+	n = table(SA_ATTR_GUIDINFO_REC, 0, GIR_LID, rec, 72, &o);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(get16(o), VLID1);
+	ck_assert_uint_eq(get64(o + 8), VGUID(1));
+	free(o);
+	put16(rec, VLID2);
+	n = table_from(&from_v1, SA_ATTR_GUIDINFO_REC, 0, GIR_LID, rec, 72,
+	    &o);
+	ck_assert_uint_eq(n, 0);
+	free(o);
+	V.vports = NULL;
+	V.vport_pk = NULL;
+	sa_set_view(sa, &V);
+	vport_set_fini(&VS);
+}
+END_TEST
+
 #define SWIR_LID (1ULL << 0)
 
 START_TEST(switchinfo_record_masks)
@@ -1022,6 +1161,7 @@ sa_suite(void)
 	tcase_add_test(t, mft_record_masks);
 	tcase_add_test(t, guidinfo_record_masks);
 	tcase_add_test(t, switchinfo_record_masks);
+	tcase_add_test(t, vport_records);
 	suite_add_tcase(s, t);
 	return s;
 }

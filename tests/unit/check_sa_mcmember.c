@@ -15,6 +15,7 @@
 #include <infiniband/mad.h>
 
 #include "core/fabric.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "mcast/group.h"
 #include "partitions/partitions.h"
@@ -144,10 +145,13 @@ teardown(void)
 
 /* ---- requests */
 
+static struct vport_set VS;     /* test_vport_join: vports of ca0 */
+
+/* p past the fabric's ports: vport p - F.nports of VS */
 static void
 port_gid(uint8_t gid[16], uint32_t p)
 {
-	uint64_t g = F.ports[p].guid;
+	uint64_t g = p < F.nports ? F.ports[p].guid : VS.v[p - F.nports].guid;
 
 	for (int i = 0; i < 8; i++) {
 		gid[i] = (uint8_t)(PREFIX >> (56 - 8 * i));
@@ -606,6 +610,88 @@ START_TEST(test_port_gone)
 }
 END_TEST
 
+/* vports 1 (red 0x8001) and 2 (blue 0x8002) of ca0 (LIDs of their
+ * own), joining from their own GIDs */
+START_TEST(test_vport_join)
+{
+	struct pkey_table vpk[3];
+	uint16_t keys[3] = { 0, 0x8001, 0x8002 };
+	struct mcmember_rec a;
+	uint8_t b1[16], b2[16];
+	uint32_t h, v, v1, v2;
+	const struct mcast_group *g;
+
+	vport_set_init(&VS);
+	h = vport_host_add(&VS, ca[0]);
+	memset(vpk, 0, sizeof(vpk));
+	for (unsigned i = 0; i < 3; i++) {
+		v = vport_add(&VS, h, (uint16_t)i);
+		VS.v[v].info_valid = 1;
+		VS.v[v].state = PORT_ACTIVE;
+		VS.v[v].flags = 0x04;
+		VS.v[v].own_lid = i ? (uint16_t)(100 + i) : 0;
+		ck_assert(vport_set_guid(&VS, v, i ? 0xc0ffee00ULL + i :
+		    F.ports[ca[0]].guid));
+		vpk[v] = (struct pkey_table){ .guid = VS.v[v].guid,
+		    .port = F.nports + v, .keys = &keys[i], .cap = i ? 1 : 0 };
+	}
+	vport_resolve_lids(&VS, &F);
+	V.vports = &VS;
+	V.vport_pk = vpk;
+	sa_mcmember_state_view(ST, &V, &V);
+	v1 = F.nports + 1;
+	v2 = F.nports + 2;
+	mcmember_bcast_mgid(b1, 0x0001, 2);
+	mcmember_bcast_mgid(b2, 0x0002, 2);
+	/* vport 1 joins red's IPoIB group from its own GID: not a proxy */
+	ck_assert_uint_eq(req(MAD_SET, v1, v1, b1, 1, 0, NULL, &a),
+	    SA_STATUS_OK);
+	ck_assert(!a.proxy);
+	ck_assert_uint_eq(a.pkey & 0x7fff, 0x0001);
+	g = mcast_find(S, b1);
+	ck_assert_ptr_nonnull(g);
+	ck_assert_ptr_nonnull(mcast_member_find(g, 0xc0ffee01ULL));
+	/* ... and not blue's (its VPortPKeyTable lacks 0x0002) */
+	ck_assert_uint_eq(req(MAD_SET, v1, v1, b2, 1, 0, NULL, NULL),
+	    SA_STATUS_REQ_INVALID);
+	/* vport 2 may not join for vport 1 (no shared partition) */
+	ck_assert_uint_eq(req(MAD_SET, v2, v1, b2, 1, 0, NULL, NULL),
+	    SA_STATUS_REQ_INVALID);
+	ck_assert_uint_eq(req(MAD_SET, v2, v2, b2, 1, 0, NULL, NULL),
+	    SA_STATUS_OK);
+	/* the physical port (Default only) may not join blue */
+	ck_assert_uint_eq(JOIN(0, b2, 1), SA_STATUS_REQ_INVALID);
+	/* Get from vport 1: red's and Default's groups, not blue's */
+	{
+		struct mcmember_rec r;
+		struct sa_out out;
+
+		memset(&r, 0, sizeof(r));
+		call(MAD_GETTABLE, v1, 0, &r, false, &out, 100);
+		for (size_t i = 0; i < out.n; i++) {
+			mcmember_decode(out.recs + i * SA_MCMEMBER_REC_SIZE,
+			    &r);
+			ck_assert_uint_ne(r.pkey & 0x7fff, 0x0002);
+		}
+		sa_out_fini(&out);
+	}
+	/* vport 1 leaves */
+	ck_assert_uint_eq(req(MAD_DELETE, v1, v1, b1, 1, 0, NULL, &a),
+	    SA_STATUS_OK);
+	ck_assert_ptr_null(mcast_member_find(mcast_find(S, b1),
+	    0xc0ffee01ULL));
+	/* the VM stops: vport 2's membership goes with it */
+	VS.v[2].state = PORT_DOWN;
+	vport_resolve_lids(&VS, &F);
+	sa_mcmember_state_view(ST, &V, &V);
+	ck_assert_ptr_null(mcast_member_find(mcast_find(S, b2),
+	    0xc0ffee02ULL));
+	V.vports = NULL;
+	V.vport_pk = NULL;
+	vport_set_fini(&VS);
+}
+END_TEST
+
 static void
 count_line(void *arg, const char *line)
 {
@@ -646,6 +732,7 @@ suite(void)
 	tcase_add_test(t, test_get_scoping);
 	tcase_add_test(t, test_reload);
 	tcase_add_test(t, test_port_gone);
+	tcase_add_test(t, test_vport_join);
 	tcase_add_test(t, test_unjoinable_ports);
 	suite_add_tcase(s, t);
 	return s;
