@@ -110,7 +110,9 @@ struct sa_ctx {
 };
 
 /* Returns an SA status; records in out (for Set/Delete: the one record
- * the reply carries). */
+ * the reply carries). An error status from a Get, Set or Delete handler
+ * with exactly one record in out has that record in the error reply
+ * (otherwise the request's record comes back). */
 typedef unsigned (*sa_handler_fn)(const struct sa_ctx *c,
     const struct sa_req *q, struct sa_out *out);
 

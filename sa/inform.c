@@ -438,6 +438,52 @@ sa_inform_notice(struct sa *sa, const struct sa_notice *n)
 		notice(st, sa_current_view(sa), &st->ports, n);
 }
 
+/* A trap a port sent the SM, as a Notice to forward: its IssuerGID is the
+ * GID of the port at the trap's source LID (0: the SM's own port), as
+ * OpenSM fills it. False: not forwarded (traps 129-131, a port's error
+ * thresholds, are the SM's business; an unknown source). */
+static bool
+trap_notice(struct sa_notice *n, const struct sa_view *v,
+    const uint8_t *smp_notice, uint16_t slid)
+{
+	uint8_t b[SA_NOTICE_SIZE] = { 0 };
+	uint32_t p;
+
+	if (v == NULL || v->f == NULL)
+		return false;
+	memcpy(b, smp_notice, SA_NOTICE_SMP_SIZE);
+	sa_notice_decode(b, n);
+	if (n->generic && n->trap >= 129 && n->trap <= 131)
+		return false;
+	p = sa_end_by_lid(v, slid != 0 ? slid : v->sm_lid);
+	if (p == FABRIC_NONE)
+		return false;
+	make_gid(n->issuer_gid, v->subnet_prefix, sa_end_guid(v, p));
+	return true;
+}
+
+void
+sa_inform_trap(struct sa *sa, const uint8_t *smp_notice, uint16_t slid)
+{
+	struct inform_state *st = sa_attr_state(sa, SA_ATTR_INFORM_INFO);
+	struct sa_notice n;
+
+	if (st != NULL && trap_notice(&n, sa_current_view(sa), smp_notice,
+	    slid))
+		notice(st, sa_current_view(sa), &st->ports, &n);
+}
+
+void
+sa_inform_state_trap(void *state, const struct sa_view *v,
+    const uint8_t *smp_notice, uint16_t slid)
+{
+	struct inform_state *st = state;
+	struct sa_notice n;
+
+	if (trap_notice(&n, v, smp_notice, slid))
+		notice(st, v, &st->ports, &n);
+}
+
 static void
 gid_notice(struct sa_notice *n, const struct sa_view *v, uint16_t trap,
     const uint8_t gid[16], uint16_t group_pkey)

@@ -30,6 +30,7 @@
 #define SA_INFORM_SIZE          36      /* InformInfo */
 #define SA_INFORM_REC_SIZE      64      /* InformInfoRecord */
 #define SA_NOTICE_SIZE          80      /* Notice, IssuerGID included */
+#define SA_NOTICE_SMP_SIZE      64      /* a Notice in an SMP: no IssuerGID */
 #define SA_NOTICE_DETAILS       54
 
 /* Traps the SM issues (IBA 14.2.5.1). */
@@ -85,6 +86,12 @@ void sa_inform_notice(struct sa *sa, const struct sa_notice *n);
 void sa_inform_gid_trap(struct sa *sa, uint16_t trap, const uint8_t gid[16],
     uint16_t group_pkey);
 
+/* A trap the SM received (an SMP Notice, SA_NOTICE_SMP_SIZE bytes: no
+ * IssuerGID) from source LID slid (0: the SM's own port): reported to the
+ * matching subscribers with the IssuerGID of the port at slid, as OpenSM
+ * does (trap 144 to srp_daemon, for one). Traps 129-131 are not. */
+void sa_inform_trap(struct sa *sa, const uint8_t *smp_notice, uint16_t slid);
+
 extern const struct sa_attr sa_attr_inform;
 extern const struct sa_attr sa_attr_inform_rec;
 
@@ -108,6 +115,8 @@ void *sa_inform_state_new(struct ev_loop *loop, struct mad_engine *mad);
 void sa_inform_state_free(void *state);
 void sa_inform_state_notice(void *state, const struct sa_view *v,
     const struct sa_notice *n);
+void sa_inform_state_trap(void *state, const struct sa_view *v,
+    const uint8_t *smp_notice, uint16_t slid);
 void sa_inform_state_foreach(void *state,
     void (*cb)(void *arg, const struct sa_subscription_info *si), void *arg);
 void sa_inform_state_stats(void *state, struct sa_stats *st);

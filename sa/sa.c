@@ -254,14 +254,21 @@ reply_header(uint8_t *m, const uint8_t *req, size_t copy, uint8_t method,
 	mad_set_field(m, 0, IB_SA_ATTROFFS_F, 0);
 }
 
+/* An error reply: the request's record comes back, as OpenSM does, or
+ * rec (rec_size bytes, at most one MAD's data) when the handler gave one. */
 static void
 send_error(struct sa *sa, const struct transport_rx *rx, uint8_t method,
-    unsigned status)
+    unsigned status, const uint8_t *rec, size_t rec_size)
 {
 	uint8_t m[TRANSPORT_MAD_SIZE];
 
-	/* The request's record comes back, as OpenSM does. */
 	reply_header(m, rx->mad, TRANSPORT_MAD_SIZE, method, status);
+	if (rec != NULL) {
+		if (rec_size > SA_DATA_SIZE)
+			rec_size = SA_DATA_SIZE;
+		memset(m + SA_HDR_SIZE, 0, SA_DATA_SIZE);
+		memcpy(m + SA_HDR_SIZE, rec, rec_size);
+	}
 	sa->st.errors++;
 	send_reply(sa, rx, m, sizeof(m));
 }
@@ -360,7 +367,8 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 		 * a transport that lets them through. */
 		sa->st.malformed++;
 		if (rx->len >= TRANSPORT_MAD_SIZE)
-			send_error(sa, rx, q.method, SA_STATUS_BAD_VERSION);
+			send_error(sa, rx, q.method, SA_STATUS_BAD_VERSION,
+			    NULL, 0);
 		return;
 	}
 	if (!sa->serving || !sa->have_view) {
@@ -410,7 +418,12 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 	if (status == SA_STATUS_DROP)
 		sa->st.dropped++;
 	else if (status != SA_STATUS_OK)
-		send_error(sa, rx, q.method, status);
+		/* A Get, Set or Delete handler that failed with one record
+		 * has it sent (InformInfo: Subscribe 0, o13-13.1.1); tables
+		 * never carry their partial records. */
+		send_error(sa, rx, q.method, status,
+		    out.n == 1 && q.method != MAD_GETTABLE &&
+		    q.method != MAD_GETMULTI ? out.recs : NULL, a->rec_size);
 	else
 		send_records(sa, rx, &q, a, &out);
 	sa_out_fini(&out);

@@ -23,6 +23,7 @@ enum {
 	SR_ID = 0, SR_GID = 1, SR_PKEY = 2, SR_LEASE = 4, SR_KEY = 5,
 };
 #define SR_BIT(c) (UINT64_C(1) << (c))
+#define RID_MASK (SR_BIT(SR_ID) | SR_BIT(SR_GID) | SR_BIT(SR_PKEY))
 
 /* Byte offsets of what the component table and the RID need. */
 #define SR_OFF_GID      8
@@ -67,6 +68,11 @@ struct svc_state {
 	ev_timer timer;                 /* at the earliest expiry */
 	struct svc *v;
 	size_t n, cap;
+	/* RID index: (ServiceID, ServiceGID, ServiceP_Key) -> position in
+	 * v; open addressing, a slot holds position + 1 (0: empty), at most
+	 * half full. Put on append, rebuilt when records move. */
+	uint32_t *rslot;
+	size_t rcap;            /* a power of two, 0 before the first */
 	/* end port GUID -> port index in the view in use */
 	struct guid_hash ports;
 	double first;                   /* earliest expiry; 0: none */
@@ -103,12 +109,62 @@ pkey_valid(uint16_t k)
 }
 
 
+/* FNV-1a over the RID's bytes. */
+static size_t
+rid_hash(const uint8_t *rid)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (unsigned i = 0; i < SR_RID_BYTES; i++)
+		h = (h ^ rid[i]) * 0x100000001b3ull;
+	return (size_t)(h ^ h >> 32);
+}
+
+static void
+rid_insert(struct svc_state *st, size_t i)
+{
+	size_t m = st->rcap - 1, h = rid_hash(st->v[i].rec) & m;
+
+	while (st->rslot[h] != 0)
+		h = (h + 1) & m;
+	st->rslot[h] = (uint32_t)i + 1;
+}
+
+/* The index anew, sized for st->n (records moved or went). */
+static void
+rid_rebuild(struct svc_state *st)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * st->n + 2)
+		cap *= 2;
+	if (cap != st->rcap) {
+		free(st->rslot);
+		st->rslot = xcalloc(cap, sizeof(*st->rslot));
+		st->rcap = cap;
+	} else
+		memset(st->rslot, 0, cap * sizeof(*st->rslot));
+	for (size_t i = 0; i < st->n; i++)
+		rid_insert(st, i);
+}
+
+/* Record i (the last) was appended. */
+static void
+rid_add(struct svc_state *st, size_t i)
+{
+	if (2 * st->n + 2 > st->rcap)
+		rid_rebuild(st);
+	else
+		rid_insert(st, i);
+}
+
 static void
 drop(struct svc_state *st, size_t i)
 {
 	/* keep the order (ibsmctl shows oldest first) */
 	memmove(&st->v[i], &st->v[i + 1], (st->n - i - 1) * sizeof(*st->v));
 	st->n--;
+	rid_rebuild(st);
 	sync_stats(st);
 }
 
@@ -138,6 +194,7 @@ purge(struct svc_state *st, double now)
 	}
 	if (k != st->n) {
 		st->n = k;
+		rid_rebuild(st);
 		sync_stats(st);
 	}
 	arm(st);
@@ -237,12 +294,20 @@ answer(const struct sa_ctx *c, const struct sa_req *q, const struct svc *s,
 		memset(out + 32, 0, 16);
 }
 
+/* The record whose RID (the first SR_RID_BYTES) is rid's, -1 if none:
+ * a look in the index, whatever the number of records. */
 static ssize_t
 find_rid(const struct svc_state *st, const uint8_t *rid)
 {
-	for (size_t i = 0; i < st->n; i++)
-		if (memcmp(st->v[i].rec, rid, SR_RID_BYTES) == 0)
-			return (ssize_t)i;
+	size_t m, h;
+	uint32_t x;
+
+	if (st->rcap == 0)
+		return -1;
+	m = st->rcap - 1;
+	for (h = rid_hash(rid) & m; (x = st->rslot[h]) != 0; h = (h + 1) & m)
+		if (memcmp(st->v[x - 1].rec, rid, SR_RID_BYTES) == 0)
+			return (ssize_t)(x - 1);
 	return -1;
 }
 
@@ -295,6 +360,15 @@ sr_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	struct svc_state *st = c->state;
 
 	purge(st, c->now);
+	/* the whole RID given: at most one record, from the index */
+	if ((q->comp_mask & RID_MASK) == RID_MASK) {
+		ssize_t i = find_rid(st, q->rec);
+
+		if (i >= 0 && sa_comp_match(sr_comps, 37, q->comp_mask, q->rec,
+		    st->v[i].rec) && visible(st, c, q->requester, st->v[i].rec))
+			answer(c, q, &st->v[i], sa_out_add(out));
+		return SA_STATUS_OK;
+	}
 	for (size_t i = 0; i < st->n && !sa_out_full(out); i++) {
 		const struct svc *s = &st->v[i];
 
@@ -337,6 +411,8 @@ sr_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 			st->v = xreallocarray(st->v, st->cap, sizeof(*st->v));
 		}
 		s = &st->v[st->n++];
+		memcpy(s->rec, rec, sizeof(rec));
+		rid_add(st, st->n - 1);
 		sync_stats(st);
 	}
 	memcpy(s->rec, rec, sizeof(rec));
@@ -419,6 +495,7 @@ sr_view_changed(void *state, const struct sa_view *old,
 		k++;
 	}
 	st->n = k;
+	rid_rebuild(st);
 	sync_stats(st);
 	guid_hash_fini(&was);
 	arm(st);
@@ -447,6 +524,7 @@ sa_service_state_free(void *state)
 	if (st->loop != NULL)
 		ev_timer_stop(st->loop, &st->timer);
 	guid_hash_fini(&st->ports);
+	free(st->rslot);
 	free(st->v);
 	free(st);
 }

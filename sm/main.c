@@ -41,6 +41,7 @@
 #include "mad/smp.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
+#include "sa/inform.h"
 #include "sa/mcmember.h"
 #include "sa/sa.h"
 #include "sm/sminfo.h"
@@ -729,6 +730,17 @@ on_trap(void *arg, unsigned trap, uint16_t issuer)
 	}
 }
 
+/* Every trap received goes to the InformInfo subscribers asking for it
+ * (sa/inform decides which are forwarded; only a serving master does). */
+static void
+on_trap_notice(void *arg, const uint8_t *notice, uint16_t slid)
+{
+	struct daemon *d = arg;
+
+	if (d->sa != NULL)
+		sa_inform_trap(d->sa, notice, slid);
+}
+
 struct diff_ctx {
 	char restart[1024];
 };
@@ -1292,6 +1304,8 @@ main(int argc, char *argv[])
 			sa_free(d.sa);
 			d.sa = NULL;
 		}
+		if (d.sa != NULL)
+			sminfo_set_notice_cb(d.sm, on_trap_notice, &d);
 		sweep_set_adopt_hook(d.sweep, on_adopt, &d);
 		sweep_set_stats_hook(d.sweep, sa_stats_lines, &d);
 	}

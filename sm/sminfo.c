@@ -19,6 +19,8 @@ struct sminfo {
 	uint64_t mkey;
 	sminfo_trap_cb cb;
 	void *arg;
+	sminfo_notice_cb notice_cb;
+	void *notice_arg;
 	struct sminfo_counters c;
 };
 
@@ -135,6 +137,15 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	if (slid != 0)
 		reply(s, m, slid);
 	s->cb(s->arg, trap, issuer);
+	if (s->notice_cb != NULL)
+		s->notice_cb(s->notice_arg, d, slid);
+}
+
+void
+sminfo_set_notice_cb(struct sminfo *s, sminfo_notice_cb cb, void *arg)
+{
+	s->notice_cb = cb;
+	s->notice_arg = arg;
 }
 
 /* The unsolicited SMPs handled here, on both SM classes: SMInfo Get and

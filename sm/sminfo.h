@@ -26,6 +26,12 @@ typedef void (*sminfo_trap_cb)(void *arg, unsigned trap, uint16_t issuer);
 struct sminfo *sminfo_new(struct mad_engine *mad, struct smstate *ss,
     sminfo_trap_cb cb, void *arg);
 void sminfo_free(struct sminfo *s);
+/* Also hand every trap's Notice (the SMP's 64 data bytes) and its source
+ * LID (0: from this node) to cb, after the trap callback: the SA forwards
+ * it to subscribers. */
+typedef void (*sminfo_notice_cb)(void *arg, const uint8_t *notice,
+    uint16_t slid);
+void sminfo_set_notice_cb(struct sminfo *s, sminfo_notice_cb cb, void *arg);
 /* The M_Key this SM's port holds: requesters presenting it see the key. */
 void sminfo_set_mkey(struct sminfo *s, uint64_t mkey);
 

@@ -14,12 +14,16 @@
 #     the subscription. An HCA is unlinked, then linked again: the client
 #     prints a Report of trap 65, then one of trap 64, with that port's GID;
 #     a multicast group created and left with tests/sim/mcjoin gives
-#     Reports of traps 66 and 67 with its MGID.
+#     Reports of traps 66 and 67 with its MGID. A second subscriber asks
+#     for trap 144 only; a client setting IsSM on a third node makes ibsim
+#     send trap 144 to the SM, which forwards it to that subscriber alone,
+#     with the trapping port's IssuerLID and IssuerGID.
 #  3. sasub registers a ServiceRecord (saquery cannot Set): saquery -S
 #     shows it; one with a 3 s lease disappears by itself; a Delete removes
 #     the first one; unsubscribing empties saquery -I.
 # With SM=opensm the same steps pass against OpenSM 3.3.23 (Reports of 65
-# then 64, the records, the 3 s lease, Delete, unsubscribe), except step 1,
+# then 64, trap 144 forwarded, the records, the 3 s lease, Delete,
+# unsubscribe), except step 1,
 # skipped: the one justified difference (see man ibsmd, ClientReregister).
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
@@ -113,6 +117,40 @@ if [ "$SM" != opensm ]; then
 		fail "the Reports the client answered are not counted acknowledged"
 	"$IBSMCTL" --runtime-dir "$T/run" status | grep -q '4 subscriptions; 2 Reports sent, 2 acknowledged, 0 failed' ||
 		fail "ibsmctl status: $("$IBSMCTL" --runtime-dir "$T/run" status | grep 'SA events')"
+fi
+
+# ---- traps the SM receives, forwarded: 144 (capability change) when a
+# port's IsSM bit changes (ibsim sends it when a client sets SIM_SET_ISSM:
+# ibsim.c set_issm), as srp_daemon listens for IsDeviceManagement. A second
+# subscriber (another node, issm to receive Reports) asks for 144 only; a
+# client starting on a third node with IsSM makes that port trap.
+: "${UMAD_IDLE:=$(dirname "$IBSMD")/tests/fixture/umad_idle}"
+if [ -x "$UMAD_IDLE" ]; then
+	SUB2=sw3-h1
+	TRIG=sw5-h0
+	tguid=$(awk -v v="'$TRIG'" '$1 == "CA" && index($0, v) { print $4; exit }' "$T/disc.p")
+	tlid=$(awk -v v="'$TRIG'" '$1 == "CA" && index($0, v) { print $2; exit }' "$T/disc.p")
+	[ -n "$tguid" ] && [ -n "$tlid" ] || fail "no port GUID/LID for $TRIG in ibnetdiscover -p"
+	tgid=$(python3 -c 'import ipaddress,sys; print(ipaddress.IPv6Address((0xfe80 << 112) | int(sys.argv[1], 16)))' "$tguid")
+	SIM_HOST=$SUB2 SIM_SET_ISSM=1 LD_PRELOAD=$SIM_PRELOAD \
+		"$SASUB" -t 120 subscribe 144 >"$T/sasub144.out" 2>"$T/sasub144.err" 8>&- &
+	SUB2_PID=$!
+	_track "$SUB2_PID"
+	poll_until 30 grep -q 'subscribed trap 144 status 0x0000' "$T/sasub144.out" ||
+		fail "trap 144 subscription refused: $(cat "$T/sasub144.out" "$T/sasub144.err")"
+	SIM_HOST=$TRIG SIM_SET_ISSM=1 LD_PRELOAD=$SIM_PRELOAD \
+		"$UMAD_IDLE" 60 >"$T/idle.out" 2>&1 8>&- &
+	IDLE_PID=$!
+	_track "$IDLE_PID"
+	poll_until $LIMIT grep -q "report trap 144 .* issuer_lid $tlid .* issuer_gid $tgid\$" "$T/sasub144.out" ||
+		fail "no Report of trap 144 from $TRIG (LID $tlid, $tgid) within $LIMIT s: $(cat "$T/sasub144.out")"
+	grep -q "report trap 144 " "$T/sasub.out" &&
+		fail "the subscriber of 64-67 got a Report of trap 144"
+	log "$TRIG set IsSM: Report of trap 144 (issuer LID $tlid, IssuerGID $tgid) to the subscriber of 144 only"
+	_stop_pid "$IDLE_PID" 3
+	_stop_pid "$SUB2_PID" 3
+else
+	log "no umad_idle ($UMAD_IDLE): trap 144 not checked"
 fi
 
 # ---- multicast groups: trap 66 when one is created, 67 when it goes

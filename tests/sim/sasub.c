@@ -9,7 +9,9 @@
  *       gets and answers it with a ReportResp, until SECONDS (default 60)
  *       have passed:
  *         subscribed trap 65 status 0x0000
- *         report trap 65 gid fe80::2:c903:0:5 issuer_lid 1 type 4 producer 4
+ *         report trap 65 gid fe80::2:c903:0:5 issuer_lid 1 type 4 producer 4 issuer_gid fe80::2:c903:0:1
+ *       (gid: the GID in the details of traps 64-67, bytes 16-31 of the
+ *       Notice; issuer_gid: the IssuerGID, bytes 64-79)
  *   sasub [-t SECONDS] service ID NAME LEASE|inf
  *       ServiceRecord Set of service ID (hex) for this port's GID, then
  *       exits:
@@ -117,12 +119,13 @@ on_report(const struct ib_user_mad *um, const uint8_t *m)
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
 	struct ib_user_mad *r = (struct ib_user_mad *)buf;
 	const uint8_t *n = m + SA_DATA;
-	char gid[64];
+	char gid[64], issuer[64];
 
-	printf("report trap %u gid %s issuer_lid %u type %u producer %u\n",
+	printf("report trap %u gid %s issuer_lid %u type %u producer %u "
+	    "issuer_gid %s\n",
 	    (unsigned)get_be(n + 4, 2), gid_str(n + 16, gid, sizeof(gid)),
 	    (unsigned)get_be(n + 6, 2), n[0] & 0x7F,
-	    (unsigned)get_be(n + 1, 3));
+	    (unsigned)get_be(n + 1, 3), gid_str(n + 64, issuer, sizeof(issuer)));
 	fflush(stdout);
 	memset(buf, 0, sizeof(buf));
 	memcpy(umad_get_mad(r), m, MAD_SIZE);

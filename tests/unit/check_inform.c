@@ -477,6 +477,76 @@ START_TEST(matching)
 }
 END_TEST
 
+/* A trap in an SMP (64 bytes, no IssuerGID): generic, type 4, producer
+ * 1 (CA), the trap number, IssuerLID, a detail byte. */
+static void
+smp_notice(uint8_t *b, uint16_t trap, uint16_t issuer)
+{
+	memset(b, 0, SA_NOTICE_SMP_SIZE);
+	mad_set_field(b, 0, IB_NOTICE_IS_GENERIC_F, 1);
+	mad_set_field(b, 0, IB_NOTICE_TYPE_F, 4);
+	mad_set_field(b, 0, IB_NOTICE_PRODUCER_F, 1);
+	mad_set_field(b, 0, IB_NOTICE_TRAP_NUMBER_F, trap);
+	mad_set_field(b, 0, IB_NOTICE_ISSUER_LID_F, issuer);
+	b[16 + 9] = 0x5A;       /* trap 144: a CapabilityMask byte */
+}
+
+/* Traps the SM receives go to the subscribers asking for them, with the
+ * IssuerGID of the source port (OpenSM: of the port at the SLID); not
+ * 129-131, not from an unknown LID. */
+START_TEST(traps_forwarded)
+{
+	struct sa_inform ii = ii_trap(144, 1);
+	uint8_t b[SA_NOTICE_SMP_SIZE], gid[16];
+	const uint8_t *m;
+	uint16_t lid2 = F.ports[ca[2]].lid;
+	size_t base;
+
+	ck_assert_uint_eq(subscribe(ca[1], 0x66, &ii, false, NULL), 0);
+	ii = ii_trap(0xFFFF, 1);        /* every trap */
+	ck_assert_uint_eq(subscribe(ca[3], 0x67, &ii, false, NULL), 0);
+	base = fake_nsent();
+	smp_notice(b, 144, lid2);
+	sa_inform_state_trap(ST, &V, b, lid2);
+	settle();
+	ck_assert_uint_eq(fake_nsent(), base + 2);
+	for (size_t i = base; i < base + 2; i++) {
+		m = fake_sent(i)->mad;
+		ck_assert_uint_eq(mad_method_of(m), MAD_REPORT);
+		ck_assert_uint_eq(m[56 + 4] << 8 | m[56 + 5], 144);
+		ck_assert_uint_eq(m[56 + 6] << 8 | m[56 + 7], lid2);
+		ck_assert_uint_eq(m[56 + 16 + 9], 0x5A);
+		gid_of(gid, ca[2]);
+		ck_assert_mem_eq(m + 56 + 64, gid, 16);    /* IssuerGID */
+	}
+	ck_assert(fake_sent(base)->to.lid == F.ports[ca[1]].lid ||
+	    fake_sent(base + 1)->to.lid == F.ports[ca[1]].lid);
+	ck_assert(fake_sent(base)->to.lid == F.ports[ca[3]].lid ||
+	    fake_sent(base + 1)->to.lid == F.ports[ca[3]].lid);
+	/* another trap: only the subscriber of every trap */
+	smp_notice(b, 128, lid2);
+	sa_inform_state_trap(ST, &V, b, lid2);
+	settle();
+	ck_assert_uint_eq(fake_nsent(), base + 3);
+	ck_assert_uint_eq(fake_sent(base + 2)->to.lid, F.ports[ca[3]].lid);
+	/* from this node (SLID 0): the SM's port is the issuer */
+	sa_inform_state_trap(ST, &V, b, 0);
+	settle();
+	ck_assert_uint_eq(fake_nsent(), base + 4);
+	gid_of(gid, F.sm_port);
+	ck_assert_mem_eq(fake_sent(base + 3)->mad + 56 + 64, gid, 16);
+	/* not forwarded: 129-131, an unknown source */
+	for (uint16_t t = 129; t <= 131; t++) {
+		smp_notice(b, t, lid2);
+		sa_inform_state_trap(ST, &V, b, lid2);
+	}
+	smp_notice(b, 144, 999);
+	sa_inform_state_trap(ST, &V, b, 999);
+	settle();
+	ck_assert_uint_eq(fake_nsent(), base + 4);
+}
+END_TEST
+
 START_TEST(subscriber_leaves)
 {
 	struct sa_inform ii = ii_trap(64, 1);
@@ -517,6 +587,7 @@ suite(void)
 	tcase_add_test(tc, report_retried_then_failed);
 	tcase_add_test(tc, matching);
 	tcase_add_test(tc, subscriber_leaves);
+	tcase_add_test(tc, traps_forwarded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -48,14 +48,28 @@ test_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	(void)c;
 	for (unsigned i = 0; i < q->rec[0] && !sa_out_full(out); i++)
 		sa_out_add(out)[7] = (uint8_t)i;
-	return SA_STATUS_OK;
+	/* 0xEE: fail after the records (as a handler saying "this record,
+	 * and an error") */
+	return q->rec[1] == 0xEE ? SA_STATUS_REQ_INVALID : SA_STATUS_OK;
 }
 
+/* Set/Delete echo the record; 0xDD: dropped; 0xEE: REQ_INVALID with the
+ * record's byte 2 cleared (InformInfo's Subscribe 0); 0xEF: REQ_INVALID
+ * with no record. */
 static unsigned
 test_echo(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 {
+	uint8_t *r;
+
 	(void)c;
-	memcpy(sa_out_add(out), q->rec, 8);
+	if (q->rec[1] == 0xEF)
+		return SA_STATUS_REQ_INVALID;
+	r = sa_out_add(out);
+	memcpy(r, q->rec, 8);
+	if (q->rec[1] == 0xEE) {
+		r[2] = 0;
+		return SA_STATUS_REQ_INVALID;
+	}
 	return q->rec[1] == 0xDD ? SA_STATUS_DROP : SA_STATUS_OK;
 }
 
@@ -669,6 +683,53 @@ START_TEST(reply_methods)
 }
 END_TEST
 
+/* An error reply carries the handler's one record when it gave one
+ * (InformInfo answers a refused Set with Subscribe 0, as OpenSM), else the
+ * request's; a table's partial records never. */
+START_TEST(error_reply_record)
+{
+	uint8_t rec[64] = { 0 };
+	const uint8_t *r;
+
+	rec[0] = 1;
+	rec[1] = 0xEE;
+	rec[2] = 0x42;
+	rec[7] = 0x99;
+	r = ask(MAD_SET, TEST_ATTR, 1, 0, rec, 8, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r[3], 0x81);
+	ck_assert_uint_eq(status_of(r), 0x0200);
+	ck_assert_uint_eq(r[56 + 1], 0xEE);
+	ck_assert_uint_eq(r[56 + 2], 0);                /* the handler's */
+	ck_assert_uint_eq(r[56 + 7], 0x99);
+	ck_assert_uint_eq(get16(r + 44), 0);
+	r = ask(MAD_DELETE, TEST_ATTR, 1, 0, rec, 8, NULL);
+	ck_assert_uint_eq(r[3], 0x95);
+	ck_assert_uint_eq(status_of(r), 0x0200);
+	ck_assert_uint_eq(r[56 + 2], 0);
+	/* no record from the handler: the request's comes back */
+	rec[1] = 0xEF;
+	r = ask(MAD_SET, TEST_ATTR, 1, 0, rec, 8, NULL);
+	ck_assert_uint_eq(status_of(r), 0x0200);
+	ck_assert_uint_eq(r[56 + 1], 0xEF);
+	ck_assert_uint_eq(r[56 + 2], 0x42);
+	/* a Get with one record and an error: that record */
+	rec[1] = 0xEE;
+	r = ask(MAD_GET, TEST_ATTR, 1, 0, rec, 8, NULL);
+	ck_assert_uint_eq(status_of(r), 0x0200);
+	ck_assert_uint_eq(r[56 + 1], 0);
+	ck_assert_uint_eq(r[56 + 2], 0);
+	ck_assert_uint_eq(r[56 + 7], 0);
+	/* a GetTable with one record and an error: the request's */
+	r = ask(MAD_GETTABLE, TEST_ATTR, 1, 0, rec, 8, NULL);
+	ck_assert_uint_eq(r[3], 0x92);
+	ck_assert_uint_eq(status_of(r), 0x0200);
+	ck_assert_uint_eq(r[56 + 1], 0xEE);
+	ck_assert_uint_eq(r[56 + 2], 0x42);
+	ck_assert_uint_eq(stats().errors, 5);
+}
+END_TEST
+
 /* ---- component masks, per record kind (bits of ib_types.h) */
 
 /* GetTable with mask over rec: the answer's records (copied to *out, to
@@ -1143,6 +1204,7 @@ sa_suite(void)
 	tcase_add_test(t, gettable_none_is_empty);
 	tcase_add_test(t, gettable_error_has_offset_0);
 	tcase_add_test(t, gettable_is_rmpp_active);
+	tcase_add_test(t, error_reply_record);
 	tcase_add_test(t, set_read_only_dropped);
 	tcase_add_test(t, unknown_attr_or_method_dropped);
 	tcase_add_test(t, bad_class_version);

@@ -245,6 +245,91 @@ START_TEST(delete)
 }
 END_TEST
 
+/* Many records: every one found through the RID index (Get with ID, GID
+ * and P_Key; Set replacing; Delete) after appends, deletes, lease expiry
+ * and a port leaving moved them. */
+#define MANY 3000
+static bool
+found(unsigned i, uint32_t port, const char *name, double now)
+{
+	uint8_t r[SA_SERVICE_REC_SIZE], reply[SA_SERVICE_REC_SIZE];
+	size_t n;
+
+	make_rec(r, 0x5000 + i, port, 0xFFFF, 0, "");
+	n = get(ca[0], M_ID | M_GID | M_PKEY, r, false, now, reply);
+	ck_assert_uint_le(n, 1);
+	if (n == 1 && name != NULL)
+		ck_assert_str_eq((char *)reply + 48, name);
+	return n == 1;
+}
+
+START_TEST(rid_index_many)
+{
+	uint8_t r[SA_SERVICE_REC_SIZE];
+	char name[32];
+	struct sa_out out;
+	struct fabric F3;
+	struct sa_view V3;
+	unsigned i;
+
+	for (i = 0; i < MANY; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		/* every fifth with a 10 s lease */
+		make_rec(r, 0x5000 + i, ca[i % 4], 0xFFFF,
+		    i % 5 == 0 ? 10 : 0xFFFFFFFF, name);
+		ck_assert_uint_eq(set(ca[i % 4], M_ID | M_GID | M_PKEY |
+		    M_LEASE, r, 0, NULL), 0);
+	}
+	ck_assert_uint_eq(get(ca[0], 0, r, false, 1, NULL), MANY);
+	/* the same RID again: replaced, not added */
+	make_rec(r, 0x5000 + 7, ca[3], 0xFFFF, 0xFFFFFFFF, "again");
+	ck_assert_uint_eq(set(ca[3], M_ID | M_GID | M_PKEY | M_LEASE, r, 1,
+	    NULL), 0);
+	ck_assert_uint_eq(get(ca[0], 0, r, false, 1, NULL), MANY);
+	ck_assert(found(7, ca[3], "again", 1));
+	/* the same ID on another port's GID is another RID */
+	ck_assert(!found(7, ca[2], NULL, 1));
+	/* delete every third (not the leased ones) */
+	for (i = 1; i < MANY; i += 3) {
+		if (i % 5 == 0)
+			continue;
+		make_rec(r, 0x5000 + i, ca[i % 4], 0xFFFF, 0, "");
+		ck_assert_uint_eq(call(sa_attr_service.del, 0x15, ca[i % 4],
+		    M_ID | M_GID | M_PKEY, r, false, 1, &out), 0);
+		sa_out_fini(&out);
+	}
+	for (i = 0; i < MANY; i++) {
+		snprintf(name, sizeof(name), "s%u", i);
+		ck_assert_uint_eq(found(i, ca[i % 4], i == 7 ? "again" : name,
+		    2), !(i % 3 == 1 && i % 5 != 0));
+	}
+	/* the leases run out (the Get at 11 purges first) */
+	for (i = 0; i < MANY; i++)
+		ck_assert_uint_eq(found(i, ca[i % 4], NULL, 11),
+		    !(i % 3 == 1 && i % 5 != 0) && i % 5 != 0);
+	/* the fourth port leaves: its records go, the rest are found */
+	fabric_init(&F3);
+	{
+		uint32_t sw = testfab_switch(&F3, 8), n;
+
+		for (unsigned k = 0; k < 3; k++) {
+			n = testfab_ca(&F3, 1);
+			testfab_connect(&F3, sw, (uint8_t)(k + 1), n, 1);
+		}
+		testfab_lids(&F3);
+	}
+	V3 = V;
+	V3.f = &F3;
+	ck_assert_uint_eq(F3.ports[ca[2]].guid, F.ports[ca[2]].guid);
+	sa_attr_service.view_changed(ST, &V, &V3);
+	for (i = 0; i < MANY; i++)
+		ck_assert_uint_eq(found(i, ca[i % 4], NULL, 12),
+		    !(i % 3 == 1 && i % 5 != 0) && i % 5 != 0 && i % 4 != 3);
+	sa_attr_service.view_changed(ST, &V3, &V);
+	fabric_fini(&F3);
+}
+END_TEST
+
 START_TEST(lease_fake_clock)
 {
 	uint8_t r[SA_SERVICE_REC_SIZE], reply[SA_SERVICE_REC_SIZE];
@@ -421,6 +506,7 @@ suite(void)
 	tcase_add_test(tc, lease_timer);
 	tcase_add_test(tc, partition_scoping);
 	tcase_add_test(tc, port_leaves);
+	tcase_add_test(tc, rid_index_many);
 	suite_add_tcase(s, tc);
 	return s;
 }
