@@ -20,6 +20,8 @@ free_pkeys(struct vport_set *s)
 	for (uint32_t i = 0; i < s->n; i++) {
 		free(s->v[i].pkeys);
 		s->v[i].pkeys = NULL;
+		free(s->v[i].guids);
+		s->v[i].guids = NULL;
 	}
 }
 
@@ -53,6 +55,17 @@ vport_pkeys_alloc(struct vport_set *s, uint32_t v)
 	vp->pkeys = vp->pkey_cap ? xcalloc(vp->pkey_cap, sizeof(uint16_t)) :
 	    NULL;
 	return vp->pkeys;
+}
+
+uint64_t *
+vport_guids_alloc(struct vport_set *s, uint32_t v)
+{
+	struct vport *vp = &s->v[v];
+
+	free(vp->guids);
+	vp->guids = vp->vguid_cap ? xcalloc(vp->vguid_cap, sizeof(uint64_t)) :
+	    NULL;
+	return vp->guids;
 }
 
 uint32_t

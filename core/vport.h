@@ -37,6 +37,8 @@ struct vport {
 	char desc[65];          /* VNodeDescription, NUL-terminated */
 	uint16_t *pkeys;        /* [pkey_cap] the P_Key table to program, NULL:
 				 * leave it alone; owned by the set */
+	uint64_t *guids;        /* [vguid_cap] VPortGUIDInfo as read, NULL:
+				 * not read; owned by the set */
 };
 
 /* A virtualization-capable port and its vports. */
@@ -64,6 +66,9 @@ void vport_set_clear(struct vport_set *s);
  * any); returns it, NULL when pkey_cap is 0. */
 uint16_t *vport_pkeys_alloc(struct vport_set *s, uint32_t v);
 
+/* Give vport v a zeroed GUID table of its vguid_cap entries (replacing
+ * any); returns it, NULL when vguid_cap is 0. */
+uint64_t *vport_guids_alloc(struct vport_set *s, uint32_t v);
 /* Add a host for fabric port p; returns its index. */
 uint32_t vport_host_add(struct vport_set *s, uint32_t p);
 /* Add vport index of host h (zeroed but for port, host, index); returns

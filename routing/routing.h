@@ -33,6 +33,10 @@ struct route_report {
 				 * 0 no (a cycle), -1 not checked */
 	uint64_t blocks_changed; /* 64-entry LFT blocks that differ from the
 				  * previous tables (all, without them) */
+	/* filled by the SM after routing: vport LIDs whose entries were
+	 * copied from their physical port's, and the entries so set */
+	uint32_t vport_lids;
+	uint64_t vport_entries;
 };
 
 /* What an engine may be told besides the fabric. */

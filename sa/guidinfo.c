@@ -142,8 +142,8 @@ guidinfo_get(const struct sa_ctx *c, const struct sa_req *q,
 			memcpy(sa_out_add(out), tmp, sizeof(tmp));
 		}
 	}
-	/* vports with a LID: block 0, their VPortGUID at index 0 (the only
-	 * GUID the SM gives a vport) */
+	/* vports with a LID: their VPortGUIDInfo as read (VGUIDCap entries,
+	 * the VPortGUID at index 0), else block 0 with the VPortGUID */
 	for (p = 0; c->v->vports != NULL && p < c->v->vports->n &&
 	    !sa_out_full(out); p++) {
 		const struct vport *vp = &c->v->vports->v[p];
@@ -154,13 +154,25 @@ guidinfo_get(const struct sa_ctx *c, const struct sa_req *q,
 		if ((q->comp_mask & BIT(SA_GUIDINFO_COMP_LID)) &&
 		    vp->lid != lid)
 			continue;
-		memset(tmp, 0, sizeof(tmp));
-		sa_set_bits(tmp, 0, 16, vp->lid);
-		sa_set_bits(tmp, 64, 64, vp->guid);
-		if (!sa_comp_match(guidinfo_comp, NCOMP(guidinfo_comp), mask,
-		    q->rec, tmp))
-			continue;
-		memcpy(sa_out_add(out), tmp, sizeof(tmp));
+		for (unsigned b = 0; b == 0 || (vp->guids != NULL &&
+		    b * 8 < vp->vguid_cap && !sa_out_full(out)); b++) {
+			memset(tmp, 0, sizeof(tmp));
+			sa_set_bits(tmp, 0, 16, vp->lid);
+			sa_set_bits(tmp, 16, 8, b);
+			for (unsigned k = 0; k < 8; k++) {
+				unsigned e = b * 8 + k;
+				uint64_t g = vp->guids != NULL &&
+				    e < vp->vguid_cap ? vp->guids[e] : 0;
+
+				if (e == 0 && g == 0)
+					g = vp->guid;
+				sa_set_bits(tmp, 64 + 64 * k, 64, g);
+			}
+			if (!sa_comp_match(guidinfo_comp, NCOMP(guidinfo_comp),
+			    mask, q->rec, tmp))
+				continue;
+			memcpy(sa_out_add(out), tmp, sizeof(tmp));
+		}
 	}
 	return SA_STATUS_OK;
 }

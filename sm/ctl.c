@@ -394,6 +394,8 @@ cmd_vports(struct ctl *c, struct show *s, int argc, char **argv)
 				    vport_wants_lid(v));
 				json_kv_string(&s->j, "state",
 				    vport_state_name(v->state));
+				show_clean(v->desc, desc, sizeof(desc));
+				json_kv_string(&s->j, "description", desc);
 				json_key(&s->j, "pkeys");
 				json_array_begin(&s->j);
 			} else
@@ -413,8 +415,11 @@ cmd_vports(struct ctl *c, struct show *s, int argc, char **argv)
 			if (s->json) {
 				json_array_end(&s->j);
 				json_object_end(&s->j);
-			} else
-				show_printf(s, "%s\n", v->pkeys ? "" : " -");
+			} else {
+				show_clean(v->desc, desc, sizeof(desc));
+				show_printf(s, "%s \"%s\"\n", v->pkeys ? "" :
+				    " -", desc);
+			}
 		}
 		if (s->json) {
 			json_array_end(&s->j);

@@ -559,6 +559,8 @@ status_json(struct show *s, const struct show_status *st)
 		else
 			json_bool(j, rep->deadlock_free > 0);
 		json_kv_uint(j, "blocks_changed", rep->blocks_changed);
+		json_kv_uint(j, "vport_lids", rep->vport_lids);
+		json_kv_uint(j, "vport_entries", rep->vport_entries);
 		json_object_end(j);
 	}
 	if (st->more != NULL)
@@ -583,6 +585,11 @@ status_routing(struct table *t, const struct route_report *rep)
 	    "changed", rep->engine, rep->seconds, rep->lids, rep->unreachable,
 	    rep->max_port_load, rep->mean_port_load,
 	    deadlock_name(rep->deadlock_free), rep->blocks_changed);
+	if (rep->vport_lids > 0) {
+		table_cell(t, "vport LIDs");
+		table_cell(t, "%u forwarded as their physical ports' (%" PRIu64
+		    " LFT entries copied)", rep->vport_lids, rep->vport_entries);
+	}
 	for (last = ROUTE_HOPS_MAX; last > 0 && rep->hops[last] == 0; last--)
 		;
 	for (i = 0; i <= last; i++)

@@ -264,6 +264,27 @@ write_sm_stats(struct sweep *sw, FILE *fp)
 	    c.sets, c.refused, c.bad_key);
 }
 
+/* The LFT entries of vport LIDs become copies of their physical port's
+ * (vport_lft_copy), counted in the routing report. */
+static void
+copy_vport_lids(struct sweep *sw, const struct fabric *f)
+{
+	uint32_t n = 0;
+
+	sw->report.vport_entries = vport_lft_copy(sw->next_vp, f,
+	    sw->next_lft);
+	for (uint32_t i = 0; i < sw->next_vp->n; i++) {
+		const struct vport *v = &sw->next_vp->v[i];
+
+		n += v->lid != 0 && v->lid != f->ports[v->port].lid;
+	}
+	sw->report.vport_lids = n;
+	if (n > 0)
+		log_info("routing: %u vport LID%s forwarded as their physical "
+		    "ports' (%" PRIu64 " LFT entries copied)", n, n == 1 ? "" :
+		    "s", sw->report.vport_entries);
+}
+
 /* Vports up (INIT or better; not the physical function) and those with a
  * LID of their own, in the vport set in use. */
 static void
@@ -324,6 +345,8 @@ write_stats(struct sweep *sw)
 	    sw->report.deadlock_free, sw->report.blocks_changed,
 	    sw->report.max_port_load);
 	fprintf(s.fp, "routing_rebalances %" PRIu64 "\n", sw->rebalances);
+	fprintf(s.fp, "routing_vport_lids %u\nrouting_vport_entries %" PRIu64
+	    "\n", sw->report.vport_lids, sw->report.vport_entries);
 	fprintf(s.fp, "program.portinfo_sets %u\nprogram.switchinfo_sets %u\n"
 	    "program.lft_reads %u\nprogram.lft_writes %u\n"
 	    "program.pkey_reads %u\nprogram.pkey_writes %u\n",
@@ -357,6 +380,8 @@ write_stats(struct sweep *sw)
 		    sw->have_cur ? sw->cur_vp->nh : 0, up, own, v->managed,
 		    v->pkey_writes, v->lid_writes, v->armed, v->activated,
 		    v->smps, v->timeouts + v->errors, sw->vport_sweeps);
+		fprintf(s.fp, "vports.rereg_hosts %u\nvports.rereg_vports %u\n",
+		    v->rereg_hosts, v->rereg_vports);
 	}
 	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
 	    "inherit.lids_computed %u\n", sw->inherited.kept,
@@ -1192,7 +1217,7 @@ route_program(struct sweep *sw)
 	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {
 		if (lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
 			fatal("sweep: out of memory");
-		vport_lft_copy(sw->next_vp, sw->next, sw->next_lft);
+		copy_vport_lids(sw, sw->next);
 	}
 	sw->pk_fabric = sw->next;
 	build_pkeys(sw);
@@ -1648,7 +1673,7 @@ on_vports_reread(void *arg, const struct vports_result *r)
 		for (uint32_t s = 0; s < sw->next_lft->nsw; s++)
 			lft_row(sw->next_lft, s)[v->lid] = LFT_NO_ROUTE;
 	}
-	vport_lft_copy(sw->next_vp, f, sw->next_lft);
+	copy_vport_lids(sw, f);
 	sw->pk_fabric = f;
 	build_pkeys(sw);
 	program_start(sw->prog, f, sw->next_lft, sw->want,

@@ -47,6 +47,8 @@ struct vports {
 	struct guid_hash by_guid;
 	struct vmem *mem;
 	uint32_t nmem, memcap;
+	/* hosts (port GUIDs) told VClientReregister this mastership */
+	struct guid_hash rereg;
 };
 
 struct vreq {
@@ -57,6 +59,7 @@ struct vreq {
 	uint8_t method;
 	uint16_t attr;
 	uint32_t mod;
+	uint16_t block;         /* VPortGUIDInfo */
 	uint8_t round;
 	uint8_t has_data;
 	uint8_t data[SMP_DATA_SIZE];
@@ -74,6 +77,7 @@ vports_new(struct mad_engine *mad)
 	v->mad = mad;
 	v->window = 64;
 	guid_hash_init(&v->by_guid);
+	guid_hash_init(&v->rereg);
 	return v;
 }
 
@@ -84,6 +88,7 @@ vports_forget(struct vports *v)
 		free(v->mem[i].keys);
 	v->nmem = 0;
 	guid_hash_clear(&v->by_guid);
+	guid_hash_clear(&v->rereg);
 }
 
 void
@@ -95,6 +100,7 @@ vports_free(struct vports *v)
 	vports_forget(v);
 	free(v->mem);
 	guid_hash_fini(&v->by_guid);
+	guid_hash_fini(&v->rereg);
 	free(v);
 }
 
@@ -220,12 +226,13 @@ send_req(struct vreq *q)
 }
 
 static void
-ask(struct vports *v, uint32_t h, uint32_t vp, uint8_t method, uint16_t attr,
-    uint32_t mod, const uint8_t *data, void (*on)(struct vreq *,
-    const uint8_t *))
+ask_block(struct vports *v, uint32_t h, uint32_t vp, uint8_t method,
+    uint16_t attr, uint32_t mod, uint16_t block, const uint8_t *data,
+    void (*on)(struct vreq *, const uint8_t *))
 {
 	struct vreq *q = xcalloc(1, sizeof(*q));
 
+	q->block = block;
 	q->v = v;
 	q->gen = v->gen;
 	q->host = h;
@@ -252,6 +259,14 @@ ask(struct vports *v, uint32_t h, uint32_t vp, uint8_t method, uint16_t attr,
 	}
 }
 
+static void
+ask(struct vports *v, uint32_t h, uint32_t vp, uint8_t method, uint16_t attr,
+    uint32_t mod, const uint8_t *data, void (*on)(struct vreq *,
+    const uint8_t *))
+{
+	ask_block(v, h, vp, method, attr, mod, 0, data, on);
+}
+
 /* ---- discovery ---- */
 
 static void
@@ -275,6 +290,19 @@ on_vnode_info(struct vreq *q, const uint8_t *d)
 }
 
 static void
+on_vport_guids(struct vreq *q, const uint8_t *d)
+{
+	struct vport *vp = &q->v->s->v[q->vport];
+	uint64_t g[VATTR_GUIDS_PER_BLOCK];
+
+	vattr_guids_decode(d, g);
+	for (unsigned k = 0; k < VATTR_GUIDS_PER_BLOCK; k++)
+		if (vp->guids != NULL &&
+		    q->block * VATTR_GUIDS_PER_BLOCK + k < vp->vguid_cap)
+			vp->guids[q->block * VATTR_GUIDS_PER_BLOCK + k] = g[k];
+}
+
+static void
 on_vport_info(struct vreq *q, const uint8_t *d)
 {
 	struct vports *v = q->v;
@@ -293,6 +321,13 @@ on_vport_info(struct vreq *q, const uint8_t *d)
 		log_warnx("vports: port 0x%016" PRIx64 " vport %u: VPortGUID "
 		    "0x%016" PRIx64 " is used twice; ignored here",
 		    v->f->ports[vp->port].guid, vp->index, vi.guid);
+	/* its VGUIDCap GUIDs (entry 0 is the VPortGUID), once per sweep */
+	if (vp->guids == NULL && vport_guids_alloc(v->s, q->vport) != NULL)
+		for (unsigned b = 0; b * VATTR_GUIDS_PER_BLOCK < vi.vguid_cap;
+		    b++)
+			ask_block(v, q->host, q->vport, MAD_GET,
+			    VATTR_VPORT_GUIDS, vattr_mod_vport_block(vp->index,
+			    b), (uint16_t)b, NULL, on_vport_guids);
 }
 
 static void
@@ -403,11 +438,13 @@ on_vport_set(struct vreq *q, const uint8_t *d)
 }
 
 static void
-set_vport_info(struct vports *v, uint32_t i, uint8_t state, uint16_t lid)
+set_vport_info(struct vports *v, uint32_t i, uint8_t state, uint16_t lid,
+    uint8_t rereg)
 {
 	struct vport *vp = &v->s->v[i];
 	struct vattr_vport_info vi = {
-		.state = state, .flags = vp->flags & VATTR_VP_LID_REQUIRED,
+		.state = state,
+		.flags = (vp->flags & VATTR_VP_LID_REQUIRED) | rereg,
 		.vguid_cap = vp->vguid_cap, .lid = lid,
 		.lid_by_index = vp->lid_by, .guid = vp->guid,
 	};
@@ -427,10 +464,15 @@ program_vport_next(struct vports *v, uint32_t i)
 
 	if (!vport_is_managed(vp) || vp->lid == 0 || vp->cur_lid != vp->lid)
 		return;
-	if (vp->state == PORT_INIT)
-		set_vport_info(v, i, PORT_ARMED, vp->lid);
-	else if (vp->state == PORT_ARMED)
-		set_vport_info(v, i, PORT_ACTIVE, vp->lid);
+	if (vp->state == PORT_INIT) {
+		set_vport_info(v, i, PORT_ARMED, vp->lid, 0);
+	} else if (vp->state == PORT_ARMED) {
+		/* a VM's vport that becomes ACTIVE (started, or moved here)
+		 * is told to re-register its SA records */
+		v->res.rereg_vports++;
+		set_vport_info(v, i, PORT_ACTIVE, vp->lid,
+		    VATTR_VP_CLIENT_REREG);
+	}
 }
 
 static void
@@ -446,7 +488,7 @@ program_vport(struct vports *v, uint32_t i)
 		/* the physical function answers to its port's LID */
 		if (vp->info_valid && vp->lid != 0 && vp->cur_lid != vp->lid) {
 			v->res.lid_writes++;
-			set_vport_info(v, i, 0, vp->lid);
+			set_vport_info(v, i, 0, vp->lid, 0);
 		}
 		return;
 	}
@@ -479,13 +521,38 @@ program_vport(struct vports *v, uint32_t i)
 	m->index = vp->index;
 	if (vp->cur_lid != vp->lid) {
 		v->res.lid_writes++;
-		set_vport_info(v, i, 0, vp->lid);
+		set_vport_info(v, i, 0, vp->lid, 0);
 	} else if (v->vp_pending[i] == 0) {
 		program_vport_next(v, i);
 	}
 }
 
 /* ---- hosts, a window at a time ---- */
+
+/* VirtualizationInfo.VClientReregister, once per host per mastership (a
+ * restart or a takeover: the clients of every vport re-register their SA
+ * records with the new master). The other fields are written back as
+ * read; VPortStateChange is not written, so a change stays latched. */
+static void
+rereg_host(struct vports *v, uint32_t h)
+{
+	const struct vport_host *vh = &v->s->h[h];
+	uint64_t guid = v->f->ports[vh->port].guid;
+	struct vattr_virt_info vi = {
+		.vport_cap = vh->vport_cap, .index_top = vh->top,
+		.flags = (uint8_t)((vh->flags & VATTR_VI_ENABLE) |
+		    VATTR_VI_CLIENT_REREG),
+		.revision = VATTR_REVISION,
+	};
+	uint8_t d[SMP_DATA_SIZE];
+
+	if (!vh->valid || guid_hash_get(&v->rereg, guid) != GUID_HASH_NONE)
+		return;
+	guid_hash_put(&v->rereg, guid, 1);
+	vattr_virt_info_encode(&vi, d);
+	v->res.rereg_hosts++;
+	ask(v, h, FABRIC_NONE, MAD_SET, VATTR_VIRT_INFO, 0, d, NULL);
+}
 
 static void
 start_host(struct vports *v, uint32_t h)
@@ -500,6 +567,7 @@ start_host(struct vports *v, uint32_t h)
 		    v->kind == RUN_DISCOVER ? on_virt_info : on_poll);
 		break;
 	case RUN_PROGRAM:
+		rereg_host(v, h);
 		for (uint32_t i = 0; i < v->s->n; i++)
 			if (v->s->v[i].host == h)
 				program_vport(v, i);

@@ -26,6 +26,8 @@ struct vports_result {
 	unsigned smps;          /* SMPs sent */
 	unsigned timeouts, errors;
 	unsigned pkey_writes, lid_writes, armed, activated, clears;
+	unsigned rereg_hosts;   /* VirtualizationInfo.VClientReregister set */
+	unsigned rereg_vports;  /* VPortClientReregister with ACTIVE */
 	char first_failure[160];
 };
 
