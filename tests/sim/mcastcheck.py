@@ -10,6 +10,14 @@ ibroute -M for every switch's MulticastForwardingTable).
       ports, and no other CA port, are in the masks), include the switch of
       every send-only member (--send) without its port, and every leaf
       switch of the tree serves a member.
+  mcastcheck.py --mlid 0xc000 --recv h0,h5 --send h9 --links
+      the same check, then prints the tree's switch-to-switch links, one a
+      line: "descA"[portA] "descB"[portB] (ibsim's Unlink syntax).
+  mcastcheck.py --mlid 0xc000 --recv h0,h5 --avoid 'leaf0[5]' ...
+      the same check, and no mask holds the port named (a switch's
+      NodeDescription and port; repeatable): the tree does not use a link
+      that went down (its cable is gone from ibnetdiscover, so name both
+      ends).
   mcastcheck.py --mlid 0xc000 --absent
       no switch has an entry for the MLID.
   mcastcheck.py --count
@@ -139,6 +147,8 @@ def main():
     ap.add_argument('--absent', action='store_true')
     ap.add_argument('--count', action='store_true')
     ap.add_argument('--mftr', action='store_true')
+    ap.add_argument('--links', action='store_true')
+    ap.add_argument('--avoid', action='append', default=[])
     o = ap.parse_args()
 
     sws, peer, desc = cabling()
@@ -155,6 +165,13 @@ def main():
             sys.exit('MLID 0x%x still has entries: %s' % (o.mlid, ', '.join(
                 '%s %s' % (desc[g], sorted(m)) for g, m in masks.items())))
         return 0
+    for a in o.avoid:
+        m = re.match(r'^(.*)\[(\d+)\]$', a)
+        if not m:
+            sys.exit('--avoid %s: want desc[port]' % a)
+        for g, mk in masks.items():
+            if desc.get(g) == m.group(1) and int(m.group(2)) in mk:
+                sys.exit('the tree still uses %s (mask %s)' % (a, sorted(mk)))
     recv = set(x for x in o.recv.split(',') if x)
     send = set(x for x in o.send.split(',') if x)
     # the switch and port each member CA hangs off
@@ -219,6 +236,11 @@ def main():
     for g in nodes:
         if len(adj[g]) == 1 and g not in member_sws:
             sys.exit('leaf switch %s serves no member' % desc[g])
+    if o.links:
+        for line in sorted('"%s"[%d] "%s"[%d]' % tuple(
+                x for (g, p) in sorted(e, key=lambda gp: (desc[gp[0]], gp[1]))
+                for x in (desc[g], p)) for e in edges):
+            print(line)
     return 0
 
 
