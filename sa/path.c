@@ -524,7 +524,9 @@ path_query(struct query *qy)
 	/* A requester the fabric does not know: OpenSM drops the request. */
 	if (qy->requester == FABRIC_NONE)
 		return SA_STATUS_DROP;
-	/* Multicast destinations: no groups yet, so no paths. */
+	/* A multicast DGID: no records (paths to multicast groups are not
+	 * computed; a client learns the group's MLID, rate and MTU from its
+	 * MCMemberRecord answer). */
 	if ((qy->mask & PR_CM_DGID) && w->dgid[0] == 0xFF)
 		return SA_STATUS_OK;
 	rc = end_port(qy, PR_CM_SGID, w->sgid, PR_CM_SLID, w->slid, &s, &none);

@@ -112,7 +112,7 @@ usage(FILE *fp)
 "                             not up, naming what could not be reached)\n"
 "  -s, --sweep-interval SEC   light sweep period, 0.1 to 86400 seconds (default\n"
 "                             10; 0 = off)\n"
-"  -d, --state-dir DIR        state (guid2lid, stats) (default " IBSMD_STATEDIR "/<port-guid>)\n"
+"  -d, --state-dir DIR        state (guid2lid, alias_guids, stats) (default " IBSMD_STATEDIR "/<port-guid>)\n"
 "  -r, --runtime-dir DIR      lock and control socket (default " IBSMD_RUNDIR ")\n"
 "  -R, --routing-engine LIST  routing engines to try in order (default\n"
 "                             ftree,updn): ftree, updn, minhop\n"
