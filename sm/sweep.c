@@ -26,6 +26,7 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "routing/cdg.h"
+#include "routing/repair.h"
 
 enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
 		   ST_COUNT };
@@ -83,6 +84,7 @@ struct sweep {
 	/* ibsmctl reroute: the next complete heavy sweep routes afresh */
 	bool reroute;
 	uint64_t rebalances;            /* heals routed afresh, reroutes */
+	uint64_t repairs;               /* losses repaired in place */
 	/* The last tables routed afresh (a fresh start, a reroute), by
 	 * switch GUID: when links come back the fabric may be whole again,
 	 * and these are its balanced routes, reached from the degraded ones
@@ -266,6 +268,7 @@ write_stats(struct sweep *sw)
 	    sw->report.deadlock_free, sw->report.blocks_changed,
 	    sw->report.max_port_load);
 	fprintf(s.fp, "routing_rebalances %" PRIu64 "\n", sw->rebalances);
+	fprintf(s.fp, "routing_repairs %" PRIu64 "\n", sw->repairs);
 	fprintf(s.fp, "program.portinfo_sets %u\nprogram.switchinfo_sets %u\n"
 	    "program.lft_reads %u\nprogram.lft_writes %u\n"
 	    "program.pkey_reads %u\nprogram.pkey_writes %u\n",
@@ -918,6 +921,84 @@ rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 	lft_set_fini(&base);
 }
 
+/* Every node of the new model was in the model in use (and, as
+ * links_came_back() said no, every switch link too): nothing but losses. */
+static bool
+only_losses(const struct sweep *sw)
+{
+	for (uint32_t n = 0; n < sw->next->nnodes; n++)
+		if (fabric_node_by_guid(sw->cur, sw->next->nodes[n].guid) ==
+		    FABRIC_NONE)
+			return false;
+	return true;
+}
+
+/*
+ * Links or switches lost (or nothing changed): the tables in use with only
+ * the entries whose routes no longer arrive changed (routing/repair.h),
+ * when that writes fewer blocks than the engine's route, reaches every
+ * pair the engine's does, and, where the engine's tables are free of
+ * credit loops, is too. Otherwise the engine's route stands.
+ */
+static void
+repair(struct sweep *sw)
+{
+	const struct routing_engine *re = routing_engine_find(sw->report.engine);
+	enum repair_discipline d = re != NULL && re->deadlock_free ?
+	    REPAIR_UPDOWN : REPAIR_SHORTEST;
+	struct repair_result rr;
+	struct route_report rep = sw->report;
+	struct lft_set out;
+	uint64_t blocks, lost;
+	int acyclic;
+	char msg[256];
+
+	memset(&out, 0, sizeof(out));
+	if (repair_run(sw->next, sw->cur, sw->cur_lft, d, &out, &rr) < 0)
+		return;
+	blocks = routing_blocks_changed(sw->next, &out, sw->cur, sw->cur_lft);
+	if (blocks >= sw->report.blocks_changed) {
+		log_debug("routing: repair in place would change %" PRIu64
+		    " blocks, %s %" PRIu64 ": %s's routes used", blocks,
+		    sw->report.engine, sw->report.blocks_changed,
+		    sw->report.engine);
+		goto done;
+	}
+	if ((lost = repair_lost_pairs(sw->next, &out, sw->next_lft)) > 0) {
+		log_info("routing: repair in place leaves %" PRIu64 " pairs "
+		    "unreachable that %s reaches: %s's routes used", lost,
+		    sw->report.engine, sw->report.engine);
+		goto done;
+	}
+	acyclic = cdg_acyclic(sw->next, &out, NULL);
+	if (!acyclic && sw->report.deadlock_free == 1) {
+		log_info("routing: repair in place has a credit loop (%u routes "
+		    "outside up*down*, %u turning anew): %s's routes used",
+		    rr.not_updown, rr.new_turns, sw->report.engine);
+		goto done;
+	}
+	routing_report_fill(sw->next, &out, &rep);
+	rep.deadlock_free = acyclic;
+	rep.blocks_changed = blocks;
+	snprintf(msg, sizeof(msg), "routing: repaired in place: %" PRIu64
+	    " entries of %u LIDs changed (%u outside up*down*), %" PRIu64
+	    " blocks instead of %s's %" PRIu64 " (busiest port %u LIDs, %s)",
+	    rr.changed, rr.lids, rr.not_updown, blocks, sw->report.engine,
+	    sw->report.blocks_changed, rep.max_port_load, acyclic ?
+	    "deadlock-free" : "CREDIT LOOP");
+	if (rr.changed > 0)
+		log_info("%s", msg);
+	else
+		log_debug("%s", msg);
+	lft_set_fini(sw->next_lft);
+	*sw->next_lft = out;
+	memset(&out, 0, sizeof(out));
+	sw->report = rep;
+	sw->repairs++;
+done:
+	lft_set_fini(&out);
+}
+
 static void
 route_program(struct sweep *sw)
 {
@@ -945,6 +1026,9 @@ route_program(struct sweep *sw)
 		sw->rebalances++;
 	else if (sw->have_cur && sw->held.nsw == 0 && links_came_back(sw))
 		rebalance(sw, &ropts);
+	else if (sw->have_cur && sw->held.nsw == 0 && !sw->keep_routes &&
+	    only_losses(sw))
+		repair(sw);
 	if (sw->base_next)
 		save_base(sw);
 	if (!sw->reroute && (sw->held.nsw > 0 || held_from_cur(sw)))
