@@ -856,9 +856,10 @@ base_for_next(struct sweep *sw, struct lft_set *out)
 /* Links came back: besides the routes that keep the ports in use (in
  * next_lft), route preferring the balanced tables' ports, and afresh;
  * take the best spread (fewest LIDs on the busiest port, nothing less
- * reachable), and among equals the one that changes the fewest blocks of
- * the tables in place. After a flap that is the balanced tables again,
- * reached by writing back just the blocks the failure changed. */
+ * reachable), among equals the routes towards the balanced tables, and
+ * the routes in place only when no other spreads better or as well at
+ * fewer blocks. After a flap that is the balanced tables again, reached
+ * by writing back just the blocks the failure changed. */
 static void
 rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 {
@@ -888,14 +889,17 @@ rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 			continue;
 		cost[i] = routing_blocks_changed(sw->next, &cand[i], sw->cur,
 		    sw->cur_lft);
+		/* The routes towards the balanced tables are taken even when
+		 * the routes in place spread as evenly over ports at fewer
+		 * blocks: what the busiest port carries does not show how
+		 * routes pile up on cables, and the routes in place may have
+		 * been repaired around the fault (repair()), not balanced. */
 		if (rep[i].unreachable > sw->report.unreachable ||
 		    rep[i].max_port_load > sw->report.max_port_load ||
 		    (rep[i].max_port_load == sw->report.max_port_load &&
-		    cost[i] >= cost[2]))
+		    cost[i] >= cost[2] && (i != 0 || cost[i] == 0)))
 			continue;
-		if (best < 0 || rep[i].max_port_load < rep[best].max_port_load ||
-		    (rep[i].max_port_load == rep[best].max_port_load &&
-		    cost[i] < cost[best]))
+		if (best < 0 || rep[i].max_port_load < rep[best].max_port_load)
 			best = i;
 	}
 	if (best < 0) {
