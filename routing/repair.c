@@ -444,14 +444,14 @@ old_turns(struct rp *c, const uint8_t *const *prow, const uint16_t *pmax,
 
 int
 repair_run(const struct fabric *f, const struct fabric *prev_fabric,
-    const struct lft_set *prev, enum repair_discipline d, struct lft_set *out,
-    struct repair_result *r)
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, struct lft_set *out, struct repair_result *r)
 {
 	struct rp c;
 	const uint8_t **prow;
 	uint16_t *pmax, lid, max;
 	uint8_t *need, *row, old, cand[256];
-	uint32_t *cnt, *xs, sw, t, last, nb, nx, vmax, v, i;
+	uint32_t *cnt, *xs, sw, t, last, nb, nx, vmax, v, i, newt;
 	unsigned k;
 	bool any;
 
@@ -529,8 +529,16 @@ repair_run(const struct fabric *f, const struct fabric *prev_fabric,
 					fatalx("repair: no port one step nearer");
 				choose(&c, out, cnt, sw, lid, cand, k);
 			}
-		r->new_turns += settle(&c, out, cnt, lid, d == REPAIR_UPDOWN,
-		    xs, nx);
+		newt = settle(&c, out, cnt, lid, d == REPAIR_UPDOWN, xs, nx);
+		r->new_turns += newt;
+		if (newt > 0 && fallback != NULL && lid <= fallback->max_lid) {
+			/* turns the tables in use never made may close a
+			 * cycle: this LID is routed as the engine routes it */
+			for (sw = 0; sw < c.nsw; sw++)
+				lft_row(out, sw)[lid] = lft_row(fallback, sw)[lid];
+			r->engine_lids++;
+			continue;
+		}
 		for (i = 0; i < nx; i++) {
 			if (c.ev[xs[i]] == INF)
 				r->unroutable++;

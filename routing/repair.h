@@ -12,8 +12,10 @@
  * (then whatever comes down into it stays legal); else it goes up to a
  * switch whose route is up*down*; only where no such route is left (a fat
  * tree switch cut from the LID's subtree) it takes the shortest route
- * there is, as the engines' own fallbacks do. The caller checks the result
- * for credit loops (routing/cdg.h) and falls back to a full route. With
+ * that turns only where the previous tables turn (ftree's hub), and if
+ * there is none, the shortest there is, or the LID as the engine routes
+ * it (fallback). The caller checks the result for credit loops
+ * (routing/cdg.h) and falls back to a full route. With
  * REPAIR_SHORTEST (minhop) every repaired route is the shortest given the
  * routes kept. Among equally short choices the port carrying the fewest
  * LIDs of the switch's table is taken (kernel_spread).
@@ -36,16 +38,19 @@ struct repair_result {
 	uint32_t not_updown;    /* entries repaired outside up*down* */
 	uint32_t new_turns;     /* of those, turning where the previous
 				 * tables did not */
+	uint32_t engine_lids;   /* LIDs taken from fallback */
 };
 
 /*
  * out (sized here for f, owned by the caller on success: lft_set_fini)
  * receives prev (made for prev_fabric; switches matched by node GUID)
- * repaired for f. Returns 0, or -1 when there are no previous tables.
+ * repaired for f. fallback (the engine's tables for f, or NULL): a LID
+ * whose repair would turn where prev never turns takes its entries from
+ * it instead. Returns 0, or -1 when there are no previous tables.
  */
 int repair_run(const struct fabric *f, const struct fabric *prev_fabric,
-    const struct lft_set *prev, enum repair_discipline d, struct lft_set *out,
-    struct repair_result *r);
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, struct lft_set *out, struct repair_result *r);
 
 /* (switch, LID) pairs of f that ref's tables deliver and s's do not. */
 uint64_t repair_lost_pairs(const struct fabric *f, const struct lft_set *s,

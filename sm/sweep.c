@@ -939,10 +939,12 @@ only_losses(const struct sweep *sw)
 
 /*
  * Links or switches lost (or nothing changed): the tables in use with only
- * the entries whose routes no longer arrive changed (routing/repair.h),
- * when that writes fewer blocks than the engine's route, reaches every
- * pair the engine's does, and, where the engine's tables are free of
- * credit loops, is too. Otherwise the engine's route stands.
+ * the entries whose routes no longer arrive changed (routing/repair.h;
+ * a LID whose repair would turn where the tables never turned is routed
+ * as the engine routes it), when that writes fewer blocks than the
+ * engine's route, reaches every pair the engine's does, and, where the
+ * engine's tables are free of credit loops, is too. Otherwise the
+ * engine's route stands.
  */
 static void
 repair(struct sweep *sw)
@@ -958,7 +960,8 @@ repair(struct sweep *sw)
 	char msg[256];
 
 	memset(&out, 0, sizeof(out));
-	if (repair_run(sw->next, sw->cur, sw->cur_lft, d, &out, &rr) < 0)
+	if (repair_run(sw->next, sw->cur, sw->cur_lft, sw->next_lft, d, &out,
+	    &rr) < 0)
 		return;
 	blocks = routing_blocks_changed(sw->next, &out, sw->cur, sw->cur_lft);
 	if (blocks >= sw->report.blocks_changed) {
@@ -985,9 +988,10 @@ repair(struct sweep *sw)
 	rep.deadlock_free = acyclic;
 	rep.blocks_changed = blocks;
 	snprintf(msg, sizeof(msg), "routing: repaired in place: %" PRIu64
-	    " entries of %u LIDs changed (%u outside up*down*), %" PRIu64
-	    " blocks instead of %s's %" PRIu64 " (busiest port %u LIDs, %s)",
-	    rr.changed, rr.lids, rr.not_updown, blocks, sw->report.engine,
+	    " entries of %u LIDs changed (%u outside up*down*, %u LIDs as %s "
+	    "routes them), %" PRIu64 " blocks instead of %s's %" PRIu64
+	    " (busiest port %u LIDs, %s)", rr.changed, rr.lids, rr.not_updown,
+	    rr.engine_lids, sw->report.engine, blocks, sw->report.engine,
 	    sw->report.blocks_changed, rep.max_port_load, acyclic ?
 	    "deadlock-free" : "CREDIT LOOP");
 	if (rr.changed > 0)

@@ -91,7 +91,7 @@ run(const struct routing_engine *re, enum repair_discipline d,
 
 	memset(o, 0, sizeof(*o));
 	route(re, a, &old);
-	ck_assert_int_eq(repair_run(b, a, &old, d, &rep, &o->r), 0);
+	ck_assert_int_eq(repair_run(b, a, &old, NULL, d, &rep, &o->r), 0);
 	ck_assert_uint_eq(rep.nsw, old.nsw);
 	for (sw = 0; sw < old.nsw; sw++)
 		for (lid = 1; lid <= old.max_lid; lid++) {
@@ -300,6 +300,49 @@ START_TEST(test_ft2_spine_lost)
 }
 END_TEST
 
+/* ft3_8, ftree: an uplink of the hub (the bottom switch through which
+ * ftree routes between switches with no common ancestor) lost. Repaired
+ * alone, some routes must turn where the tables never turned; with the
+ * engine's tables as fallback those LIDs are routed as the engine routes
+ * them, and the whole is free of credit loops, reaches every pair and
+ * costs fewer blocks than the engine's own route. */
+START_TEST(test_hub_fallback)
+{
+	struct fabric a, b;
+	struct lft_set old, eng, rep;
+	struct repair_result r;
+	struct testfab_stats st;
+	char why[256] = "";
+
+	build(&a, FT3, 8);
+	build(&b, FT3, 8);
+	testfab_unlink(&b, 0, 5);
+	route(&re_ftree, &a, &old);
+	ck_assert_int_eq(lft_set_init(&eng, &b), 0);
+	ck_assert_msg(re_ftree.route(&b, &(struct routing_opts){ .prev = &old,
+	    .prev_fabric = &a }, &eng, why, sizeof(why)) == 0, "%s", why);
+	ck_assert_int_eq(repair_run(&b, &a, &old, NULL, REPAIR_UPDOWN, &rep,
+	    &r), 0);
+	ck_assert_uint_gt(r.new_turns, 0);
+	ck_assert_uint_eq(r.engine_lids, 0);
+	lft_set_fini(&rep);
+	ck_assert_int_eq(repair_run(&b, &a, &old, &eng, REPAIR_UPDOWN, &rep,
+	    &r), 0);
+	ck_assert_uint_gt(r.engine_lids, 0);
+	ck_assert_msg(cdg_acyclic(&b, &rep, NULL), "credit loop");
+	ck_assert_uint_eq(repair_lost_pairs(&b, &rep, &eng), 0);
+	testfab_check(&b, &rep, &st);
+	ck_assert_uint_eq(st.unreached, 0);
+	ck_assert_uint_lt(routing_blocks_changed(&b, &rep, &a, &old),
+	    routing_blocks_changed(&b, &eng, &a, &old));
+	lft_set_fini(&rep);
+	lft_set_fini(&eng);
+	lft_set_fini(&old);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+END_TEST
+
 /* No previous tables: nothing to repair. */
 START_TEST(test_no_prev)
 {
@@ -308,7 +351,7 @@ START_TEST(test_no_prev)
 	struct repair_result r;
 
 	build(&a, FT2, 4);
-	ck_assert_int_eq(repair_run(&a, NULL, NULL, REPAIR_UPDOWN, &s, &r), -1);
+	ck_assert_int_eq(repair_run(&a, NULL, NULL, NULL, REPAIR_UPDOWN, &s, &r), -1);
 	fabric_fini(&a);
 }
 END_TEST
@@ -329,6 +372,7 @@ main(void)
 	tcase_add_test(tc, test_ft3_updn);
 	tcase_add_test(tc, test_ft3_random);
 	tcase_add_test(tc, test_ft2_spine_lost);
+	tcase_add_test(tc, test_hub_fallback);
 	tcase_add_test(tc, test_no_prev);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
