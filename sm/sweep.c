@@ -860,44 +860,81 @@ base_for_next(struct sweep *sw, struct lft_set *out)
  * the routes in place only when no other spreads better or as well at
  * fewer blocks. After a flap that is the balanced tables again, reached
  * by writing back just the blocks the failure changed. */
+/* The balanced tables themselves as a candidate: when they reach every
+ * pair the engine's route does (and have no credit loop where its tables
+ * have none), the fabric is whole again as they knew it. */
+static int
+base_itself(struct sweep *sw, const struct lft_set *base, struct lft_set *out,
+    struct route_report *rep)
+{
+	size_t bytes = (size_t)base->nsw * ((size_t)base->max_lid + 1);
+	int acyclic;
+
+	if (lft_set_init(out, sw->next) < 0)
+		fatal("sweep: out of memory");
+	memcpy(out->port, base->port, bytes);
+	acyclic = cdg_acyclic(sw->next, out, NULL);
+	if (repair_lost_pairs(sw->next, out, sw->next_lft) > 0 ||
+	    (!acyclic && sw->report.deadlock_free == 1)) {
+		lft_set_fini(out);
+		return -1;
+	}
+	*rep = sw->report;
+	routing_report_fill(sw->next, out, rep);
+	rep->deadlock_free = acyclic;
+	return 0;
+}
+
+/* Links came back: besides the routes that keep the ports in use (in
+ * next_lft), the balanced tables themselves (the last routed afresh),
+ * routes preferring their ports, and routes afresh; take the best spread
+ * (fewest LIDs on the busiest port, nothing less reachable), among equals
+ * in that order, and the routes in place only when no other spreads
+ * better or as well at fewer blocks. After a flap that is the balanced
+ * tables again, reached by writing back just the blocks the failure
+ * changed. */
 static void
 rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 {
+	static const char *const how[3] = { "towards the balanced tables",
+	    "afresh", "back to the balanced tables" };
+	static const int order[3] = { 2, 0, 1 };
 	struct routing_opts o = *base_opts;
-	struct lft_set cand[2], base;
-	struct route_report rep[2];
-	uint64_t cost[3];
-	int best = -1, have[2] = { 0, 0 };
+	struct lft_set cand[3], base;
+	struct route_report rep[3];
+	uint64_t cost[3], here = sw->report.blocks_changed;
+	int best = -1, have[3] = { 0, 0, 0 }, i;
 
 	memset(cand, 0, sizeof(cand));
 	memset(&base, 0, sizeof(base));
-	cost[2] = sw->report.blocks_changed;
 	if (base_for_next(sw, &base) == 0) {
 		o.prev_fabric = sw->next;
 		o.prev = &base;
 		o.fresh = false;
 		have[0] = routing_run(sw->o.chain, sw->o.nchain, sw->next, &o,
 		    &cand[0], &rep[0], NULL) == 0;
+		have[2] = base_itself(sw, &base, &cand[2], &rep[2]) == 0;
 	}
 	o.prev_fabric = sw->cur;
 	o.prev = sw->cur_lft;
 	o.fresh = true;
 	have[1] = routing_run(sw->o.chain, sw->o.nchain, sw->next, &o, &cand[1],
 	    &rep[1], NULL) == 0;
-	for (int i = 0; i < 2; i++) {
-		if (!have[i])
+	for (int k = 0; k < 3; k++) {
+		if (!have[i = order[k]])
 			continue;
 		cost[i] = routing_blocks_changed(sw->next, &cand[i], sw->cur,
 		    sw->cur_lft);
-		/* The routes towards the balanced tables are taken even when
-		 * the routes in place spread as evenly over ports at fewer
-		 * blocks: what the busiest port carries does not show how
-		 * routes pile up on cables, and the routes in place may have
-		 * been repaired around the fault (repair()), not balanced. */
+		/* The balanced tables, and routes towards them, are taken even
+		 * when the routes in place spread as evenly over ports at
+		 * fewer blocks: what the busiest port carries does not show
+		 * how routes pile up on cables, and the routes in place may
+		 * have been repaired around the fault (repair()), not
+		 * balanced. */
 		if (rep[i].unreachable > sw->report.unreachable ||
 		    rep[i].max_port_load > sw->report.max_port_load ||
 		    (rep[i].max_port_load == sw->report.max_port_load &&
-		    cost[i] >= cost[2] && (i != 0 || cost[i] == 0)))
+		    cost[i] >= here && (i == 1 || cost[i] == 0)))
 			continue;
 		if (best < 0 || rep[i].max_port_load < rep[best].max_port_load)
 			best = i;
@@ -908,10 +945,9 @@ rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 	} else {
 		log_info("routing: links came back: %s rebalanced %s (busiest "
 		    "port %u -> %u LIDs, %" PRIu64 " blocks changed instead of "
-		    "%" PRIu64 ")", rep[best].engine, best == 0 ?
-		    "towards the balanced tables" : "afresh",
+		    "%" PRIu64 ")", rep[best].engine, how[best],
 		    sw->report.max_port_load, rep[best].max_port_load,
-		    cost[best], cost[2]);
+		    cost[best], here);
 		lft_set_fini(sw->next_lft);
 		*sw->next_lft = cand[best];
 		memset(&cand[best], 0, sizeof(cand[best]));
@@ -920,8 +956,8 @@ rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 		sw->rebalances++;
 		sw->base_next = best == 1;
 	}
-	lft_set_fini(&cand[0]);
-	lft_set_fini(&cand[1]);
+	for (i = 0; i < 3; i++)
+		lft_set_fini(&cand[i]);
 	lft_set_fini(&base);
 }
 
