@@ -11,8 +11,9 @@
 # --changed-since with --cut (every entry that differs from the saved
 # tables had a route crossing the cut cable). The cables: an edge's uplink
 # (pod1edge2 - pod1agg3), then an aggregation switch's uplink (pod2agg1 -
-# core5), each with the earlier still down. Last, both come back and the
-# fabric must be right again. The LFT blocks each failure wrote (ibsmd's
+# core5), each with the earlier still down. Last, both come back: the
+# fabric must be right again and its tables those of the fresh start
+# (--changed-since the first tables, nothing cut: no entry may differ). The LFT blocks each failure wrote (ibsmd's
 # smp.Set.LinearForwardingTable.sent) are logged and must be no more than
 # the blocks whose entries changed plus a few (nothing rewritten whole).
 # Skips under SM=opensm (no Set counters).
@@ -84,5 +85,8 @@ sim_cmd 'ReLink "pod1edge2"[8]' >/dev/null
 sim_cmd 'ReLink "pod2agg1"[6]' >/dev/null
 poll_until 60 fabcheck --updown --no-shortest --cdg >/dev/null || fail "fabric wrong after the cables came back"
 settle
-fc --updown --no-shortest --cdg >"$T/fc.out" || fail "fabric wrong after the heal: $(cat "$T/fc.out")"
-log "healed: $(head -1 "$T/fc.out")"
+fc --updown --no-shortest --cdg --changed-since "$T/r0.json" >"$T/fc.out" ||
+    fail "after the heal (tables must be the fresh start's): $(cat "$T/fc.out")"
+grep -q '^fabcheck: changed: 0 entries' "$T/fc.out" ||
+    fail "after the heal the tables differ from the fresh start's: $(cat "$T/fc.out")"
+log "healed, tables as on the fresh start: $(head -1 "$T/fc.out")"
