@@ -9,11 +9,12 @@
  * switches are closed upwards and no kept route depends on them. Broken
  * switches then get the shortest route their discipline allows into the
  * kept ones and each other: D values in ascending switch order (a down hop
- * goes to an earlier switch), U values in descending order, the rest by
- * relaxation. Each value is the length of the route the switch will take,
- * and values fall by one at every hop, so no loop can form. Ports are
- * chosen last, among the links to neighbours one step nearer, by the
- * switch's load (kernel_spread).
+ * goes to an earlier switch), U values in descending order, then the rest
+ * nearest first, each onto a neighbour already routed (settle()). Each
+ * value is the length of the route the switch will take, and values fall
+ * by one at every hop, so no loop can form. Ports are chosen among the
+ * links to neighbours one step nearer: the previous port when it is one,
+ * else the least loaded (kernel_spread).
  */
 #include "routing/repair.h"
 
@@ -442,6 +443,60 @@ old_turns(struct rp *c, const uint8_t *const *prow, const uint16_t *pmax,
 	}
 }
 
+/* New entries for the broken switches of lid (out holds the kept ones). */
+static void
+repair_lid(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *xs,
+    uint16_t lid, enum repair_discipline d, const struct lft_set *fallback,
+    struct repair_result *r)
+{
+	uint32_t t = c->lid_sw[lid], sw, nb = 0, nx = 0, vmax = 0, v, i, newt;
+	uint8_t cand[256];
+	unsigned k;
+
+	walk_all(c, out, lid);
+	values(c, d, lid);
+	for (sw = 0; sw < c->nsw; sw++) {
+		if (c->st[sw] == ST_OK)
+			continue;
+		if (sw == t) {
+			lft_row(out, sw)[lid] = c->lid_port[lid];
+			continue;
+		}
+		if (c->ev[sw] == INF) {
+			xs[nx++] = sw;
+			continue;
+		}
+		c->broken[nb++] = sw;
+		if (c->ev[sw] > vmax)
+			vmax = c->ev[sw];
+	}
+	for (v = 1; v <= vmax; v++)
+		for (i = 0; i < nb; i++) {
+			if (c->ev[sw = c->broken[i]] != v)
+				continue;
+			k = candidates(c, sw, cand);
+			if (k == 0)
+				fatalx("repair: no port one step nearer");
+			choose(c, out, cnt, sw, lid, cand, k);
+		}
+	newt = settle(c, out, cnt, lid, d == REPAIR_UPDOWN, xs, nx);
+	r->new_turns += newt;
+	if (newt > 0 && fallback != NULL && lid <= fallback->max_lid) {
+		/* turns the tables in use never made may close a cycle: this
+		 * LID is routed as the engine routes it */
+		for (sw = 0; sw < c->nsw; sw++)
+			lft_row(out, sw)[lid] = lft_row(fallback, sw)[lid];
+		r->engine_lids++;
+		return;
+	}
+	for (i = 0; i < nx; i++) {
+		if (c->ev[xs[i]] == INF)
+			r->unroutable++;
+		else if (d == REPAIR_UPDOWN)
+			r->not_updown++;
+	}
+}
+
 int
 repair_run(const struct fabric *f, const struct fabric *prev_fabric,
     const struct lft_set *prev, const struct lft_set *fallback,
@@ -450,9 +505,8 @@ repair_run(const struct fabric *f, const struct fabric *prev_fabric,
 	struct rp c;
 	const uint8_t **prow;
 	uint16_t *pmax, lid, max;
-	uint8_t *need, *row, old, cand[256];
-	uint32_t *cnt, *xs, sw, t, last, nb, nx, vmax, v, i, newt;
-	unsigned k;
+	uint8_t *need, *row, old;
+	uint32_t *cnt, *xs, sw, last;
 	bool any;
 
 	memset(r, 0, sizeof(*r));
@@ -497,55 +551,9 @@ repair_run(const struct fabric *f, const struct fabric *prev_fabric,
 			if (row[lid] != LFT_NO_ROUTE && row[lid] != 0)
 				cnt[(size_t)sw * 256 + row[lid]]++;
 	}
-	for (lid = 1; lid <= max && lid != 0; lid++) {
-		if (!need[lid])
-			continue;
-		t = c.lid_sw[lid];
-		walk_all(&c, out, lid);
-		values(&c, d, lid);
-		nb = nx = 0;
-		vmax = 0;
-		for (sw = 0; sw < c.nsw; sw++) {
-			if (c.st[sw] == ST_OK)
-				continue;
-			if (sw == t) {
-				lft_row(out, sw)[lid] = c.lid_port[lid];
-				continue;
-			}
-			if (c.ev[sw] == INF) {
-				xs[nx++] = sw;
-				continue;
-			}
-			c.broken[nb++] = sw;
-			if (c.ev[sw] > vmax)
-				vmax = c.ev[sw];
-		}
-		for (v = 1; v <= vmax; v++)
-			for (i = 0; i < nb; i++) {
-				if (c.ev[sw = c.broken[i]] != v)
-					continue;
-				k = candidates(&c, sw, cand);
-				if (k == 0)
-					fatalx("repair: no port one step nearer");
-				choose(&c, out, cnt, sw, lid, cand, k);
-			}
-		newt = settle(&c, out, cnt, lid, d == REPAIR_UPDOWN, xs, nx);
-		r->new_turns += newt;
-		if (newt > 0 && fallback != NULL && lid <= fallback->max_lid) {
-			/* turns the tables in use never made may close a
-			 * cycle: this LID is routed as the engine routes it */
-			for (sw = 0; sw < c.nsw; sw++)
-				lft_row(out, sw)[lid] = lft_row(fallback, sw)[lid];
-			r->engine_lids++;
-			continue;
-		}
-		for (i = 0; i < nx; i++) {
-			if (c.ev[xs[i]] == INF)
-				r->unroutable++;
-			else if (d == REPAIR_UPDOWN)
-				r->not_updown++;
-		}
-	}
+	for (lid = 1; lid <= max && lid != 0; lid++)
+		if (need[lid])
+			repair_lid(&c, out, cnt, xs, lid, d, fallback, r);
 	for (lid = 1; lid <= max && lid != 0; lid++) {
 		any = false;
 		for (sw = 0; sw < c.nsw; sw++) {
