@@ -26,6 +26,7 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "routing/cdg.h"
+#include "routing/kernel.h"
 #include "routing/repair.h"
 
 enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
@@ -93,6 +94,7 @@ struct sweep {
 	uint8_t *base_rows;             /* [base_nsw][base_max + 1] */
 	uint32_t base_nsw;
 	uint16_t base_max;
+	uint32_t base_links;            /* usable switch links they knew */
 	bool base_next;                 /* next_lft was routed afresh */
 	struct inherit *inh;
 	struct lft_set held;            /* the tables in place */
@@ -786,9 +788,10 @@ compute(struct sweep *sw)
 	route_program(sw);
 }
 
-/* A switch-to-switch link of the new model that the model in use did not
- * have (a link that came back, a switch added): routes kept from the
- * degraded fabric may now be less balanced than fresh ones. */
+/* A usable switch-to-switch link of the new model that the model in use
+ * did not have or could not use (a link that came back, a switch added):
+ * routes kept from the degraded fabric may now be less balanced than
+ * fresh ones. */
 static bool
 links_came_back(const struct sweep *sw)
 {
@@ -800,17 +803,36 @@ links_came_back(const struct sweep *sw)
 
 		if (port->num == 0 || port->peer == FABRIC_NONE ||
 		    nf->nodes[port->node].type != NODE_SWITCH ||
-		    nf->nodes[(pn = fabric_peer_node(nf, p))].type != NODE_SWITCH)
+		    nf->nodes[(pn = fabric_peer_node(nf, p))].type != NODE_SWITCH ||
+		    !kernel_link_usable(nf, p))
 			continue;
 		cn = fabric_node_by_guid(cf, nf->nodes[port->node].guid);
 		if (cn == FABRIC_NONE || port->num > cf->nodes[cn].nports)
 			return true;
 		cp = fabric_port_idx(cf, cn, port->num);
+		/* a link the model in use had but routing could not use (a
+		 * port DOWN at one end) comes back too */
 		if (cf->ports[cp].peer == FABRIC_NONE ||
-		    cf->nodes[fabric_peer_node(cf, cp)].guid != nf->nodes[pn].guid)
+		    cf->nodes[fabric_peer_node(cf, cp)].guid != nf->nodes[pn].guid ||
+		    !kernel_link_usable(cf, cp))
 			return true;
 	}
 	return false;
+}
+
+/* Usable switch-to-switch links of f (each end counted). */
+static uint32_t
+switch_links(const struct fabric *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t p = 0; p < f->nports; p++)
+		if (f->ports[p].num != 0 && f->ports[p].peer != FABRIC_NONE &&
+		    f->nodes[f->ports[p].node].type == NODE_SWITCH &&
+		    f->nodes[fabric_peer_node(f, p)].type == NODE_SWITCH &&
+		    kernel_link_usable(f, p))
+			n++;
+	return n;
 }
 
 /* Remember next_lft, routed afresh, as the balanced tables. */
@@ -830,6 +852,7 @@ save_base(struct sweep *sw)
 	}
 	sw->base_nsw = s->nsw;
 	sw->base_max = s->max_lid;
+	sw->base_links = switch_links(sw->next);
 }
 
 /* The balanced tables, laid out for the new model (switches it lacks are
@@ -954,7 +977,10 @@ rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 		sw->report = rep[best];
 		sw->report.blocks_changed = cost[best];
 		sw->rebalances++;
-		sw->base_next = best == 1;
+		/* routes afresh on a fabric still missing links the balanced
+		 * tables knew are not the whole fabric's balance */
+		sw->base_next = best == 1 &&
+		    switch_links(sw->next) >= sw->base_links;
 	}
 	for (i = 0; i < 3; i++)
 		lft_set_fini(&cand[i]);
