@@ -30,6 +30,8 @@
 #include "core/vport.h"
 #include "core/vattr.h"
 #include "routing/cdg.h"
+#include "routing/kernel.h"
+#include "routing/repair.h"
 
 enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
 		   ST_VPORT, ST_COUNT };
@@ -92,6 +94,7 @@ struct sweep {
 	/* ibsmctl reroute: the next complete heavy sweep routes afresh */
 	bool reroute;
 	uint64_t rebalances;            /* heals routed afresh, reroutes */
+	uint64_t repairs;               /* losses repaired in place */
 	/* The last tables routed afresh (a fresh start, a reroute), by
 	 * switch GUID: when links come back the fabric may be whole again,
 	 * and these are its balanced routes, reached from the degraded ones
@@ -100,6 +103,7 @@ struct sweep {
 	uint8_t *base_rows;             /* [base_nsw][base_max + 1] */
 	uint32_t base_nsw;
 	uint16_t base_max;
+	uint32_t base_links;            /* usable switch links they knew */
 	bool base_next;                 /* next_lft was routed afresh */
 	struct inherit *inh;
 	struct lft_set held;            /* the tables in place */
@@ -347,6 +351,7 @@ write_stats(struct sweep *sw)
 	fprintf(s.fp, "routing_rebalances %" PRIu64 "\n", sw->rebalances);
 	fprintf(s.fp, "routing_vport_lids %u\nrouting_vport_entries %" PRIu64
 	    "\n", sw->report.vport_lids, sw->report.vport_entries);
+	fprintf(s.fp, "routing_repairs %" PRIu64 "\n", sw->repairs);
 	fprintf(s.fp, "program.portinfo_sets %u\nprogram.switchinfo_sets %u\n"
 	    "program.lft_reads %u\nprogram.lft_writes %u\n"
 	    "program.pkey_reads %u\nprogram.pkey_writes %u\n",
@@ -1047,9 +1052,10 @@ compute(struct sweep *sw)
 	route_program(sw);
 }
 
-/* A switch-to-switch link of the new model that the model in use did not
- * have (a link that came back, a switch added): routes kept from the
- * degraded fabric may now be less balanced than fresh ones. */
+/* A usable switch-to-switch link of the new model that the model in use
+ * did not have or could not use (a link that came back, a switch added):
+ * routes kept from the degraded fabric may now be less balanced than
+ * fresh ones. */
 static bool
 links_came_back(const struct sweep *sw)
 {
@@ -1061,17 +1067,36 @@ links_came_back(const struct sweep *sw)
 
 		if (port->num == 0 || port->peer == FABRIC_NONE ||
 		    nf->nodes[port->node].type != NODE_SWITCH ||
-		    nf->nodes[(pn = fabric_peer_node(nf, p))].type != NODE_SWITCH)
+		    nf->nodes[(pn = fabric_peer_node(nf, p))].type != NODE_SWITCH ||
+		    !kernel_link_usable(nf, p))
 			continue;
 		cn = fabric_node_by_guid(cf, nf->nodes[port->node].guid);
 		if (cn == FABRIC_NONE || port->num > cf->nodes[cn].nports)
 			return true;
 		cp = fabric_port_idx(cf, cn, port->num);
+		/* a link the model in use had but routing could not use (a
+		 * port DOWN at one end) comes back too */
 		if (cf->ports[cp].peer == FABRIC_NONE ||
-		    cf->nodes[fabric_peer_node(cf, cp)].guid != nf->nodes[pn].guid)
+		    cf->nodes[fabric_peer_node(cf, cp)].guid != nf->nodes[pn].guid ||
+		    !kernel_link_usable(cf, cp))
 			return true;
 	}
 	return false;
+}
+
+/* Usable switch-to-switch links of f (each end counted). */
+static uint32_t
+switch_links(const struct fabric *f)
+{
+	uint32_t n = 0;
+
+	for (uint32_t p = 0; p < f->nports; p++)
+		if (f->ports[p].num != 0 && f->ports[p].peer != FABRIC_NONE &&
+		    f->nodes[f->ports[p].node].type == NODE_SWITCH &&
+		    f->nodes[fabric_peer_node(f, p)].type == NODE_SWITCH &&
+		    kernel_link_usable(f, p))
+			n++;
+	return n;
 }
 
 /* Remember next_lft, routed afresh, as the balanced tables. */
@@ -1091,6 +1116,7 @@ save_base(struct sweep *sw)
 	}
 	sw->base_nsw = s->nsw;
 	sw->base_max = s->max_lid;
+	sw->base_links = switch_links(sw->next);
 }
 
 /* The balanced tables, laid out for the new model (switches it lacks are
@@ -1117,46 +1143,87 @@ base_for_next(struct sweep *sw, struct lft_set *out)
 /* Links came back: besides the routes that keep the ports in use (in
  * next_lft), route preferring the balanced tables' ports, and afresh;
  * take the best spread (fewest LIDs on the busiest port, nothing less
- * reachable), and among equals the one that changes the fewest blocks of
- * the tables in place. After a flap that is the balanced tables again,
- * reached by writing back just the blocks the failure changed. */
+ * reachable), among equals the routes towards the balanced tables, and
+ * the routes in place only when no other spreads better or as well at
+ * fewer blocks. After a flap that is the balanced tables again, reached
+ * by writing back just the blocks the failure changed. */
+/* The balanced tables themselves as a candidate: when they reach every
+ * pair the engine's route does (and have no credit loop where its tables
+ * have none), the fabric is whole again as they knew it. */
+static int
+base_itself(struct sweep *sw, const struct lft_set *base, struct lft_set *out,
+    struct route_report *rep)
+{
+	size_t bytes = (size_t)base->nsw * ((size_t)base->max_lid + 1);
+	int acyclic;
+
+	if (lft_set_init(out, sw->next) < 0)
+		fatal("sweep: out of memory");
+	memcpy(out->port, base->port, bytes);
+	acyclic = cdg_acyclic(sw->next, out, NULL);
+	if (repair_lost_pairs(sw->next, out, sw->next_lft) > 0 ||
+	    (!acyclic && sw->report.deadlock_free == 1)) {
+		lft_set_fini(out);
+		return -1;
+	}
+	*rep = sw->report;
+	routing_report_fill(sw->next, out, rep);
+	rep->deadlock_free = acyclic;
+	return 0;
+}
+
+/* Links came back: besides the routes that keep the ports in use (in
+ * next_lft), the balanced tables themselves (the last routed afresh),
+ * routes preferring their ports, and routes afresh; take the best spread
+ * (fewest LIDs on the busiest port, nothing less reachable), among equals
+ * in that order, and the routes in place only when no other spreads
+ * better or as well at fewer blocks. After a flap that is the balanced
+ * tables again, reached by writing back just the blocks the failure
+ * changed. */
 static void
 rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 {
+	static const char *const how[3] = { "towards the balanced tables",
+	    "afresh", "back to the balanced tables" };
+	static const int order[3] = { 2, 0, 1 };
 	struct routing_opts o = *base_opts;
-	struct lft_set cand[2], base;
-	struct route_report rep[2];
-	uint64_t cost[3];
-	int best = -1, have[2] = { 0, 0 };
+	struct lft_set cand[3], base;
+	struct route_report rep[3];
+	uint64_t cost[3], here = sw->report.blocks_changed;
+	int best = -1, have[3] = { 0, 0, 0 }, i;
 
 	memset(cand, 0, sizeof(cand));
 	memset(&base, 0, sizeof(base));
-	cost[2] = sw->report.blocks_changed;
 	if (base_for_next(sw, &base) == 0) {
 		o.prev_fabric = sw->next;
 		o.prev = &base;
 		o.fresh = false;
 		have[0] = routing_run(sw->o.chain, sw->o.nchain, sw->next, &o,
 		    &cand[0], &rep[0], NULL) == 0;
+		have[2] = base_itself(sw, &base, &cand[2], &rep[2]) == 0;
 	}
 	o.prev_fabric = sw->cur;
 	o.prev = sw->cur_lft;
 	o.fresh = true;
 	have[1] = routing_run(sw->o.chain, sw->o.nchain, sw->next, &o, &cand[1],
 	    &rep[1], NULL) == 0;
-	for (int i = 0; i < 2; i++) {
-		if (!have[i])
+	for (int k = 0; k < 3; k++) {
+		if (!have[i = order[k]])
 			continue;
 		cost[i] = routing_blocks_changed(sw->next, &cand[i], sw->cur,
 		    sw->cur_lft);
+		/* The balanced tables, and routes towards them, are taken even
+		 * when the routes in place spread as evenly over ports at
+		 * fewer blocks: what the busiest port carries does not show
+		 * how routes pile up on cables, and the routes in place may
+		 * have been repaired around the fault (repair()), not
+		 * balanced. */
 		if (rep[i].unreachable > sw->report.unreachable ||
 		    rep[i].max_port_load > sw->report.max_port_load ||
 		    (rep[i].max_port_load == sw->report.max_port_load &&
-		    cost[i] >= cost[2]))
+		    cost[i] >= here && (i == 1 || cost[i] == 0)))
 			continue;
-		if (best < 0 || rep[i].max_port_load < rep[best].max_port_load ||
-		    (rep[i].max_port_load == rep[best].max_port_load &&
-		    cost[i] < cost[best]))
+		if (best < 0 || rep[i].max_port_load < rep[best].max_port_load)
 			best = i;
 	}
 	if (best < 0) {
@@ -1165,21 +1232,105 @@ rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 	} else {
 		log_info("routing: links came back: %s rebalanced %s (busiest "
 		    "port %u -> %u LIDs, %" PRIu64 " blocks changed instead of "
-		    "%" PRIu64 ")", rep[best].engine, best == 0 ?
-		    "towards the balanced tables" : "afresh",
+		    "%" PRIu64 ")", rep[best].engine, how[best],
 		    sw->report.max_port_load, rep[best].max_port_load,
-		    cost[best], cost[2]);
+		    cost[best], here);
 		lft_set_fini(sw->next_lft);
 		*sw->next_lft = cand[best];
 		memset(&cand[best], 0, sizeof(cand[best]));
 		sw->report = rep[best];
 		sw->report.blocks_changed = cost[best];
 		sw->rebalances++;
-		sw->base_next = best == 1;
+		/* routes afresh on a fabric still missing links the balanced
+		 * tables knew are not the whole fabric's balance */
+		sw->base_next = best == 1 &&
+		    switch_links(sw->next) >= sw->base_links;
 	}
-	lft_set_fini(&cand[0]);
-	lft_set_fini(&cand[1]);
+	for (i = 0; i < 3; i++)
+		lft_set_fini(&cand[i]);
 	lft_set_fini(&base);
+}
+
+/* Every node of the new model was in the model in use (and, as
+ * links_came_back() said no, every switch link too): nothing but losses. */
+static bool
+only_losses(const struct sweep *sw)
+{
+	for (uint32_t n = 0; n < sw->next->nnodes; n++)
+		if (fabric_node_by_guid(sw->cur, sw->next->nodes[n].guid) ==
+		    FABRIC_NONE)
+			return false;
+	return true;
+}
+
+/*
+ * Links or switches lost (or nothing changed): the tables in use with only
+ * the entries whose routes no longer arrive changed (routing/repair.h;
+ * a LID whose repair would turn where the tables never turned is routed
+ * as the engine routes it), when that writes fewer blocks than the
+ * engine's route, reaches every pair the engine's does, and, where the
+ * engine's tables are free of credit loops, is too. Otherwise the
+ * engine's route stands.
+ */
+static void
+repair(struct sweep *sw)
+{
+	const struct routing_engine *re = routing_engine_find(sw->report.engine);
+	enum repair_discipline d = re != NULL && re->deadlock_free ?
+	    REPAIR_UPDOWN : REPAIR_SHORTEST;
+	struct repair_result rr;
+	struct route_report rep = sw->report;
+	struct lft_set out;
+	uint64_t blocks, lost;
+	int acyclic;
+	char msg[256];
+
+	memset(&out, 0, sizeof(out));
+	if (repair_run(sw->next, sw->cur, sw->cur_lft, sw->next_lft, d, &out,
+	    &rr) < 0)
+		return;
+	blocks = routing_blocks_changed(sw->next, &out, sw->cur, sw->cur_lft);
+	if (blocks >= sw->report.blocks_changed) {
+		log_debug("routing: repair in place would change %" PRIu64
+		    " blocks, %s %" PRIu64 ": %s's routes used", blocks,
+		    sw->report.engine, sw->report.blocks_changed,
+		    sw->report.engine);
+		goto done;
+	}
+	if ((lost = repair_lost_pairs(sw->next, &out, sw->next_lft)) > 0) {
+		log_info("routing: repair in place leaves %" PRIu64 " pairs "
+		    "unreachable that %s reaches: %s's routes used", lost,
+		    sw->report.engine, sw->report.engine);
+		goto done;
+	}
+	acyclic = cdg_acyclic(sw->next, &out, NULL);
+	if (!acyclic && sw->report.deadlock_free == 1) {
+		log_info("routing: repair in place has a credit loop (%u routes "
+		    "outside up*down*, %u turning anew): %s's routes used",
+		    rr.not_updown, rr.new_turns, sw->report.engine);
+		goto done;
+	}
+	routing_report_fill(sw->next, &out, &rep);
+	rep.deadlock_free = acyclic;
+	rep.blocks_changed = blocks;
+	snprintf(msg, sizeof(msg), "routing: repaired in place: %" PRIu64
+	    " entries of %u LIDs changed (%u outside up*down*, %u LIDs as %s "
+	    "routes them), %" PRIu64 " blocks instead of %s's %" PRIu64
+	    " (busiest port %u LIDs, %s)", rr.changed, rr.lids, rr.not_updown,
+	    rr.engine_lids, sw->report.engine, blocks, sw->report.engine,
+	    sw->report.blocks_changed, rep.max_port_load, acyclic ?
+	    "deadlock-free" : "CREDIT LOOP");
+	if (rr.changed > 0)
+		log_info("%s", msg);
+	else
+		log_debug("%s", msg);
+	lft_set_fini(sw->next_lft);
+	*sw->next_lft = out;
+	memset(&out, 0, sizeof(out));
+	sw->report = rep;
+	sw->repairs++;
+done:
+	lft_set_fini(&out);
 }
 
 static void
@@ -1209,6 +1360,9 @@ route_program(struct sweep *sw)
 		sw->rebalances++;
 	else if (sw->have_cur && sw->held.nsw == 0 && links_came_back(sw))
 		rebalance(sw, &ropts);
+	else if (sw->have_cur && sw->held.nsw == 0 && !sw->keep_routes &&
+	    only_losses(sw))
+		repair(sw);
 	if (sw->base_next)
 		save_base(sw);
 	if (!sw->reroute && (sw->held.nsw > 0 || held_from_cur(sw)))

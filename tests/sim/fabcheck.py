@@ -35,6 +35,12 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
       most routes crossing one directed switch-to-switch cable, and
       max_port_lids the most CA LIDs one switch sends out of one port
       towards a switch. Printed on a second line (and in --json).
+  (g) with --changed-since FILE (tables kept by an earlier --save-routes
+      FILE) and --cut NODE[PORT] (repeatable): every (switch, LID) entry
+      that differs from the saved tables had, in the saved tables and
+      cabling, a route that crossed a cut cable or did not arrive (a
+      failure may change only the entries whose routes crossed it).
+      Entries and 64-LID blocks changed are counted in the summary.
 
 On a simulator the tools run with LD_PRELOAD=<libumad2sim.so> and the
 caller's IBSIM_SOCKNAME; on hardware use --no-preload. Exit 0 with a one-line
@@ -795,6 +801,81 @@ def read_fabric(diags, opts):
     return fab, lfts, sminfo
 
 
+def save_routes(fab, lfts, path):
+    """Tables and cabling as read, for a later --changed-since."""
+    data = {
+        'lfts': {'%x' % g: {str(l): p for l, p in t['lft'].items()}
+                 for g, t in lfts.items()},
+        'link': [[a, ap, b, bp] for (a, ap), (b, bp) in fab.link.items()],
+        'desc': {'%x' % g: n.desc for g, n in fab.nodes.items()},
+        'switch': ['%x' % g for g, n in fab.nodes.items() if n.kind == 'SW'],
+    }
+    with open(path, 'w') as f:
+        json.dump(data, f)
+
+
+def routes_changed(fab, lfts, opts, rep):
+    """(g): entries changed since the saved tables, each of whose saved
+    route must have crossed a cut cable or gone nowhere."""
+    with open(opts.changed_since) as f:
+        saved = json.load(f)
+    old = {int(g, 16): {int(l): p for l, p in t.items()}
+           for g, t in saved['lfts'].items()}
+    link = {(a, ap): (b, bp) for a, ap, b, bp in saved['link']}
+    desc = {int(g, 16): d for g, d in saved['desc'].items()}
+    sws = set(int(g, 16) for g in saved['switch'])
+    cut = set()
+    for ref in opts.cut:
+        d, p = parse_portref(ref)
+        ends = [(g, p) for g, dd in desc.items() if dd == d and (g, p) in link]
+        if not ends:
+            rep.add('changed', '--cut %s: no such cable in the saved cabling' % ref)
+        for e in ends:
+            cut.add(e)
+            cut.add(link[e])
+
+    def crosses(s, lid):
+        """Did the saved route of lid from switch s cross the cut (or not
+        arrive)?"""
+        cur, seen = s, set()
+        while cur in sws and cur not in seen:
+            seen.add(cur)
+            e = old.get(cur, {}).get(lid)
+            if e is None:
+                return True
+            if e == 0:
+                return False
+            if (cur, e) in cut:
+                return True
+            if (cur, e) not in link:
+                return True
+            cur = link[(cur, e)][0]
+        return cur in sws
+
+    changed, blocks, bad, crossing = 0, set(), 0, 0
+    for s in sorted(sws):
+        a = old.get(s, {})
+        b = lfts[s]['lft'] if s in lfts else {}
+        for lid in sorted(set(a) | set(b)):
+            if crosses(s, lid):
+                crossing += 1
+            if a.get(lid) == b.get(lid):
+                continue
+            changed += 1
+            blocks.add((s, lid // 64))
+            if not crosses(s, lid):
+                bad += 1
+                if bad <= 20:
+                    rep.add('changed', 'LID %d at %s: port %s -> %s, though its route '
+                            'did not cross %s' % (lid, desc.get(s, '0x%x' % s), a.get(lid),
+                                                  b.get(lid), ' '.join(opts.cut)))
+    if bad > 20:
+        rep.add('changed', '... %d more entries changed whose routes did not cross the cut'
+                % (bad - 20))
+    return {'entries': changed, 'blocks': len(blocks), 'crossing': crossing,
+            'unrelated': bad}
+
+
 def dump_lids(fab, path):
     with open(path, 'w') as f:
         for n in sorted(fab.nodes.values(), key=lambda n: n.guid):
@@ -835,6 +916,13 @@ def main():
     ap.add_argument('--dump-lids', metavar='FILE',
                     help='write "port-GUID LID LMC node[port]" for every port to FILE')
     ap.add_argument('--save-topology', metavar='FILE', help='keep ibnetdiscover output')
+    ap.add_argument('--save-routes', metavar='FILE',
+                    help='keep the tables and cabling as read, for --changed-since')
+    ap.add_argument('--changed-since', metavar='FILE',
+                    help='entries that differ from the tables --save-routes kept in FILE '
+                         'must have had routes crossing a --cut cable (or going nowhere)')
+    ap.add_argument('--cut', action='append', default=[], metavar='NODE[PORT]',
+                    help='a cable cut since --save-routes (with --changed-since); repeatable')
     ap.add_argument('--umad2sim', help='libumad2sim.so (default: $UMAD2SIM or the usual paths)')
     ap.add_argument('--no-preload', action='store_true', help='real fabric: no LD_PRELOAD')
     ap.add_argument('--prefix', help='command prefix for every tool, e.g. "sudo"')
@@ -849,8 +937,12 @@ def main():
         return 2
     if opts.dump_lids:
         dump_lids(fab, opts.dump_lids)
+    if opts.save_routes:
+        save_routes(fab, lfts, opts.save_routes)
     rep = Report()
     summary = check(fab, lfts, sminfo, opts, rep)
+    if opts.changed_since:
+        summary['changed'] = routes_changed(fab, lfts, opts, rep)
     summary['ok'] = rep.count() == 0
     summary['violations'] = rep.lines()
     summary['tool_runs'] = diags.calls
@@ -872,6 +964,11 @@ def main():
               ', channel dependencies acyclic (%d channels, %d dependencies)' % (
                   summary['cdg']['channels'], summary['cdg']['dependencies']),
               '' if not opts.down else ', down: ' + ' '.join(opts.down)))
+    if opts.changed_since:
+        c = summary['changed']
+        print('fabcheck: changed: %d entries in %d blocks, all on routes that crossed %s '
+              '(%d entries did)' % (c['entries'], c['blocks'], ' '.join(opts.cut),
+                                    c['crossing']))
     if opts.loads:
         ld = summary['loads']
         print('fabcheck: loads: max_link_load %d (%s) max_port_lids %d (%s) over %d CA pairs'

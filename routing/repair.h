@@ -1,0 +1,59 @@
+/*
+ * Repairing forwarding tables after losses: the tables in use, laid onto
+ * the model a sweep found, with only the (switch, LID) entries changed
+ * whose route no longer arrives (it crossed a lost link or switch, or now
+ * leads nowhere). Every other entry keeps its port, so a link failure
+ * writes only the blocks its routes touched. Pure computation, no I/O.
+ *
+ * Discipline. With REPAIR_UPDOWN (engines that promise deadlock freedom)
+ * switches are ordered by height above the switches with CAs, ties by GUID;
+ * a hop to a later switch goes up. A repaired entry keeps its route
+ * up*down*: a switch that can still reach the LID going only down does so
+ * (then whatever comes down into it stays legal); else it goes up to a
+ * switch whose route is up*down*; only where no such route is left (a fat
+ * tree switch cut from the LID's subtree) it takes the shortest route
+ * that turns only where the previous tables turn (ftree's hub), and if
+ * there is none, the shortest there is, or the LID as the engine routes
+ * it (fallback). The caller checks the result for credit loops
+ * (routing/cdg.h) and falls back to a full route. With
+ * REPAIR_SHORTEST (minhop) every repaired route is the shortest given the
+ * routes kept. Among equally short choices the port carrying the fewest
+ * LIDs of the switch's table is taken (kernel_spread).
+ */
+#ifndef IBSMD_REPAIR_H
+#define IBSMD_REPAIR_H
+
+#include <stdint.h>
+
+#include "core/fabric.h"
+#include "core/lft.h"
+
+enum repair_discipline { REPAIR_SHORTEST, REPAIR_UPDOWN };
+
+struct repair_result {
+	uint64_t kept;          /* (switch, LID) entries whose route arrives */
+	uint64_t changed;       /* entries given another port */
+	uint64_t unroutable;    /* entries left without a route */
+	uint32_t lids;          /* destination LIDs with an entry changed */
+	uint32_t not_updown;    /* entries repaired outside up*down* */
+	uint32_t new_turns;     /* of those, turning where the previous
+				 * tables did not */
+	uint32_t engine_lids;   /* LIDs taken from fallback */
+};
+
+/*
+ * out (sized here for f, owned by the caller on success: lft_set_fini)
+ * receives prev (made for prev_fabric; switches matched by node GUID)
+ * repaired for f. fallback (the engine's tables for f, or NULL): a LID
+ * whose repair would turn where prev never turns takes its entries from
+ * it instead. Returns 0, or -1 when there are no previous tables.
+ */
+int repair_run(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, struct lft_set *out, struct repair_result *r);
+
+/* (switch, LID) pairs of f that ref's tables deliver and s's do not. */
+uint64_t repair_lost_pairs(const struct fabric *f, const struct lft_set *s,
+    const struct lft_set *ref);
+
+#endif

@@ -1,0 +1,383 @@
+/*
+ * routing/repair on fabrics built in memory: the same fabric built twice,
+ * one copy with cables taken out. Tables routed on the whole copy are
+ * repaired for the damaged one and judged here, independently of the
+ * module: every changed entry's route crossed a lost cable or led nowhere
+ * on the whole fabric, every other entry is unchanged, every pair a fresh
+ * route reaches is reached (testfab_check), and the channel dependency
+ * graph has no cycle where the discipline promises it.
+ */
+#include <check.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fabric.h"
+#include "routing/cdg.h"
+#include "routing/repair.h"
+#include "routing/routing.h"
+#include "tests/unit/testfab.h"
+
+enum shape { FT2, FT3 };
+
+static void
+build(struct fabric *f, enum shape sh, unsigned k)
+{
+	fabric_init(f);
+	if (sh == FT2)
+		testfab_ft2(f, k);
+	else
+		testfab_ft3(f, k);
+	testfab_lids(f);
+}
+
+static void
+route(const struct routing_engine *re, const struct fabric *f,
+    struct lft_set *s)
+{
+	char why[256] = "";
+
+	ck_assert_int_eq(lft_set_init(s, f), 0);
+	ck_assert_msg(re->route(f, &(struct routing_opts){ 0 }, s, why,
+	    sizeof(why)) == 0, "%s failed: %s", re->name, why);
+}
+
+/* Does the route of lid from switch sw in s (made for a, the whole
+ * fabric) cross a cable of a that b lacks, or not arrive? */
+static bool
+affected(const struct fabric *a, const struct fabric *b,
+    const struct lft_set *s, uint32_t sw, uint16_t lid)
+{
+	uint32_t node = s->sw_node[sw], p, q, hops;
+
+	for (hops = 0; hops <= s->nsw; hops++) {
+		uint8_t e = lft_row(s, s->node_sw[node])[lid];
+
+		if (e == 0)
+			return !fabric_port_has_lid(&a->ports[a->nodes[node].port0],
+			    lid);
+		if (e == LFT_NO_ROUTE || e > a->nodes[node].nports)
+			return true;
+		p = fabric_port_idx(a, node, e);
+		if ((q = a->ports[p].peer) == FABRIC_NONE)
+			return true;
+		if (b->ports[p].peer != q)
+			return true;            /* the lost cable */
+		node = a->ports[q].node;
+		if (a->nodes[node].type != NODE_SWITCH)
+			return !fabric_port_has_lid(&a->ports[q], lid);
+	}
+	return true;                            /* a loop */
+}
+
+struct outcome {
+	struct repair_result r;
+	uint64_t changed, moved_unaffected, affected;
+	struct testfab_stats st, fresh;
+	int acyclic;
+	uint64_t lost;
+	uint64_t blocks, engine_blocks;  /* repair's, the engine's with prev */
+};
+
+/* Route a with re, repair for b, judge. */
+static void
+run(const struct routing_engine *re, enum repair_discipline d,
+    const struct fabric *a, const struct fabric *b, struct outcome *o)
+{
+	struct lft_set old, rep, fresh;
+	uint32_t sw;
+	uint16_t lid;
+
+	memset(o, 0, sizeof(*o));
+	route(re, a, &old);
+	ck_assert_int_eq(repair_run(b, a, &old, NULL, d, &rep, &o->r), 0);
+	ck_assert_uint_eq(rep.nsw, old.nsw);
+	for (sw = 0; sw < old.nsw; sw++)
+		for (lid = 1; lid <= old.max_lid; lid++) {
+			bool aff = affected(a, b, &old, sw, lid);
+			bool chg = lft_row(&old, sw)[lid] !=
+			    lft_row(&rep, sw)[lid];
+
+			o->affected += aff;
+			o->changed += chg;
+			if (chg && !aff)
+				o->moved_unaffected++;
+		}
+	testfab_check(b, &rep, &o->st);
+	o->acyclic = cdg_acyclic(b, &rep, NULL);
+	route(re, b, &fresh);
+	testfab_check(b, &fresh, &o->fresh);
+	o->lost = repair_lost_pairs(b, &rep, &fresh);
+	lft_set_fini(&fresh);
+	o->blocks = routing_blocks_changed(b, &rep, a, &old);
+	{
+		char why[256] = "";
+		struct routing_opts ro = { .prev_fabric = a, .prev = &old };
+
+		ck_assert_int_eq(lft_set_init(&fresh, b), 0);
+		ck_assert_msg(re->route(b, &ro, &fresh, why, sizeof(why)) == 0,
+		    "%s failed: %s", re->name, why);
+		o->engine_blocks = routing_blocks_changed(b, &fresh, a, &old);
+		lft_set_fini(&fresh);
+	}
+	lft_set_fini(&rep);
+	lft_set_fini(&old);
+}
+
+static void
+assert_good(const struct outcome *o, bool acyclic)
+{
+	ck_assert_msg(o->moved_unaffected == 0, "%llu entries changed whose "
+	    "route crossed no lost cable", (unsigned long long)
+	    o->moved_unaffected);
+	ck_assert_uint_eq(o->changed, o->r.changed);
+	ck_assert_msg(o->changed <= o->affected, "changed %llu > affected %llu",
+	    (unsigned long long)o->changed, (unsigned long long)o->affected);
+	ck_assert_msg(o->lost == 0, "%llu pairs a fresh route reaches are lost",
+	    (unsigned long long)o->lost);
+	ck_assert_msg(o->st.unreached <= o->fresh.unreached,
+	    "unreached %llu, fresh %llu", (unsigned long long)o->st.unreached,
+	    (unsigned long long)o->fresh.unreached);
+	if (acyclic)
+		ck_assert_msg(o->acyclic, "the repaired tables have a credit loop");
+}
+
+/* Nothing lost: nothing changes. */
+START_TEST(test_nothing_lost)
+{
+	struct fabric a, b;
+	struct outcome o;
+
+	build(&a, FT3, 4);
+	build(&b, FT3, 4);
+	run(&re_ftree, REPAIR_UPDOWN, &a, &b, &o);
+	ck_assert_uint_eq(o.changed, 0);
+	ck_assert_uint_eq(o.r.lids, 0);
+	ck_assert_uint_eq(o.st.unreached, 0);
+	run(&re_minhop, REPAIR_SHORTEST, &a, &b, &o);
+	ck_assert_uint_eq(o.changed, 0);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+END_TEST
+
+/* ft2_8, ftree: one leaf-spine cable lost. The spine cannot go down to
+ * that leaf any more; the other leaves move what they sent through it. */
+START_TEST(test_ft2_leaf_spine)
+{
+	struct fabric a, b;
+	struct outcome o;
+
+	build(&a, FT2, 8);
+	build(&b, FT2, 8);
+	/* leaf 2, port 8 goes to spine 3 */
+	testfab_unlink(&b, 2, 8);
+	run(&re_ftree, REPAIR_UPDOWN, &a, &b, &o);
+	assert_good(&o, true);
+	ck_assert_uint_eq(o.st.unreached, 0);
+	ck_assert_uint_eq(o.st.shortest, o.st.pairs);
+	ck_assert_uint_gt(o.changed, 0);
+	/* spine 3 to leaf 2's five LIDs, leaf 2 to spine 3's: through the hub */
+	ck_assert_uint_eq(o.r.not_updown, 6);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+END_TEST
+
+START_TEST(test_ft2_minhop)
+{
+	struct fabric a, b;
+	struct outcome o;
+
+	build(&a, FT2, 8);
+	build(&b, FT2, 8);
+	testfab_unlink(&b, 5, 6);
+	testfab_unlink(&b, 0, 5);
+	run(&re_minhop, REPAIR_SHORTEST, &a, &b, &o);
+	assert_good(&o, false);
+	ck_assert_uint_eq(o.st.unreached, 0);
+	ck_assert_uint_eq(o.st.shortest, o.st.pairs);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+END_TEST
+
+/* ft3, ftree and updn: one edge-aggregation cable, one aggregation-core
+ * cable, then both. */
+static void
+ft3_case(const struct routing_engine *re, unsigned k, int which)
+{
+	struct fabric a, b;
+	struct outcome o;
+	uint32_t agg0 = k * k / 2;
+
+	build(&a, FT3, k);
+	build(&b, FT3, k);
+	if (which & 1)          /* edge 1 of pod 0, up port to aggregation 0 */
+		testfab_unlink(&b, 1, k / 2 + 1);
+	if (which & 2)          /* aggregation 0 of pod 1, to a core */
+		testfab_unlink(&b, agg0 + k / 2, k / 2 + 1);
+	run(re, REPAIR_UPDOWN, &a, &b, &o);
+	fprintf(stderr, "%s k=%u cut %d: changed %llu of %llu affected, "
+	    "not up/down %u (new turns %u), acyclic %d, blocks %llu (engine "
+	    "%llu)\n", re->name, k, which,
+	    (unsigned long long)o.changed, (unsigned long long)o.affected,
+	    o.r.not_updown, o.r.new_turns, o.acyclic,
+	    (unsigned long long)o.blocks, (unsigned long long)o.engine_blocks);
+	assert_good(&o, true);
+	ck_assert_uint_eq(o.st.unreached, 0);
+	ck_assert_uint_gt(o.changed, 0);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+
+START_TEST(test_ft3_ftree)
+{
+	for (int w = 1; w <= 3; w++)
+		ft3_case(&re_ftree, 4, w);
+	for (int w = 1; w <= 3; w++)
+		ft3_case(&re_ftree, 8, w);
+}
+END_TEST
+
+START_TEST(test_ft3_updn)
+{
+	for (int w = 1; w <= 3; w++)
+		ft3_case(&re_updn, 8, w);
+}
+END_TEST
+
+/* A share of the cables lost at random, every discipline. */
+START_TEST(test_ft3_random)
+{
+	static const double frac[] = { 0.02, 0.05, 0.1 };
+	struct fabric a, b;
+	struct outcome o;
+	unsigned i, seed;
+
+	for (i = 0; i < 3; i++)
+		for (seed = 1; seed <= 4; seed++) {
+			build(&a, FT3, 8);
+			build(&b, FT3, 8);
+			ck_assert_uint_gt(testfab_remove_links(&b, frac[i],
+			    seed), 0);
+			run(&re_ftree, REPAIR_UPDOWN, &a, &b, &o);
+			fprintf(stderr, "ftree ft3_8 %.2f seed %u: changed %llu, "
+			    "not up/down %u (new turns %u), acyclic %d, blocks "
+			    "%llu (engine %llu)\n", frac[i], seed,
+			    (unsigned long long)o.changed, o.r.not_updown,
+			    o.r.new_turns, o.acyclic, (unsigned long long)o.blocks,
+			    (unsigned long long)o.engine_blocks);
+			assert_good(&o, false);
+			ck_assert_uint_eq(o.st.unreached, o.fresh.unreached);
+			run(&re_minhop, REPAIR_SHORTEST, &a, &b, &o);
+			assert_good(&o, false);
+			ck_assert_uint_eq(o.st.unreached, 0);
+			ck_assert_uint_eq(o.st.shortest, o.st.pairs);
+			fabric_fini(&a);
+			fabric_fini(&b);
+		}
+}
+END_TEST
+
+/* A spine cut off: every route through it moves, its own LID goes. */
+START_TEST(test_ft2_spine_lost)
+{
+	struct fabric a, b;
+	struct outcome o;
+	unsigned i;
+
+	build(&a, FT2, 8);
+	build(&b, FT2, 8);
+	for (i = 1; i <= 8; i++)
+		testfab_unlink(&b, 9, (uint8_t)i);
+	run(&re_updn, REPAIR_UPDOWN, &a, &b, &o);
+	assert_good(&o, true);
+	ck_assert_uint_eq(o.st.unreached, o.fresh.unreached);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+END_TEST
+
+/* ft3_8, ftree: an uplink of the hub (the bottom switch through which
+ * ftree routes between switches with no common ancestor) lost. Repaired
+ * alone, some routes must turn where the tables never turned; with the
+ * engine's tables as fallback those LIDs are routed as the engine routes
+ * them, and the whole is free of credit loops, reaches every pair and
+ * costs fewer blocks than the engine's own route. */
+START_TEST(test_hub_fallback)
+{
+	struct fabric a, b;
+	struct lft_set old, eng, rep;
+	struct repair_result r;
+	struct testfab_stats st;
+	char why[256] = "";
+
+	build(&a, FT3, 8);
+	build(&b, FT3, 8);
+	testfab_unlink(&b, 0, 5);
+	route(&re_ftree, &a, &old);
+	ck_assert_int_eq(lft_set_init(&eng, &b), 0);
+	ck_assert_msg(re_ftree.route(&b, &(struct routing_opts){ .prev = &old,
+	    .prev_fabric = &a }, &eng, why, sizeof(why)) == 0, "%s", why);
+	ck_assert_int_eq(repair_run(&b, &a, &old, NULL, REPAIR_UPDOWN, &rep,
+	    &r), 0);
+	ck_assert_uint_gt(r.new_turns, 0);
+	ck_assert_uint_eq(r.engine_lids, 0);
+	lft_set_fini(&rep);
+	ck_assert_int_eq(repair_run(&b, &a, &old, &eng, REPAIR_UPDOWN, &rep,
+	    &r), 0);
+	ck_assert_uint_gt(r.engine_lids, 0);
+	ck_assert_msg(cdg_acyclic(&b, &rep, NULL), "credit loop");
+	ck_assert_uint_eq(repair_lost_pairs(&b, &rep, &eng), 0);
+	testfab_check(&b, &rep, &st);
+	ck_assert_uint_eq(st.unreached, 0);
+	ck_assert_uint_lt(routing_blocks_changed(&b, &rep, &a, &old),
+	    routing_blocks_changed(&b, &eng, &a, &old));
+	lft_set_fini(&rep);
+	lft_set_fini(&eng);
+	lft_set_fini(&old);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+END_TEST
+
+/* No previous tables: nothing to repair. */
+START_TEST(test_no_prev)
+{
+	struct fabric a;
+	struct lft_set s;
+	struct repair_result r;
+
+	build(&a, FT2, 4);
+	ck_assert_int_eq(repair_run(&a, NULL, NULL, NULL, REPAIR_UPDOWN, &s, &r), -1);
+	fabric_fini(&a);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("repair");
+	TCase *tc = tcase_create("repair");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_nothing_lost);
+	tcase_add_test(tc, test_ft2_leaf_spine);
+	tcase_add_test(tc, test_ft2_minhop);
+	tcase_add_test(tc, test_ft3_ftree);
+	tcase_add_test(tc, test_ft3_updn);
+	tcase_add_test(tc, test_ft3_random);
+	tcase_add_test(tc, test_ft2_spine_lost);
+	tcase_add_test(tc, test_hub_fallback);
+	tcase_add_test(tc, test_no_prev);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
