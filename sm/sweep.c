@@ -1839,8 +1839,8 @@ start_vports(struct sweep *sw)
 {
 	sw->vport_sweeps++;
 	vport_set_clear(sw->next_vp);
-	vports_discover(sw->vports, sw->cur, sw->next_vp, true,
-	    on_vports_reread, sw);
+	vports_discover_changed(sw->vports, sw->cur, sw->next_vp, sw->cur_vp,
+	    true, on_vports_reread, sw);
 }
 
 /* The new vports, tables and P_Keys are the ones in use; the fabric

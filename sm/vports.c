@@ -49,6 +49,14 @@ struct vports {
 	uint32_t nmem, memcap;
 	/* hosts (port GUIDs) told VClientReregister this mastership */
 	struct guid_hash rereg;
+	/* the last finished poll: fabric ports whose VirtualizationInfo had
+	 * VPortStateChange set or did not answer */
+	uint8_t *dirty;         /* [ndirty] */
+	uint32_t ndirty;
+	const struct fabric *dirty_f;
+	bool dirty_ok;
+	/* discovery: hosts kept from the old set, not read */
+	uint8_t *kept;          /* [s->nh] */
 };
 
 struct vreq {
@@ -101,6 +109,7 @@ vports_free(struct vports *v)
 	free(v->mem);
 	guid_hash_fini(&v->by_guid);
 	guid_hash_fini(&v->rereg);
+	free(v->dirty);
 	free(v);
 }
 
@@ -124,8 +133,10 @@ reset_run(struct vports *v)
 {
 	free(v->host_pending);
 	free(v->vp_pending);
+	free(v->kept);
 	v->host_pending = NULL;
 	v->vp_pending = NULL;
+	v->kept = NULL;
 	v->kind = RUN_NONE;
 }
 
@@ -155,6 +166,8 @@ fail(struct vports *v, const struct vreq *q, int status)
 		    status == MAD_ETIMEDOUT ? "no answer" : "error status");
 	log_debug("vports: %s", v->res.first_failure);
 	v->changed = true;
+	if (v->kind == RUN_POLL && v->s->h[q->host].port < v->ndirty)
+		v->dirty[v->s->h[q->host].port] = 1;
 }
 
 static void
@@ -164,6 +177,8 @@ run_finished(struct vports *v)
 	struct vports_result r = v->res;
 
 	reset_run(v);
+	if (kind == RUN_POLL)
+		v->dirty_ok = true;
 	if (kind == RUN_POLL)
 		v->poll_done(v->arg, v->changed);
 	else
@@ -397,8 +412,11 @@ on_poll(struct vreq *q, const uint8_t *d)
 	struct vattr_virt_info vi;
 
 	vattr_virt_info_decode(d, &vi);
-	if (vi.flags & VATTR_VI_STATE_CHANGE)
+	if (vi.flags & VATTR_VI_STATE_CHANGE) {
 		q->v->changed = true;
+		if (q->v->s->h[q->host].port < q->v->ndirty)
+			q->v->dirty[q->v->s->h[q->host].port] = 1;
+	}
 }
 
 /* ---- programming ---- */
@@ -591,27 +609,40 @@ start_hosts(struct vports *v)
 
 		if (v->kind != RUN_DISCOVER && !v->s->h[h].valid)
 			continue;
+		if (v->kind == RUN_DISCOVER && v->kept != NULL && v->kept[h])
+			continue;
 		start_host(v, h);
 	}
 }
 
 static void
 run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
-    struct vport_set *s)
+    struct vport_set *s, uint8_t *kept)
 {
 	vports_abort(v);
+	v->kept = kept;
 	v->kind = kind;
 	v->gen++;
 	v->f = f;
 	v->s = s;
 	v->changed = false;
 	memset(&v->res, 0, sizeof(v->res));
+	/* vports kept from the old set count as read */
+	for (uint32_t i = 0; kept != NULL && i < s->n; i++)
+		v->res.vports++;
 	v->next_host = 0;
 	v->hosts_active = 0;
 	v->host_pending = xcalloc(s->nh ? s->nh : 1, sizeof(unsigned));
 	v->vp_pending = kind == RUN_PROGRAM ?
 	    xcalloc(s->n ? s->n : 1, sizeof(unsigned)) : NULL;
 	v->res.hosts = s->nh;
+	if (kind == RUN_POLL) {
+		free(v->dirty);
+		v->ndirty = f->nports;
+		v->dirty = xcalloc(f->nports ? f->nports : 1, 1);
+		v->dirty_f = f;
+		v->dirty_ok = false;
+	}
 	v->pending = 1;         /* held until every host is started */
 	start_hosts(v);
 	/* nothing to send: done is called from inside this call */
@@ -636,7 +667,91 @@ vports_discover(struct vports *v, const struct fabric *f,
 	v->clear = clear;
 	v->done = done;
 	v->arg = arg;
-	run_start(v, RUN_DISCOVER, f, s);
+	run_start(v, RUN_DISCOVER, f, s, NULL);
+}
+
+/* Copy host oh of old, and its vports, into s as host h (its P_Key table
+ * is left to be built again, its LIDs to be resolved again). */
+static void
+keep_host(struct vport_set *s, uint32_t h, const struct vport_set *old,
+    uint32_t oh)
+{
+	s->h[h].vport_cap = old->h[oh].vport_cap;
+	s->h[h].top = old->h[oh].top;
+	s->h[h].flags = old->h[oh].flags;
+	s->h[h].valid = old->h[oh].valid;
+	for (uint32_t i = 0; i < old->n; i++) {
+		const struct vport *o = &old->v[i];
+		struct vport *n;
+		uint32_t x;
+
+		if (o->host != oh)
+			continue;
+		x = vport_add(s, h, o->index);
+		n = &s->v[x];
+		n->node_guid = o->node_guid;
+		n->state = o->state;
+		n->flags = o->flags;
+		n->info_valid = o->info_valid;
+		n->vguid_cap = o->vguid_cap;
+		n->lid_by = o->lid_by;
+		n->cur_lid = o->cur_lid;
+		n->pkey_cap = o->pkey_cap;
+		memcpy(n->desc, o->desc, sizeof(n->desc));
+		if (o->guids != NULL && vport_guids_alloc(s, x) != NULL)
+			memcpy(s->v[x].guids, o->guids,
+			    o->vguid_cap * sizeof(*o->guids));
+		vport_set_guid(s, x, o->guid);
+	}
+}
+
+void
+vports_discover_changed(struct vports *v, const struct fabric *f,
+    struct vport_set *s, const struct vport_set *old, bool clear,
+    vports_done_cb done, void *arg)
+{
+	uint32_t *old_of;
+	uint8_t *kept;
+	unsigned nkept = 0;
+
+	if (old == NULL || !v->dirty_ok || v->dirty_f != f ||
+	    v->ndirty != f->nports) {
+		vports_discover(v, f, s, clear, done, arg);
+		return;
+	}
+	v->dirty_ok = false;    /* one vport sweep per poll */
+	vport_set_clear(s);
+	old_of = xcalloc(f->nports ? f->nports : 1, sizeof(*old_of));
+	for (uint32_t p = 0; p < f->nports; p++)
+		old_of[p] = FABRIC_NONE;
+	for (uint32_t h = 0; h < old->nh; h++)
+		if (old->h[h].port < f->nports)
+			old_of[old->h[h].port] = h;
+	for (uint32_t p = 0; p < f->nports; p++) {
+		const struct fabric_port *port = &f->ports[p];
+
+		if (f->nodes[port->node].type != NODE_CA || !port->present ||
+		    !port->info_valid || port->state < PORT_INIT ||
+		    !vports_capable(port->info))
+			continue;
+		vport_host_add(s, p);
+	}
+	kept = xcalloc(s->nh ? s->nh : 1, 1);
+	for (uint32_t h = 0; h < s->nh; h++) {
+		uint32_t p = s->h[h].port, oh = old_of[p];
+
+		if (v->dirty[p] || oh == FABRIC_NONE || !old->h[oh].valid)
+			continue;
+		keep_host(s, h, old, oh);
+		kept[h] = 1;
+		nkept++;
+	}
+	free(old_of);
+	log_debug("vports: %u of %u hosts unchanged, kept", nkept, s->nh);
+	v->clear = clear;
+	v->done = done;
+	v->arg = arg;
+	run_start(v, RUN_DISCOVER, f, s, kept);
 }
 
 void
@@ -645,7 +760,7 @@ vports_program(struct vports *v, const struct fabric *f,
 {
 	v->done = done;
 	v->arg = arg;
-	run_start(v, RUN_PROGRAM, f, s);
+	run_start(v, RUN_PROGRAM, f, s, NULL);
 }
 
 void
@@ -654,5 +769,5 @@ vports_poll(struct vports *v, const struct fabric *f,
 {
 	v->poll_done = done;
 	v->arg = arg;
-	run_start(v, RUN_POLL, f, (struct vport_set *)s);
+	run_start(v, RUN_POLL, f, (struct vport_set *)s, NULL);
 }

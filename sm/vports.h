@@ -48,6 +48,15 @@ bool vports_capable(const uint8_t *info);
 void vports_discover(struct vports *v, const struct fabric *f,
     struct vport_set *s, bool clear, vports_done_cb done, void *arg);
 
+/* The same, after a poll (vports_poll) of the same fabric f: only the
+ * hosts whose VPortStateChange that poll found set (or that did not
+ * answer it) are read; the others, and their vports, are copied from old
+ * (the set in use). Without such a poll, or with old NULL, every host is
+ * read. A poll serves one such discovery. */
+void vports_discover_changed(struct vports *v, const struct fabric *f,
+    struct vport_set *s, const struct vport_set *old, bool clear,
+    vports_done_cb done, void *arg);
+
 /* Program the vports of s the SM manages: each vport's P_Key table (its
  * pkeys, when not NULL) and LID, then ARMED, then ACTIVE. What a vport was
  * last given (by GUID) is remembered, so that a sweep writes only what
