@@ -747,7 +747,8 @@ vports_discover_changed(struct vports *v, const struct fabric *f,
 		nkept++;
 	}
 	free(old_of);
-	log_debug("vports: %u of %u hosts unchanged, kept", nkept, s->nh);
+	log_info("vports: %u of %u hosts unchanged, kept; %u read", nkept,
+	    s->nh, s->nh - nkept);
 	v->clear = clear;
 	v->done = done;
 	v->arg = arg;
