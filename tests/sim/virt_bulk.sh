@@ -11,7 +11,11 @@
 #     physical port's LID goes;
 #   - a migration through the control socket (trap 1146 from both ports):
 #     the vport comes back ACTIVE on the other host with the same LID, and
-#     dump_fts forwards it to the new host.
+#     dump_fts forwards it to the new host; and the migration's vport
+#     sweep reads only the two hosts that changed: the VPortInfo Gets the
+#     devices answered (the shim's `stats`) are fewer than one per vport
+#     of three hosts (a sweep that re-read every host would send one per
+#     vport of all of them).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vdev_lib.sh"
 skip_unless_sim
@@ -72,6 +76,9 @@ log "dump_fts forwards all $(wc -l <"$T/list.txt") vport LIDs as their ports'"
 read -r _ from _ flid _ idx _ _ _ vlid _ vguid < <(head -1 "$T/list.txt")
 to=$(awk '{ print $2 }' "$T/list.txt" | sort -u | grep -v "^$from\$" | tail -1)
 tlid=$(awk -v p="$to" '$2 == p { print $4; exit }' "$T/list.txt")
+# the latched VPortStateChange of bring-up is read by a light sweep (-s 1)
+sleep 3
+vbulk mark >/dev/null || fail "mark failed"
 out=$(vbulk migrate "$vguid" "$to") || fail "migrate: $out"
 log "migrate $vguid (LID $vlid) from $from (LID $flid) to $to (LID $tlid): $out"
 moved() {
@@ -88,4 +95,12 @@ fwd_moved() {
 poll_until 30 fwd_moved >/dev/null ||
     fail "dump_fts does not forward LID $vlid to $to: $(grep -- "$vguid" "$T/list2.txt" | mismatch /dev/stdin)"
 log "LID $vlid now forwarded as $to's LID $tlid"
+sleep 0.5       # the sweep's last writes
+vbulk stats >"$T/st" || fail "stats failed"
+gets=$(awk '$1 == "attr" && $2 == "0xffb1" { print $4 }' "$T/st")
+gets=${gets:-0}
+[ "$gets" -gt 0 ] || fail "no VPortInfo Get during the migration: $(tr '\n' ' ' <"$T/st")"
+[ "$gets" -lt $((3 * 9)) ] ||
+    fail "the migration's vport sweep sent $gets VPortInfo Gets (of $((NPORTS * 9)) vport slots up): it re-read unchanged hosts"
+log "migration: $gets VPortInfo Gets ($NPORTS hosts, 9 vports each)"
 log "PASS"
