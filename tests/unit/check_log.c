@@ -28,17 +28,38 @@ closelog(void)
 {
 }
 
+static void
+record(int prio, const char *fmt, va_list ap)
+{
+	size_t off = strlen(syslogged);
+
+	syslog_prio = prio;
+	vsnprintf(syslogged + off, sizeof(syslogged) - off, fmt, ap);
+	strncat(syslogged, "\n", sizeof(syslogged) - strlen(syslogged) - 1);
+}
+
 void
 syslog(int prio, const char *fmt, ...)
 {
 	va_list ap;
-	size_t off = strlen(syslogged);
 
-	syslog_prio = prio;
 	va_start(ap, fmt);
-	vsnprintf(syslogged + off, sizeof(syslogged) - off, fmt, ap);
+	record(prio, fmt, ap);
 	va_end(ap);
-	strncat(syslogged, "\n", sizeof(syslogged) - strlen(syslogged) - 1);
+}
+
+/* With _FORTIFY_SOURCE (Debian's package build flags), <syslog.h> turns
+ * syslog() into __syslog_chk(): replace that one too. */
+void __syslog_chk(int prio, int flag, const char *fmt, ...);
+void
+__syslog_chk(int prio, int flag, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)flag;
+	va_start(ap, fmt);
+	record(prio, fmt, ap);
+	va_end(ap);
 }
 
 static char *
