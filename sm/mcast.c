@@ -50,7 +50,7 @@ struct sm_mcast {
 	struct guid_hash by_guid;       /* switch GUID -> held index */
 	bool programming;       /* master, first program done */
 	uint64_t mkey;
-	uint64_t updates, rebuilds, reads, writes, failures, top_sets;
+	uint64_t updates, rebuilds, writes, failures, top_sets;
 	uint64_t left_out;
 	struct mcast_tree_member *mbuf;
 	size_t mbufcap;
@@ -71,7 +71,6 @@ struct mreq {
 	struct sm_mcast *m;
 	uint64_t guid;
 	unsigned block, pos;
-	uint8_t method;
 	uint8_t data[64];
 };
 
@@ -318,8 +317,8 @@ on_done(void *arg, int status, const uint8_t *resp)
 		m->failures++;
 		h->known[slot] = 0;
 		log_warnx("mcast: switch 0x%016" PRIx64 ": MFT block %u "
-		    "position %u %s failed (%d)", q->guid, q->block, q->pos,
-		    q->method == MAD_SET ? "Set" : "Get", status);
+		    "position %u Set failed (%d)", q->guid, q->block, q->pos,
+		    status);
 		free(q);
 		return;
 	}
@@ -333,13 +332,14 @@ on_done(void *arg, int status, const uint8_t *resp)
 	free(q);
 }
 
+/* Set one (block, position) of switch n's MFT to data. */
 static void
 request(struct sm_mcast *m, const struct fabric_node *n, struct held *h,
-    uint8_t method, unsigned block, unsigned pos, const uint8_t *data)
+    unsigned block, unsigned pos, const uint8_t *data)
 {
 	struct mreq *q = xcalloc(1, sizeof(*q));
 	struct smp_req r = {
-		.method = method, .attr = ATTR_MFT,
+		.method = MAD_SET, .attr = ATTR_MFT,
 		.mod = mcast_mft_amod(block, pos),
 		.path = &m->f->paths[n->path], .dest = n->guid,
 		.mkey = m->mkey, .drop = on_drop,
@@ -349,21 +349,24 @@ request(struct sm_mcast *m, const struct fabric_node *n, struct held *h,
 	q->guid = n->guid;
 	q->block = block;
 	q->pos = pos;
-	q->method = method;
-	if (data != NULL) {
-		memcpy(q->data, data, 64);
-		r.data = q->data;
-	}
+	memcpy(q->data, data, 64);
+	r.data = q->data;
 	if (smp_request(m->mad, &r, on_done, q) < 0) {
 		m->failures++;
 		free(q);
 		return;
 	}
 	h->busy[block * h->mft.npos + pos] = 1;
-	if (method == MAD_SET)
-		m->writes++;
-	else
-		m->reads++;
+	m->writes++;
+}
+
+static bool
+block_empty(const uint16_t v[MCAST_BLOCK])
+{
+	for (unsigned i = 0; i < MCAST_BLOCK; i++)
+		if (v[i] != 0)
+			return false;
+	return true;
 }
 
 /* Bring one (block, position) of switch sw in line with its tree. */
@@ -374,6 +377,7 @@ send_slot(struct sm_mcast *m, uint32_t sw, struct held *h, unsigned block,
 	const struct mcast_mft *want = mcast_trees_mft(m->trees, sw);
 	const struct fabric_node *n = &m->f->nodes[mcast_trees_sw_node(
 	    m->trees, sw)];
+	static const uint8_t zero[64];
 	uint16_t a[MCAST_BLOCK], b[MCAST_BLOCK];
 	uint8_t data[64];
 	unsigned slot;
@@ -382,16 +386,29 @@ send_slot(struct sm_mcast *m, uint32_t sw, struct held *h, unsigned block,
 	slot = block * h->mft.npos + pos;
 	if (h->busy[slot])
 		return;
-	if (!h->known[slot]) {
-		request(m, n, h, MAD_GET, block, pos, NULL);
-		return;
-	}
 	mcast_mft_block(want, block, pos, a);
-	mcast_mft_block(&h->mft, block, pos, b);
-	if (memcmp(a, b, sizeof(a)) == 0)
-		return;
+	if (!h->known[slot]) {
+		/* Never read: the trees decide the whole block (32 MLIDs, 0
+		 * where none is in use), so a block that wants entries is
+		 * written as it should be, and one that wants none is left
+		 * alone (an entry of an MLID no group has forwards nothing
+		 * anyone sends; the block is written whole once an MLID in
+		 * it gets a group). A Get first would cost as much as the
+		 * Set, and the store is empty at every mastership's start
+		 * (hosts join again after ClientReregister), so nothing read
+		 * could ever be kept. */
+		if (block_empty(a)) {
+			mcast_mft_block_decode(&h->mft, block, pos, zero);
+			h->known[slot] = 1;
+			return;
+		}
+	} else {
+		mcast_mft_block(&h->mft, block, pos, b);
+		if (memcmp(a, b, sizeof(a)) == 0)
+			return;
+	}
 	mcast_mft_block_encode(want, block, pos, data);
-	request(m, n, h, MAD_SET, block, pos, data);
+	request(m, n, h, block, pos, data);
 }
 
 /* SwitchInfo MulticastFDBTop, where the switch says it has one. */
@@ -441,13 +458,10 @@ program_switch(struct sm_mcast *m, uint32_t sw, int only_block)
 		for (pos = 0; pos < want->npos; pos++)
 			send_slot(m, sw, h, (unsigned)only_block, pos);
 	} else {
-		/* Every block of the MLID range: those not known yet are read
-		 * now, in one go per mastership (then compared, and written
-		 * where they differ), so that a join later writes at once,
-		 * without a read first. */
-		nb = (mcast_mlid_limit(m->store) + MCAST_BLOCK - 1) /
-		    MCAST_BLOCK;
-		b = (unsigned)(mcast_mft_top_block(want) + 1);
+		/* The blocks the trees use on this switch, and those it
+		 * holds entries in from earlier trees. */
+		nb = (unsigned)(mcast_mft_top_block(want) + 1);
+		b = (unsigned)(mcast_mft_top_block(&h->mft) + 1);
 		if (b > nb)
 			nb = b;
 		for (b = 0; b < nb; b++)
@@ -562,7 +576,6 @@ sm_mcast_get_stats(const struct sm_mcast *m, struct sm_mcast_stats *st)
 	st->forgotten = s.forgotten;
 	st->updates = m->updates;
 	st->rebuilds = m->rebuilds;
-	st->mft_reads = m->reads;
 	st->mft_writes = m->writes;
 	st->mft_failures = m->failures;
 	st->top_sets = m->top_sets;
@@ -582,11 +595,11 @@ sm_mcast_stats_lines(const struct sm_mcast *m, FILE *fp)
 	    "mcast.joins %" PRIu64 "\nmcast.leaves %" PRIu64 "\n"
 	    "mcast.no_mlid %" PRIu64 "\nmcast.forgotten %" PRIu64 "\n"
 	    "mcast.updates %" PRIu64 "\nmcast.rebuilds %" PRIu64 "\n"
-	    "mcast.mft_reads %" PRIu64 "\nmcast.mft_writes %" PRIu64 "\n"
+	    "mcast.mft_writes %" PRIu64 "\n"
 	    "mcast.mft_failures %" PRIu64 "\nmcast.top_sets %" PRIu64 "\n",
 	    s.groups, s.members, s.mlids, s.mlid_limit, s.created, s.deleted,
 	    s.joins, s.leaves, s.no_mlid, s.forgotten, s.updates, s.rebuilds,
-	    s.mft_reads, s.mft_writes, s.mft_failures, s.top_sets);
+	    s.mft_writes, s.mft_failures, s.top_sets);
 }
 
 static void
@@ -742,11 +755,11 @@ sm_mcast_status(struct show *s, const void *arg)
 		show_printf(s, "\nmulticast: %" PRIu64 " groups, %" PRIu64
 		    " members, %" PRIu64 " MLIDs in use (limit %u); %" PRIu64
 		    " joins, %" PRIu64 " leaves, %" PRIu64 " creates refused "
-		    "(no MLID); MFT blocks read %" PRIu64 ", written %" PRIu64
+		    "(no MLID); MFT blocks written %" PRIu64
 		    ", failed %" PRIu64 "; trees rebuilt one by one %" PRIu64
 		    ", all at once %" PRIu64 "\n", st.groups, st.members,
 		    st.mlids, st.mlid_limit, st.joins, st.leaves, st.no_mlid,
-		    st.mft_reads, st.mft_writes, st.mft_failures, st.updates,
+		    st.mft_writes, st.mft_failures, st.updates,
 		    st.rebuilds);
 		return;
 	}
@@ -764,7 +777,6 @@ sm_mcast_status(struct show *s, const void *arg)
 	json_kv_uint(j, "forgotten", st.forgotten);
 	json_kv_uint(j, "updates", st.updates);
 	json_kv_uint(j, "rebuilds", st.rebuilds);
-	json_kv_uint(j, "mft_reads", st.mft_reads);
 	json_kv_uint(j, "mft_writes", st.mft_writes);
 	json_kv_uint(j, "mft_failures", st.mft_failures);
 	json_kv_uint(j, "top_sets", st.top_sets);

@@ -64,7 +64,7 @@ struct sm_mcast_stats {
 	uint64_t created, deleted, joins, leaves, no_mlid, forgotten;
 	uint64_t updates;       /* fast-path tree rebuilds */
 	uint64_t rebuilds;      /* full rebuilds (heavy sweeps) */
-	uint64_t mft_reads, mft_writes, mft_failures;
+	uint64_t mft_writes, mft_failures;
 	uint64_t top_sets;      /* SwitchInfo MulticastFDBTop Sets */
 	uint64_t left_out;      /* member ports no tree could reach, last
 				 * build of each tree */
