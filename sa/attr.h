@@ -168,5 +168,10 @@ bool sa_comp_match(const struct sa_comp *t, size_t n, uint64_t mask,
 /* Big-endian bit fields of at most 64 bits at any bit offset. */
 uint64_t sa_get_bits(const uint8_t *rec, unsigned off, unsigned bits);
 void sa_set_bits(uint8_t *rec, unsigned off, unsigned bits, uint64_t v);
+/* A GID's subnet prefix (bytes 0-7) and interface ID (bytes 8-15), and
+ * the GID made of the two, all big-endian. */
+uint64_t sa_gid_prefix(const uint8_t gid[16]);
+uint64_t sa_gid_guid(const uint8_t gid[16]);
+void sa_gid_make(uint8_t gid[16], uint64_t prefix, uint64_t guid);
 
 #endif

@@ -58,25 +58,6 @@ put16(uint8_t *b, uint16_t v)
 	b[1] = (uint8_t)v;
 }
 
-static uint64_t
-gid_guid(const uint8_t *gid)
-{
-	uint64_t g = 0;
-
-	for (int i = 8; i < 16; i++)
-		g = g << 8 | gid[i];
-	return g;
-}
-
-static void
-make_gid(uint8_t *gid, uint64_t prefix, uint64_t guid)
-{
-	for (int i = 0; i < 8; i++) {
-		gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
-		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
-	}
-}
-
 void
 sa_inform_decode(const uint8_t *b, struct sa_inform *ii)
 {
@@ -370,7 +351,7 @@ permitted(const struct sub *s, const struct sa_notice *n,
 			return sa_scope_has(v, dst, n->group_pkey, NULL);
 		src_gid = n->details + NOTICE_GID_DETAILS;
 	}
-	src = port_in(ports, gid_guid(src_gid));
+	src = port_in(ports, sa_gid_guid(src_gid));
 	if (src == FABRIC_NONE)
 		return false;
 	if (sa_scope_share(v, src, dst))
@@ -458,7 +439,7 @@ trap_notice(struct sa_notice *n, const struct sa_view *v,
 	p = sa_end_by_lid(v, slid != 0 ? slid : v->sm_lid);
 	if (p == FABRIC_NONE)
 		return false;
-	make_gid(n->issuer_gid, v->subnet_prefix, sa_end_guid(v, p));
+	sa_gid_make(n->issuer_gid, v->subnet_prefix, sa_end_guid(v, p));
 	return true;
 }
 
@@ -498,7 +479,7 @@ gid_notice(struct sa_notice *n, const struct sa_view *v, uint16_t trap,
 	if (v != NULL) {
 		n->issuer_lid = v->sm_lid;
 		if (v->f != NULL && v->f->sm_port != FABRIC_NONE)
-			make_gid(n->issuer_gid, v->subnet_prefix,
+			sa_gid_make(n->issuer_gid, v->subnet_prefix,
 			    v->f->ports[v->f->sm_port].guid);
 	}
 }
@@ -524,7 +505,7 @@ may_watch(const struct inform_state *st, const struct sa_ctx *c,
 	uint32_t p, end;
 
 	if (memcmp(ii->gid, zero, 16) != 0) {
-		p = port_in(&st->ports, gid_guid(ii->gid));
+		p = port_in(&st->ports, sa_gid_guid(ii->gid));
 		return p != FABRIC_NONE && sa_scope_share(c->v, p, req);
 	}
 	if (ii->lid_begin == ANY16)
@@ -618,7 +599,7 @@ ii_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	ii.qpn = q->from.qpn & 0xFFFFFF;
 	s->d = ii;
 	sa_inform_encode(&ii, s->ii);
-	make_gid(s->gid, c->v->subnet_prefix, guid);
+	sa_gid_make(s->gid, c->v->subnet_prefix, guid);
 	s->to = q->from;
 	if (s->to.qkey == 0)
 		s->to.qkey = TRANSPORT_QKEY_GSI;
@@ -666,17 +647,6 @@ iir_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	return SA_STATUS_OK;
 }
 
-static void
-index_ports(struct guid_hash *h, const struct sa_view *v)
-{
-	guid_hash_clear(h);
-	if (v == NULL || v->f == NULL)
-		return;
-	for (uint32_t p = 0; p < v->f->nports; p++)
-		if (v->f->ports[p].guid != 0 && fabric_port_is_endport(v->f, p))
-			guid_hash_put(h, v->f->ports[p].guid, p);
-}
-
 /* Traps 65 for the end ports that went (told in the old view, where
  * they still are), then 64 for those that came; subscriptions of ports
  * that went are dropped first, and the others follow their port's LID. */
@@ -690,11 +660,11 @@ ii_view_changed(void *state, const struct sa_view *old,
 	uint8_t gid[16];
 	uint32_t p;
 
-	index_ports(&st->ports, v);
+	sa_scope_index_ends(&st->ports, v);
 	if (v == NULL || v->f == NULL)
 		return;         /* no view tells nothing: everything kept */
 	guid_hash_init(&was);
-	index_ports(&was, old);
+	sa_scope_index_ends(&was, old);
 	for (size_t i = 0; i < st->n;) {
 		p = port_in(&st->ports, st->v[i].guid);
 		if (p == FABRIC_NONE && old != NULL &&
@@ -716,7 +686,7 @@ ii_view_changed(void *state, const struct sa_view *old,
 			if (g == 0 || !fabric_port_is_endport(old->f, p) ||
 			    port_in(&st->ports, g) != FABRIC_NONE)
 				continue;
-			make_gid(gid, old->subnet_prefix, g);
+			sa_gid_make(gid, old->subnet_prefix, g);
 			gid_notice(&n, v, SA_TRAP_GID_OUT, gid, 0);
 			notice(st, old, &was, &n);
 		}
@@ -726,7 +696,7 @@ ii_view_changed(void *state, const struct sa_view *old,
 			if (g == 0 || !fabric_port_is_endport(v->f, p) ||
 			    port_in(&was, g) != FABRIC_NONE)
 				continue;
-			make_gid(gid, v->subnet_prefix, g);
+			sa_gid_make(gid, v->subnet_prefix, g);
 			gid_notice(&n, v, SA_TRAP_GID_IN, gid, 0);
 			notice(st, v, &st->ports, &n);
 		}

@@ -120,28 +120,6 @@ group_rec(const struct mcast_group *g, struct mcmember_rec *r)
 	r->scope = g->p.scope;
 }
 
-static uint64_t
-gid_guid(const uint8_t gid[16])
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 8; i < 16; i++)
-		v = v << 8 | gid[i];
-	return v;
-}
-
-static uint64_t
-gid_prefix(const uint8_t gid[16])
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = v << 8 | gid[i];
-	return v;
-}
-
 /* ---- Get and GetTable */
 
 static bool
@@ -198,7 +176,7 @@ mcm_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 			continue;
 		if (mask & MCM_BIT(MCM_C_PORT_GID)) {
 			const struct mcast_member *mb = mcast_member_find(g,
-			    gid_guid(want.port_gid));
+			    sa_gid_guid(want.port_gid));
 
 			if (mb == NULL || !member_selected(mask, &want,
 			    r.scope, mb->join_state, mb->proxy))
@@ -252,18 +230,18 @@ target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 	memcpy(t->asked_gid, t->r.port_gid, 16);
 	if ((st = mcmember_check_request(q->comp_mask, &t->r)) != 0)
 		return st;
-	prefix = gid_prefix(t->r.port_gid);
+	prefix = sa_gid_prefix(t->r.port_gid);
 	if (prefix == DEFAULT_PREFIX)
 		prefix = c->v->subnet_prefix;
 	if (prefix != c->v->subnet_prefix)
 		return SA_STATUS_INVALID_GID;
 	for (int i = 0; i < 8; i++)
 		t->r.port_gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
-	t->port = query_port_by_guid(f, gid_guid(t->r.port_gid));
+	t->port = query_port_by_guid(f, sa_gid_guid(t->r.port_gid));
 	/* a vport's GID: the end index past the ports (scoped by its
 	 * VPortPKeyTable, reached through its physical port) */
 	if (t->port == FABRIC_NONE && c->v->vports != NULL &&
-	    (i = vport_by_guid(c->v->vports, gid_guid(t->r.port_gid))) !=
+	    (i = vport_by_guid(c->v->vports, sa_gid_guid(t->r.port_gid))) !=
 	    FABRIC_NONE && c->v->vports->v[i].index != 0 &&
 	    c->v->vports->v[i].lid != 0)
 		t->port = f->nports + i;
@@ -401,7 +379,7 @@ join(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 			return SA_STATUS_REQ_INVALID;
 		if (!sa_scope_has(c->v, t.port, g->p.pkey, NULL))
 			return SA_STATUS_REQ_INVALID;
-		mb = mcast_member_find(g, gid_guid(t.r.port_gid));
+		mb = mcast_member_find(g, sa_gid_guid(t.r.port_gid));
 		if (mb != NULL && !may_modify(c, q, g, mb, t.port))
 			return SA_STATUS_REQ_INVALID;
 	} else {
@@ -413,7 +391,7 @@ join(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	/* Trees depend on JoinState too (send-only members receive
 	 * nothing): any change of it is a change of the MLID. */
 	before = mb != NULL ? mb->join_state : 0;
-	merged = mcast_join(s, g, gid_guid(t.r.port_gid), t.r.port_gid,
+	merged = mcast_join(s, g, sa_gid_guid(t.r.port_gid), t.r.port_gid,
 	    t.r.join_state, t.proxy);
 	m->st.joins++;
 	if (merged != before || created)
@@ -423,18 +401,28 @@ join(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	return SA_STATUS_OK;
 }
 
+/* A Set or Delete: dropped without a requester port, counted when
+ * refused. */
 static unsigned
-mcm_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
+counted(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out,
+    unsigned (*op)(const struct sa_ctx *, const struct sa_req *,
+    struct sa_out *))
 {
 	struct mcm *m = c->state;
 	unsigned st;
 
 	if (q->requester == FABRIC_NONE)
 		return SA_STATUS_DROP;
-	st = join(c, q, out);
+	st = op(c, q, out);
 	if (st != SA_STATUS_OK)
 		m->st.refused++;
 	return st;
+}
+
+static unsigned
+mcm_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
+{
+	return counted(c, q, out, join);
 }
 
 static unsigned
@@ -454,13 +442,13 @@ leave(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 		return st;
 	if ((g = mcast_find(s, t.r.mgid)) == NULL)
 		return SA_STATUS_REQ_INVALID;
-	mb = mcast_member_find(g, gid_guid(t.r.port_gid));
+	mb = mcast_member_find(g, sa_gid_guid(t.r.port_gid));
 	if (mb == NULL || !mcmember_leave_ok(t.r.join_state, mb->join_state) ||
 	    !may_modify(c, q, g, mb, t.port))
 		return SA_STATUS_REQ_INVALID;
 	proxy = mb->proxy;
 	group_rec(g, &gr);
-	mcast_leave(s, g, gid_guid(t.r.port_gid), t.r.join_state & 0x0f, &lr);
+	mcast_leave(s, g, sa_gid_guid(t.r.port_gid), t.r.join_state & 0x0f, &lr);
 	m->st.leaves++;
 	/* leave_ok: some bits went, so the member's JoinState changed */
 	changed(m, lr.mlid);
@@ -473,15 +461,7 @@ leave(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 static unsigned
 mcm_del(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 {
-	struct mcm *m = c->state;
-	unsigned st;
-
-	if (q->requester == FABRIC_NONE)
-		return SA_STATUS_DROP;
-	st = leave(c, q, out);
-	if (st != SA_STATUS_OK)
-		m->st.refused++;
-	return st;
+	return counted(c, q, out, leave);
 }
 
 /* ---- the view: MLID limit, pre-created groups, ports gone, MTU report */

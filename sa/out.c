@@ -1,7 +1,7 @@
 /*
  * The helpers every SA attribute module uses (sa/attr.h): the growing
  * record buffer of an answer, component-mask matching, and big-endian bit
- * fields at any offset.
+ * fields at any offset, GIDs split and made.
  */
 #include "autoconfig.h"
 
@@ -101,4 +101,26 @@ sa_comp_match(const struct sa_comp *t, size_t n, uint64_t mask,
 		}
 	}
 	return true;
+}
+
+uint64_t
+sa_gid_prefix(const uint8_t gid[16])
+{
+	return sa_get_bits(gid, 0, 64);
+}
+
+uint64_t
+sa_gid_guid(const uint8_t gid[16])
+{
+	return sa_get_bits(gid, 64, 64);
+}
+
+void
+sa_gid_make(uint8_t gid[16], uint64_t prefix, uint64_t guid)
+{
+	/* bytewise: sa_set_bits goes bit by bit, and paths make many GIDs */
+	for (unsigned i = 0; i < 8; i++) {
+		gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
+		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
+	}
 }

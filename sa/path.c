@@ -128,25 +128,6 @@ sa_path_counters(const void *state, struct sa_path_counters *c)
 	*c = st->cnt;
 }
 
-static uint64_t
-gid_prefix(const uint8_t *gid)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < 8; i++)
-		v = v << 8 | gid[i];
-	return v;
-}
-
-static void
-gid_make(uint8_t *gid, uint64_t prefix, uint64_t guid)
-{
-	for (unsigned i = 0; i < 8; i++) {
-		gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
-		gid[8 + i] = (uint8_t)(guid >> (56 - 8 * i));
-	}
-}
-
 /*
  * The end port of a unicast GID of this subnet (the subnet prefix or the
  * link-local one). OpenSM classifies a bad GID as INVALID_GID but then
@@ -156,16 +137,16 @@ gid_make(uint8_t *gid, uint64_t prefix, uint64_t guid)
 static unsigned
 gid_port(const struct query *qy, const uint8_t *gid, uint32_t *port)
 {
-	uint64_t prefix = gid_prefix(gid), base;
+	uint64_t prefix = sa_gid_prefix(gid), base;
 
 	if (gid[0] == 0xFF)
 		return SA_STATUS_INVALID_GID;
 	if (prefix != LINK_LOCAL && prefix != qy->c->v->subnet_prefix)
 		return SA_STATUS_INVALID_GID;       /* no routers */
-	*port = guid_hash_get(&qy->st->by_guid, gid_prefix(gid + 8));
+	*port = guid_hash_get(&qy->st->by_guid, sa_gid_guid(gid));
 	/* A VF alias GUID names its physical port (shared-port SR-IOV). */
 	if (*port == GUID_HASH_NONE && qy->c->v->alias != NULL &&
-	    alias_find(qy->c->v->alias, gid_prefix(gid + 8), &base, NULL))
+	    alias_find(qy->c->v->alias, sa_gid_guid(gid), &base, NULL))
 		*port = guid_hash_get(&qy->st->by_guid, base);
 	if (*port == GUID_HASH_NONE) {
 		*port = FABRIC_NONE;
@@ -380,15 +361,15 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 	if (qy->mask & PR_CM_SGID)
 		memcpy(r.sgid, qy->want->sgid, 16);
 	else
-		gid_make(r.sgid, v->subnet_prefix, sa_end_guid(v, s));
+		sa_gid_make(r.sgid, v->subnet_prefix, sa_end_guid(v, s));
 	/* A DGID naming a VF alias comes back with that alias. */
-	if ((qy->mask & PR_CM_DGID) && gid_prefix(qy->want->dgid + 8) !=
+	if ((qy->mask & PR_CM_DGID) && sa_gid_guid(qy->want->dgid) !=
 	    sa_end_guid(v, d) && v->alias != NULL &&
-	    alias_find(v->alias, gid_prefix(qy->want->dgid + 8), NULL, NULL))
-		gid_make(r.dgid, v->subnet_prefix,
-		    gid_prefix(qy->want->dgid + 8));
+	    alias_find(v->alias, sa_gid_guid(qy->want->dgid), NULL, NULL))
+		sa_gid_make(r.dgid, v->subnet_prefix,
+		    sa_gid_guid(qy->want->dgid));
 	else
-		gid_make(r.dgid, v->subnet_prefix, sa_end_guid(v, d));
+		sa_gid_make(r.dgid, v->subnet_prefix, sa_end_guid(v, d));
 	r.dlid = dlid;
 	r.slid = slid;
 	r.reversible = reversible;

@@ -4,6 +4,7 @@
 #include "autoconfig.h"
 
 #include "core/fabric.h"
+#include "core/guidhash.h"
 #include "core/vport.h"
 #include "partitions/partitions.h"
 #include "sa/scope.h"
@@ -158,4 +159,15 @@ sa_scope_share(const struct sa_view *v, uint32_t a, uint32_t b)
 	uint16_t k;
 
 	return sa_scope_common_pkey(v, a, b, &k);
+}
+
+void
+sa_scope_index_ends(struct guid_hash *h, const struct sa_view *v)
+{
+	guid_hash_clear(h);
+	if (v == NULL || v->f == NULL)
+		return;
+	for (uint32_t p = 0; p < v->f->nports; p++)
+		if (v->f->ports[p].guid != 0 && fabric_port_is_endport(v->f, p))
+			guid_hash_put(h, v->f->ports[p].guid, p);
 }

@@ -16,6 +16,8 @@
 
 #include "sa/sa.h"
 
+struct guid_hash;
+
 /* The P_Key table of end port p (indices as in v->f), NULL if unknown. */
 const struct pkey_table *sa_scope_table(const struct sa_view *v, uint32_t p);
 
@@ -46,5 +48,9 @@ bool sa_scope_has(const struct sa_view *v, uint32_t p, uint16_t pkey,
  */
 bool sa_scope_common_pkey(const struct sa_view *v, uint32_t a, uint32_t b,
     uint16_t *pkey);
+
+/* Fills h (cleared first) with the GUID -> port index of every end port
+ * of v with a GUID; left empty when v or its fabric is NULL. */
+void sa_scope_index_ends(struct guid_hash *h, const struct sa_view *v);
 
 #endif

@@ -452,17 +452,6 @@ sr_del(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	return SA_STATUS_OK;
 }
 
-static void
-index_ports(struct guid_hash *h, const struct sa_view *v)
-{
-	guid_hash_clear(h);
-	if (v == NULL || v->f == NULL)
-		return;
-	for (uint32_t p = 0; p < v->f->nports; p++)
-		if (v->f->ports[p].guid != 0 && fabric_port_is_endport(v->f, p))
-			guid_hash_put(h, v->f->ports[p].guid, p);
-}
-
 /* Records of a port that left the fabric go with it. No view (v NULL)
  * tells nothing: everything is kept. */
 static void
@@ -473,13 +462,13 @@ sr_view_changed(void *state, const struct sa_view *old,
 	struct guid_hash was;
 	size_t i, k = 0;
 
-	index_ports(&st->ports, v);
+	sa_scope_index_ends(&st->ports, v);
 	if (old == NULL || v == NULL || v->f == NULL) {
 		arm(st);
 		return;
 	}
 	guid_hash_init(&was);
-	index_ports(&was, old);
+	sa_scope_index_ends(&was, old);
 	for (i = 0; i < st->n; i++) {
 		uint64_t g = rec_guid(st->v[i].rec);
 

@@ -372,6 +372,21 @@ stats(void)
 
 /* ---- the agent's rules */
 
+START_TEST(gid_split_and_made)
+{
+	static const uint8_t want[16] = {
+		0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+		0x00, 0x02, 0xc9, 0x03, 0x00, 0x0a, 0x0b, 0x0c };
+	uint8_t gid[16];
+
+	memset(gid, 0x55, sizeof(gid));
+	sa_gid_make(gid, 0xfe80000000000001ULL, 0x0002c903000a0b0cULL);
+	ck_assert_mem_eq(gid, want, 16);
+	ck_assert_uint_eq(sa_gid_prefix(want), 0xfe80000000000001ULL);
+	ck_assert_uint_eq(sa_gid_guid(want), 0x0002c903000a0b0cULL);
+}
+END_TEST
+
 START_TEST(get_none_is_no_records)
 {
 	uint8_t rec[112] = { 0 };
@@ -1199,6 +1214,7 @@ sa_suite(void)
 	TCase *t = tcase_create("agent");
 
 	tcase_add_checked_fixture(t, setup, teardown);
+	tcase_add_test(t, gid_split_and_made);
 	tcase_add_test(t, get_none_is_no_records);
 	tcase_add_test(t, get_several_is_too_many);
 	tcase_add_test(t, gettable_none_is_empty);
