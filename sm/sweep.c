@@ -283,10 +283,16 @@ copy_vport_lids(struct sweep *sw, const struct fabric *f)
 		n += v->lid != 0 && v->lid != f->ports[v->port].lid;
 	}
 	sw->report.vport_lids = n;
+	/* The engine counted the blocks it changed without the vport
+	 * entries, against tables that hold them: count again, whole. */
+	if (sw->have_cur)
+		sw->report.blocks_changed = routing_blocks_changed(f,
+		    sw->next_lft, sw->cur, sw->cur_lft);
 	if (n > 0)
 		log_info("routing: %u vport LID%s forwarded as their physical "
-		    "ports' (%" PRIu64 " LFT entries copied)", n, n == 1 ? "" :
-		    "s", sw->report.vport_entries);
+		    "ports' (%" PRIu64 " LFT entries copied; %" PRIu64 " blocks "
+		    "differ from the tables in use)", n, n == 1 ? "" : "s",
+		    sw->report.vport_entries, sw->report.blocks_changed);
 }
 
 /* Vports up (INIT or better; not the physical function) and those with a
