@@ -250,12 +250,23 @@ EOF
 log "SMInfoRecord, SwitchInfoRecord and LFT record ($n LIDs) agree"
 
 # ---- a wrong SM_Key is dropped: no record comes back
-out=$(DIAG_TIMEOUT=20 diag saquery --smkey 7 2 2>&1)
+# (saquery must end on its own MAD timeout, and when umadfix is in use
+# its counters must show that timeout: an early error such as a failed
+# open would otherwise also leave "no record" and pass.)
+rc=0
+out=$(UMADFIX_STATS=$T/smkey.stats DIAG_TIMEOUT=20 diag saquery --smkey 7 2 2>&1) || rc=$?
 if printf '%s\n' "$out" | grep -q 'node_guid'; then
 	fail "request with a wrong SM_Key was answered"
 fi
-log "wrong SM_Key: not answered"
-[ "$(stat_get sa.bad_key 0)" -ge 0 ] 2>/dev/null || true
+[ "$rc" != 0 ] || fail "saquery --smkey 7 succeeded"
+[ "$rc" != 124 ] || fail "saquery --smkey 7 did not end within 20 s"
+printf '%s\n' "$out" | grep -q 'timed out' ||
+    fail "saquery --smkey 7 did not end with a timeout: $out"
+if [ "$SIM_FIXTURE" = 1 ]; then
+	grep -q ' timeouts [1-9]' "$T/smkey.stats" ||
+	    fail "umadfix counted no timeout: $(cat "$T/smkey.stats" 2>&1)"
+fi
+log "wrong SM_Key: not answered (saquery timed out)"
 
 collect ibsmd
 tables ibsmd
