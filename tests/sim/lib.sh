@@ -485,6 +485,31 @@ wait_subnet_up() {
 
 # stat_get KEY [DEFAULT]: a value from ibsmd's stats file; DEFAULT (or
 # nothing) when the key is absent; status 1 when there is no stats file.
+# sets_written FILE ATTR: SMP Sets of attribute ATTR (PortInfo, SwitchInfo,
+# LinearForwardingTable, P_KeyTable, MulticastForwardingTable) that the SM
+# started with UMADFIX_STATS=FILE wrote in its whole life, as the fixture
+# counted them where the SMPs leave the process (read after sm_stop).
+# Fails when the file holds no count (fixture off, SM not stopped).
+sets_written() {
+	local id
+	case $2 in
+	PortInfo) id=0x0015 ;; SwitchInfo) id=0x0011 ;;
+	LinearForwardingTable) id=0x0019 ;; P_KeyTable) id=0x0016 ;;
+	MulticastForwardingTable) id=0x001b ;; *) return 2 ;;
+	esac
+	[ -r "$1" ] && grep -q 'upper: smp_sets' "$1" || return 1
+	awk -v id="$id" '/upper: smp_sets/ { for (i = 4; i <= NF; i++) {
+		split($i, a, ":"); if (a[1] == id) n += a[2] } } END { print n + 0 }' "$1"
+}
+
+# client_rereg_sets FILE: PortInfo Sets with ClientReregister the SM wrote,
+# as the fixture counted them (see sets_written).
+client_rereg_sets() {
+	[ -r "$1" ] || return 1
+	awk '/upper: portinfo_sets/ { for (i = 4; i < NF; i++)
+		if ($i == "client_rereg_sets") n += $(i + 1) } END { print n + 0 }' "$1"
+}
+
 stat_get() {
 	local f=$T/state/stats v
 	[ -r "$f" ] || { printf '%s\n' "${2:-}"; return 1; }
