@@ -493,6 +493,44 @@ program_vport_next(struct vports *v, uint32_t i)
 	}
 }
 
+/* Block b of vport vp's P_Key table as the policy wants it. */
+static void
+want_pkeys(const struct vport *vp, unsigned b, uint16_t k[VATTR_PKEYS_PER_BLOCK])
+{
+	memset(k, 0, VATTR_PKEYS_PER_BLOCK * sizeof(*k));
+	for (unsigned j = 0; j < VATTR_PKEYS_PER_BLOCK &&
+	    b * VATTR_PKEYS_PER_BLOCK + j < vp->pkey_cap; j++)
+		k[j] = vp->pkeys[b * VATTR_PKEYS_PER_BLOCK + j];
+}
+
+static void
+set_pkeys(struct vports *v, uint32_t i, unsigned b)
+{
+	const struct vport *vp = &v->s->v[i];
+	uint16_t k[VATTR_PKEYS_PER_BLOCK];
+	uint8_t d[SMP_DATA_SIZE];
+
+	want_pkeys(vp, b, k);
+	vattr_pkeys_encode(k, d);
+	v->res.pkey_writes++;
+	ask(v, vp->host, i, MAD_SET, VATTR_VPORT_PKEYS,
+	    vattr_mod_vport_block(vp->index, b), d, NULL);
+}
+
+/* A block read from a vport this SM has not programmed yet (a restart, a
+ * takeover): written only where it differs. */
+static void
+on_vport_pkeys(struct vreq *q, const uint8_t *d)
+{
+	const struct vport *vp = &q->v->s->v[q->vport];
+	uint16_t have[VATTR_PKEYS_PER_BLOCK], want[VATTR_PKEYS_PER_BLOCK];
+
+	vattr_pkeys_decode(d, have);
+	want_pkeys(vp, q->block, want);
+	if (memcmp(have, want, sizeof(have)) != 0)
+		set_pkeys(q->v, q->vport, q->block);
+}
+
 static void
 program_vport(struct vports *v, uint32_t i)
 {
@@ -518,17 +556,20 @@ program_vport(struct vports *v, uint32_t i)
 	    m->index != vp->index;
 	if (vp->pkeys != NULL && n > 0 && (fresh || m->n != n ||
 	    memcmp(m->keys, vp->pkeys, n * sizeof(*m->keys)) != 0)) {
-		for (unsigned b = 0; b * VATTR_PKEYS_PER_BLOCK < n; b++) {
-			uint16_t k[VATTR_PKEYS_PER_BLOCK] = { 0 };
-			uint8_t d[SMP_DATA_SIZE];
+		/* A vport up before this SM knew it (a restart, a takeover)
+		 * may hold the right table already: read it first, as the
+		 * physical P_Key tables are, and write what differs. A new or
+		 * moved VM, or a changed policy, is written at once. */
+		bool unknown = m->port_guid == 0 && vp->state != PORT_INIT;
 
-			for (unsigned j = 0; j < VATTR_PKEYS_PER_BLOCK &&
-			    b * VATTR_PKEYS_PER_BLOCK + j < n; j++)
-				k[j] = vp->pkeys[b * VATTR_PKEYS_PER_BLOCK + j];
-			vattr_pkeys_encode(k, d);
-			v->res.pkey_writes++;
-			ask(v, vp->host, i, MAD_SET, VATTR_VPORT_PKEYS,
-			    vattr_mod_vport_block(vp->index, b), d, NULL);
+		for (unsigned b = 0; b * VATTR_PKEYS_PER_BLOCK < n; b++) {
+			if (unknown)
+				ask_block(v, vp->host, i, MAD_GET,
+				    VATTR_VPORT_PKEYS,
+				    vattr_mod_vport_block(vp->index, b), b, NULL,
+				    on_vport_pkeys);
+			else
+				set_pkeys(v, i, b);
 		}
 		free(m->keys);
 		m->keys = xcalloc(n, sizeof(*m->keys));
