@@ -385,8 +385,9 @@ write_stats(struct sweep *sw)
 		    sw->have_cur ? sw->cur_vp->nh : 0, up, own, v->managed,
 		    v->pkey_writes, v->lid_writes, v->armed, v->activated,
 		    v->smps, v->timeouts + v->errors, sw->vport_sweeps);
-		fprintf(s.fp, "vports.rereg_hosts %u\nvports.rereg_vports %u\n",
-		    v->rereg_hosts, v->rereg_vports);
+		fprintf(s.fp, "vports.rereg_hosts %u\nvports.rereg_vports %u\n"
+		    "vports.clears %u\n", v->rereg_hosts, v->rereg_vports,
+		    v->clears);
 	}
 	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
 	    "inherit.lids_computed %u\n", sw->inherited.kept,
