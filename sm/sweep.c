@@ -78,6 +78,7 @@ struct sweep {
 	struct vport_set vps[2], *cur_vp, *next_vp;
 	struct vports *vports;
 	struct vports_result last_vprog;
+	uint64_t vport_clears;  /* VPortStateChange clears, every read run */
 	sweep_adopt_cb adopt_cb;
 	void *adopt_arg;
 	sweep_stats_cb stats_cb;
@@ -391,8 +392,9 @@ write_stats(struct sweep *sw)
 		    sw->have_cur ? sw->cur_vp->nh : 0, up, own, v->managed,
 		    v->pkey_writes, v->lid_writes, v->armed, v->activated,
 		    v->smps, v->timeouts + v->errors, sw->vport_sweeps);
-		fprintf(s.fp, "vports.rereg_hosts %u\nvports.rereg_vports %u\n",
-		    v->rereg_hosts, v->rereg_vports);
+		fprintf(s.fp, "vports.rereg_hosts %u\nvports.rereg_vports %u\n"
+		    "vports.clears %" PRIu64 "\n", v->rereg_hosts,
+		    v->rereg_vports, sw->vport_clears);
 	}
 	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
 	    "inherit.lids_computed %u\n", sw->inherited.kept,
@@ -520,6 +522,7 @@ on_vports_read(void *arg, const struct vports_result *r)
 {
 	struct sweep *sw = arg;
 
+	sw->vport_clears += r->clears;
 	if (r->hosts > 0)
 		log_info("sweep: vports: %u virtualization-capable port%s, %u "
 		    "vport%s up, %u SMPs%s%s", r->hosts, r->hosts == 1 ? "" :
@@ -1794,6 +1797,7 @@ on_vports_reread(void *arg, const struct vports_result *r)
 	uint32_t *idx;
 	size_t n = 0;
 
+	sw->vport_clears += r->clears;
 	if (r->timeouts + r->errors > 0) {
 		snprintf(sw->why, sizeof(sw->why), "vports: %s",
 		    r->first_failure);
