@@ -700,7 +700,18 @@ phase_ports(struct programmer *pr)
 	return pr->cur == f->nports;
 }
 
-/* P_Key blocks: compare with what we know, read what we do not. */
+/* P_Key blocks: compare with what we know, read what we do not.
+ *
+ * A block we know nothing of is read even on a port that looks fresh
+ * (LID 0, MasterSMLID 0, INIT): that does not prove the table is the one
+ * a reset leaves. ibsim fills a table once, when it builds the fabric
+ * (init_ports(): 0xffff at index 0, the rest 0), and its Clear command
+ * (reset_port()) zeroes LID, LMC and MasterSMLID without touching it, so
+ * a port can show LID 0 and hold another SM's keys
+ * (tests/sim/partitions_reset.sh); the spec's reset is not the only way
+ * to lose a LID, and nothing on the wire says which one happened. Taking
+ * such a table for the reset one would leave stale keys in place wherever
+ * the block we want equals it (bench/README.md, issue 14). */
 static bool
 tables_pkeys(struct programmer *pr)
 {
