@@ -29,12 +29,17 @@
 #include "core/alloc.h"
 #include "core/guidhash.h"
 #include "core/log.h"
+#include "core/pool.h"
 #include "mad/mad.h"
 #include "mad/transport.h"
 
 #define MAD_HASH_MIN            64      /* initial TID buckets, power of 2 */
 #define MAD_COUNTERS_MAX        4096    /* (class, method, attr) keys */
 #define MAD_AGENTS_MAX          16
+/* Requests kept for reuse (those built at each attempt, all one size):
+ * about the most a caller keeps pending, so that a bring-up allocates
+ * none after its first window (sm/program.c: 1,024). */
+#define MAD_SPARE_REQS          1024
 
 struct mad_dest;
 
@@ -117,6 +122,7 @@ struct mad_engine {
 	int ctr_full_logged;
 	struct listener *listeners;
 	unsigned nlisteners;
+	struct pool spare;              /* struct mad_req without mad[] */
 	struct { uint8_t mgmt_class, version; } agents[MAD_AGENTS_MAX];
 	unsigned nagents;
 	uint64_t unmatched, malformed, unhandled;
@@ -366,6 +372,17 @@ tid_remove(struct mad_engine *e, struct mad_req *r)
 
 /* ---- requests ---- */
 
+/* r's memory back: a request built at each attempt has no mad[] and is
+ * kept for the next one. */
+static void
+req_free(struct mad_engine *e, struct mad_req *r)
+{
+	if (r->build != NULL)
+		pool_put(&e->spare, r);
+	else
+		free(r);
+}
+
 static void
 defer(struct mad_engine *e, struct mad_req *r, int status)
 {
@@ -460,7 +477,7 @@ complete(struct mad_engine *e, struct mad_req *r, int status,
 	void *arg = r->arg;
 
 	release(e, r);
-	free(r);
+	req_free(e, r);
 	cb(arg, status, resp);
 	pump(e);
 }
@@ -512,7 +529,7 @@ run_done(struct ev_loop *loop, ev_idle *w, int revents)
 		cb = r->cb;
 		arg = r->arg;
 		status = r->status;
-		free(r);
+		req_free(e, r);
 		cb(arg, status, NULL);
 	}
 }
@@ -681,6 +698,7 @@ mad_engine_new(struct ev_loop *loop, uint64_t guid, const struct mad_opts *o)
 	set_opts(e, o);
 	TAILQ_INIT(&e->done);
 	TAILQ_INIT(&e->ready);
+	pool_init(&e->spare, sizeof(struct mad_req), MAD_SPARE_REQS);
 	guid_hash_init(&e->dest_idx);
 	e->dest_zero = GUID_HASH_NONE;
 	e->ntid_buckets = MAD_HASH_MIN;
@@ -707,7 +725,7 @@ drop(struct mad_req *r)
 {
 	if (r->drop != NULL)
 		r->drop(r->arg);
-	free(r);
+	req_free(r->e, r);
 }
 
 void
@@ -744,6 +762,7 @@ mad_engine_free(struct mad_engine *e)
 	free(e->tids);
 	free(e->ctr);
 	free(e->listeners);
+	pool_fini(&e->spare);
 	free(e);
 }
 
@@ -799,7 +818,8 @@ mad_request(struct mad_engine *e, const struct mad_request *q, mad_done_cb cb,
 	method = q->mad != NULL ? mad_method_of(q->mad) : q->method;
 	if ((method & 0x80) || method == MAD_TRAP || method == MAD_TRAPREPRESS)
 		return -1;
-	r = xcalloc(1, sizeof(*r) + (q->mad != NULL ? q->len : 0));
+	r = q->mad != NULL ? xcalloc(1, sizeof(*r) + q->len) :
+	    pool_get(&e->spare);
 	r->e = e;
 	r->cb = cb;
 	r->arg = arg;

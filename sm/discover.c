@@ -11,8 +11,13 @@
 #include "core/alias.h"
 #include "core/alloc.h"
 #include "core/log.h"
+#include "core/pool.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
+
+/* Requests kept for reuse: about the most on the wire and queued at once
+ * in a large fabric's discovery. */
+#define DISCOVER_SPARE 1024
 
 struct discovery {
 	struct mad_engine *mad;
@@ -20,6 +25,7 @@ struct discovery {
 	discover_done_cb done;
 	void *arg;
 	unsigned pending;
+	struct pool spare;      /* struct dreq, kept for the next request */
 	bool aborted;
 	bool passive;           /* read only: not master (yet) */
 	struct alias_store *alias;      /* read GUIDInfo into it; NULL: no */
@@ -81,6 +87,7 @@ finish_one(struct discovery *d)
 	if (--d->pending > 0)
 		return;
 	if (d->aborted) {
+		pool_fini(&d->spare);
 		free(d->life);
 		free(d);
 		return;
@@ -97,6 +104,7 @@ finish_one(struct discovery *d)
 		d->res.ok = 1;
 	}
 	d->done(d->arg, &d->res);
+	pool_fini(&d->spare);
 	free(d->life);
 	free(d);
 }
@@ -373,7 +381,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 		break;
 	}
 out:
-	free(q);
+	pool_put(&d->spare, q);
 	finish_one(d);
 }
 
@@ -410,7 +418,7 @@ ask(struct discovery *d, uint16_t attr, uint32_t mod,
     const struct dr_path *path, uint32_t node, uint32_t from, uint8_t port,
     uint8_t method, const uint8_t *data)
 {
-	struct dreq *q = xcalloc(1, sizeof(*q));
+	struct dreq *q = pool_get(&d->spare);
 
 	q->d = d;
 	q->path = *path;
@@ -430,7 +438,7 @@ ask(struct discovery *d, uint16_t attr, uint32_t mod,
 	if (send_req(q) < 0) {
 		d->pending--;
 		d->res.errors++;
-		free(q);
+		pool_put(&d->spare, q);
 	}
 }
 
@@ -443,6 +451,7 @@ discover_start(struct mad_engine *mad, struct fabric *f, bool passive,
 
 	if (d == NULL || (q = calloc(1, sizeof(*q))) == NULL)
 		fatal("discover: out of memory");
+	pool_init(&d->spare, sizeof(*q), DISCOVER_SPARE);
 	d->mad = mad;
 	d->f = f;
 	d->done = done;

@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/guidhash.h"
 #include "core/log.h"
+#include "core/pool.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
 
@@ -76,6 +77,7 @@ struct programmer {
 	bool made;              /* the phase has made all its requests */
 	unsigned window;        /* requests pending at most */
 	unsigned pending;
+	struct pool spare;      /* struct preq, kept for the next request */
 	program_done_cb done;
 	void *arg;
 	struct program_result res;
@@ -194,6 +196,7 @@ program_new(struct mad_engine *mad)
 	tcache_init(&pr->lfts);
 	tcache_init(&pr->pkeys);
 	guid_hash_init(&pr->reregistered);
+	pool_init(&pr->spare, sizeof(struct preq), PROGRAM_WINDOW);
 	return pr;
 }
 
@@ -206,6 +209,7 @@ program_free(struct programmer *pr)
 	tcache_free(&pr->lfts);
 	tcache_free(&pr->pkeys);
 	guid_hash_fini(&pr->reregistered);
+	pool_fini(&pr->spare);
 	free(pr);
 }
 
@@ -473,7 +477,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 		}
 	}
 out:
-	free(q);
+	pool_put(&pr->spare, q);
 	pr->pending--;
 	advance(pr);
 }
@@ -501,7 +505,7 @@ req_new(struct programmer *pr, uint8_t method, uint16_t attr, uint32_t mod,
     const struct dr_path *path, uint64_t dest, const uint8_t *data,
     uint32_t idx, uint32_t block)
 {
-	struct preq *q = xcalloc(1, sizeof(*q));
+	struct preq *q = pool_get(&pr->spare);
 
 	q->pr = pr;
 	q->idx = idx;
@@ -526,7 +530,7 @@ req_submit(struct programmer *pr, struct preq *q)
 	if (send_req(q) < 0) {
 		pr->pending--;
 		failed(q, MAD_ESEND);
-		free(q);
+		pool_put(&pr->spare, q);
 	}
 }
 
