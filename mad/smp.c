@@ -95,7 +95,9 @@ valid(const struct smp_req *q)
 	return 1;
 }
 
-/* The whole SMP of q into mad (zeroed), but its TID. */
+/* The whole SMP of q into mad (zeroed), but its TID. Fields whose value
+ * is 0 are left as the zeroed MAD has them (a field write costs about 50
+ * instructions in libibmad, and this runs at every attempt of every SMP). */
 static void
 build(const struct smp_req *q, uint8_t *mad)
 {
@@ -105,17 +107,19 @@ build(const struct smp_req *q, uint8_t *mad)
 	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F,
 	    dr ? MGMT_CLASS_SMP_DR : MGMT_CLASS_SMP_LID);
 	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, SMP_CLASS_VERSION);
-	mad_set_method(mad, q->method);
+	/* Get or Set (valid()): the R bit stays 0 */
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, q->method);
 	mad_set_field(mad, 0, IB_MAD_ATTRID_F, q->attr);
-	mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, q->mod);
-	mad_set_field64(mad, 0, IB_MAD_MKEY_F, q->mkey);
+	if (q->mod != 0)
+		mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, q->mod);
+	if (q->mkey != 0)
+		mad_set_field64(mad, 0, IB_MAD_MKEY_F, q->mkey);
 	if (dr) {
 		uint8_t path[FABRIC_DR_MAX] = { 0 };
 
-		/* A request: D = 0, walking the initial path from hop 0. */
+		/* A request: D = 0 and hop pointer 0 (as zeroed), walking
+		 * the initial path from hop 0. */
 		memcpy(path + 1, q->path->port + 1, q->path->hops);
-		mad_set_field(mad, 0, IB_DRSMP_DIRECTION_F, 0);
-		mad_set_field(mad, 0, IB_DRSMP_HOPPTR_F, 0);
 		mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, q->path->hops);
 		mad_set_field(mad, 0, IB_DRSMP_DRSLID_F,
 		    TRANSPORT_LID_PERMISSIVE);
