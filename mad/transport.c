@@ -28,8 +28,12 @@ struct rx_item {
 	int status;
 	struct transport_addr from;
 	size_t len;
+	size_t cap;             /* room in mad[]: TRANSPORT_MAD_SIZE items are
+	                         * used again, longer ones (RMPP) freed */
 	uint8_t mad[];
 };
+
+STAILQ_HEAD(rx_items, rx_item);
 
 /* A umad buffer: the umad header, then room for cap bytes of MAD. */
 struct umad_buf {
@@ -59,8 +63,16 @@ struct transport {
 	pthread_t thread;
 	atomic_bool stop;
 	pthread_mutex_t lock;
-	STAILQ_HEAD(, rx_item) rxq;
+	struct rx_items rxq;
 	unsigned rxq_len;
+	/* Items go round instead of a malloc() in the receiver and a free()
+	 * in the loop per MAD, with no lock taken for it: the loop keeps the
+	 * items of a batch (rx_done) and hands them over (rx_free) in the
+	 * lock it takes for the next batch; the receiver takes them all
+	 * (rx_spare) in the lock it takes to queue a MAD when it has none. */
+	struct rx_items rx_free;        /* under lock */
+	struct rx_items rx_spare;       /* receiver thread's */
+	struct rx_items rx_done;        /* loop thread's */
 	uint64_t rxq_dropped;
 	ev_async wake;
 	struct umad_buf rbuf;   /* receive buffer of the loop thread */
@@ -180,9 +192,17 @@ receiver(void *arg)
 			continue;
 		}
 		decode(t->tbuf.p, (size_t)len, &rx);
-		it = malloc(sizeof(*it) + rx.len);
-		if (it == NULL)
-			continue;
+		if ((it = STAILQ_FIRST(&t->rx_spare)) != NULL &&
+		    rx.len <= it->cap) {
+			STAILQ_REMOVE_HEAD(&t->rx_spare, entry);
+		} else {
+			size_t cap = rx.len > TRANSPORT_MAD_SIZE ? rx.len :
+			    TRANSPORT_MAD_SIZE;
+
+			if ((it = malloc(sizeof(*it) + cap)) == NULL)
+				continue;
+			it->cap = cap;
+		}
 		it->status = rx.status;
 		it->from = rx.from;
 		it->len = rx.len;
@@ -195,6 +215,8 @@ receiver(void *arg)
 			STAILQ_INSERT_TAIL(&t->rxq, it, entry);
 			t->rxq_len++;
 		}
+		if (STAILQ_EMPTY(&t->rx_spare))
+			STAILQ_CONCAT(&t->rx_spare, &t->rx_free);
 		pthread_mutex_unlock(&t->lock);
 		ev_async_send(t->loop, &t->wake);
 	}
@@ -205,7 +227,7 @@ static void
 wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 {
 	struct transport *t = w->data;
-	STAILQ_HEAD(, rx_item) q = STAILQ_HEAD_INITIALIZER(q);
+	struct rx_items q = STAILQ_HEAD_INITIALIZER(q);
 	struct rx_item *it;
 	struct transport_rx rx;
 
@@ -214,6 +236,7 @@ wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 	pthread_mutex_lock(&t->lock);
 	STAILQ_CONCAT(&q, &t->rxq);
 	t->rxq_len = 0;
+	STAILQ_CONCAT(&t->rx_free, &t->rx_done);
 	pthread_mutex_unlock(&t->lock);
 	while ((it = STAILQ_FIRST(&q)) != NULL) {
 		STAILQ_REMOVE_HEAD(&q, entry);
@@ -222,6 +245,20 @@ wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 		rx.status = it->status;
 		rx.from = it->from;
 		t->cb(t->cb_arg, &rx);
+		if (it->cap == TRANSPORT_MAD_SIZE)
+			STAILQ_INSERT_TAIL(&t->rx_done, it, entry);
+		else
+			free(it);
+	}
+}
+
+static void
+free_items(struct rx_items *q)
+{
+	struct rx_item *it;
+
+	while ((it = STAILQ_FIRST(q)) != NULL) {
+		STAILQ_REMOVE_HEAD(q, entry);
 		free(it);
 	}
 }
@@ -433,6 +470,9 @@ transport_open(struct ev_loop *loop, uint64_t guid, transport_rx_cb cb,
 	t->issm_fd = -1;
 	t->portid = -1;
 	STAILQ_INIT(&t->rxq);
+	STAILQ_INIT(&t->rx_free);
+	STAILQ_INIT(&t->rx_spare);
+	STAILQ_INIT(&t->rx_done);
 	pthread_mutex_init(&t->lock, NULL);
 	if (buf_reserve(&t->rbuf, TRANSPORT_MAD_SIZE) < 0 ||
 	    buf_reserve(&t->tbuf, TRANSPORT_MAD_SIZE) < 0 ||
@@ -478,8 +518,6 @@ fail:
 void
 transport_close(struct transport *t)
 {
-	struct rx_item *it;
-
 	if (t == NULL)
 		return;
 	if (t->threaded) {
@@ -489,10 +527,10 @@ transport_close(struct transport *t)
 	} else if (ev_is_active(&t->io)) {
 		ev_io_stop(t->loop, &t->io);
 	}
-	while ((it = STAILQ_FIRST(&t->rxq)) != NULL) {
-		STAILQ_REMOVE_HEAD(&t->rxq, entry);
-		free(it);
-	}
+	free_items(&t->rxq);
+	free_items(&t->rx_free);
+	free_items(&t->rx_spare);
+	free_items(&t->rx_done);
 	if (t->issm_fd >= 0)
 		close(t->issm_fd);
 	if (t->portid >= 0)
