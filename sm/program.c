@@ -226,6 +226,11 @@ want_block(const struct lft_set *s, uint32_t sw, uint32_t b, uint8_t *out)
 	const uint8_t *row = lft_row(s, sw);
 	uint32_t lid;
 
+	if ((b + 1u) * LFT_BLOCK - 1u <= s->max_lid) {
+		/* the whole block is in the row: every block but the last */
+		memcpy(out, row + (size_t)b * LFT_BLOCK, LFT_BLOCK);
+		return;
+	}
 	for (uint32_t i = 0; i < LFT_BLOCK; i++) {
 		lid = b * LFT_BLOCK + i;
 		out[i] = lid <= s->max_lid ? row[lid] : LFT_NO_ROUTE;
