@@ -795,9 +795,11 @@ on_vports_programmed(void *arg, const struct vports_result *r)
 	bool ok;
 
 	sw->last_vprog = *r;
+	sw->vport_clears += r->clears;
 	log_info("sweep: vports: %u managed, %u P_Key blocks and %u LIDs "
-	    "written, %u armed, %u activated%s%s", r->managed, r->pkey_writes,
-	    r->lid_writes, r->armed, r->activated,
+	    "written, %u armed, %u activated, %u latches cleared, %u hosts "
+	    "changed meanwhile%s%s", r->managed, r->pkey_writes,
+	    r->lid_writes, r->armed, r->activated, r->clears, r->stale_hosts,
 	    r->first_failure[0] ? "; " : "", r->first_failure);
 	ok = complete(sw);
 	if (r->timeouts + r->errors > 0) {
@@ -1758,9 +1760,11 @@ on_vport_sweep_programmed(void *arg, const struct vports_result *r)
 	struct sweep *sw = arg;
 
 	sw->last_vprog = *r;
+	sw->vport_clears += r->clears;
 	log_info("sweep: vport sweep: %u managed, %u P_Key blocks and %u LIDs "
-	    "written, %u armed, %u activated, %u SMPs%s%s", r->managed,
-	    r->pkey_writes, r->lid_writes, r->armed, r->activated, r->smps,
+	    "written, %u armed, %u activated, %u latches cleared, %u SMPs%s%s",
+	    r->managed, r->pkey_writes, r->lid_writes, r->armed, r->activated,
+	    r->clears, r->smps,
 	    r->first_failure[0] ? "; " : "", r->first_failure);
 	if (r->timeouts + r->errors > 0) {
 		snprintf(sw->why, sizeof(sw->why), "vports: %s",

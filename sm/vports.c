@@ -57,6 +57,13 @@ struct vports {
 	bool dirty_ok;
 	/* discovery: hosts kept from the old set, not read */
 	uint8_t *kept;          /* [s->nh] */
+	/* programming: hosts given a vport state (ARMED, ACTIVE), and those
+	 * whose VPortStateChange this SM has cleared since */
+	uint8_t *host_wrote;    /* [s->nh] */
+	uint8_t *host_cleared;  /* [s->nh] */
+	/* port GUIDs whose vport states, read after such a clear, differ from
+	 * what this SM set: the next poll counts them as changed */
+	struct guid_hash stale;
 };
 
 struct vreq {
@@ -86,6 +93,7 @@ vports_new(struct mad_engine *mad)
 	v->window = 64;
 	guid_hash_init(&v->by_guid);
 	guid_hash_init(&v->rereg);
+	guid_hash_init(&v->stale);
 	return v;
 }
 
@@ -97,6 +105,7 @@ vports_forget(struct vports *v)
 	v->nmem = 0;
 	guid_hash_clear(&v->by_guid);
 	guid_hash_clear(&v->rereg);
+	guid_hash_clear(&v->stale);
 }
 
 void
@@ -109,6 +118,7 @@ vports_free(struct vports *v)
 	free(v->mem);
 	guid_hash_fini(&v->by_guid);
 	guid_hash_fini(&v->rereg);
+	guid_hash_fini(&v->stale);
 	free(v->dirty);
 	free(v);
 }
@@ -134,6 +144,10 @@ reset_run(struct vports *v)
 	free(v->host_pending);
 	free(v->vp_pending);
 	free(v->kept);
+	free(v->host_wrote);
+	free(v->host_cleared);
+	v->host_wrote = NULL;
+	v->host_cleared = NULL;
 	v->host_pending = NULL;
 	v->vp_pending = NULL;
 	v->kept = NULL;
@@ -185,10 +199,19 @@ run_finished(struct vports *v)
 		v->done(v->arg, &r);
 }
 
+static void clear_state_change(struct vports *v, uint32_t h);
+
 static void
 host_finished(struct vports *v, uint32_t h)
 {
-	(void)h;
+	if (v->kind == RUN_PROGRAM && v->host_wrote[h] &&
+	    !v->host_cleared[h]) {
+		/* its state writes are answered: the latch they set is
+		 * cleared before the host counts as done */
+		clear_state_change(v, h);
+		if (v->host_pending[h] > 0)
+			return;
+	}
 	v->hosts_active--;
 	start_hosts(v);
 }
@@ -469,6 +492,8 @@ set_vport_info(struct vports *v, uint32_t i, uint8_t state, uint16_t lid,
 	uint8_t d[SMP_DATA_SIZE];
 
 	vattr_vport_info_encode(&vi, d);
+	if (state != 0 && v->host_wrote != NULL)
+		v->host_wrote[vp->host] = 1;
 	ask(v, vp->host, i, MAD_SET, VATTR_VPORT_INFO, vattr_mod_vport(vp->index),
 	    d, on_vport_set);
 }
@@ -586,6 +611,80 @@ program_vport(struct vports *v, uint32_t i)
 	}
 }
 
+/* ---- the latch this SM's own state writes set ---- */
+
+/* VPortState block q->mod of a host just cleared: each vport as this SM
+ * left it? A vport changed by someone else between our writes and the
+ * clear (its latch cleared with ours) is told to the next poll. */
+static void
+on_check_state(struct vreq *q, const uint8_t *d)
+{
+	struct vports *v = q->v;
+	const struct vport_host *h = &v->s->h[q->host];
+	unsigned first = q->mod * VATTR_STATES_PER_BLOCK;
+	uint8_t want[VATTR_STATES_PER_BLOCK];
+	bool same = true;
+
+	memset(want, PORT_DOWN, sizeof(want));
+	for (uint32_t i = 0; i < v->s->n; i++) {
+		const struct vport *vp = &v->s->v[i];
+
+		if (vp->host == q->host && vp->index >= first &&
+		    vp->index < first + VATTR_STATES_PER_BLOCK)
+			want[vp->index - first] = vp->state;
+	}
+	for (unsigned k = 0; k < VATTR_STATES_PER_BLOCK; k++) {
+		unsigned st = vattr_vport_state(d, k);
+		bool up = st >= PORT_INIT && st <= PORT_ACTIVE;
+		bool wup = want[k] >= PORT_INIT && want[k] <= PORT_ACTIVE;
+
+		if (first + k > h->top && !up)
+			continue;
+		if (up != wup || (up && st != want[k]))
+			same = false;
+	}
+	if (!same) {
+		v->res.stale_hosts++;
+		guid_hash_put(&v->stale, v->f->ports[h->port].guid, 1);
+	}
+}
+
+static void
+on_cleared(struct vreq *q, const uint8_t *d)
+{
+	struct vports *v = q->v;
+	struct vport_host *h = &v->s->h[q->host];
+	struct vattr_virt_info vi;
+
+	vattr_virt_info_decode(d, &vi);
+	h->top = vi.index_top > VPORT_MAX_INDEX ? VPORT_MAX_INDEX :
+	    vi.index_top;
+	for (unsigned b = 0; b <= h->top / VATTR_STATES_PER_BLOCK; b++)
+		ask(v, q->host, FABRIC_NONE, MAD_GET, VATTR_VPORT_STATE,
+		    vattr_mod_state_block(b), NULL, on_check_state);
+}
+
+/* Clear host h's VPortStateChange (written as 1), then read its vport
+ * states: a change between our writes and this clear is found by the
+ * read, one after it latches again. */
+static void
+clear_state_change(struct vports *v, uint32_t h)
+{
+	const struct vport_host *vh = &v->s->h[h];
+	struct vattr_virt_info vi = {
+		.vport_cap = vh->vport_cap, .index_top = vh->top,
+		.flags = (uint8_t)((vh->flags & VATTR_VI_ENABLE) |
+		    VATTR_VI_STATE_CHANGE),
+		.revision = VATTR_REVISION,
+	};
+	uint8_t d[SMP_DATA_SIZE];
+
+	v->host_cleared[h] = 1;
+	vattr_virt_info_encode(&vi, d);
+	v->res.clears++;
+	ask(v, h, FABRIC_NONE, MAD_SET, VATTR_VIRT_INFO, 0, d, on_cleared);
+}
+
 /* ---- hosts, a window at a time ---- */
 
 /* VirtualizationInfo.VClientReregister, once per host per mastership (a
@@ -676,6 +775,12 @@ run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
 	v->host_pending = xcalloc(s->nh ? s->nh : 1, sizeof(unsigned));
 	v->vp_pending = kind == RUN_PROGRAM ?
 	    xcalloc(s->n ? s->n : 1, sizeof(unsigned)) : NULL;
+	if (kind == RUN_PROGRAM) {
+		v->host_wrote = xcalloc(s->nh ? s->nh : 1, 1);
+		v->host_cleared = xcalloc(s->nh ? s->nh : 1, 1);
+	}
+	if (kind == RUN_DISCOVER)
+		guid_hash_clear(&v->stale);
 	v->res.hosts = s->nh;
 	if (kind == RUN_POLL) {
 		free(v->dirty);
@@ -683,6 +788,13 @@ run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
 		v->dirty = xcalloc(f->nports ? f->nports : 1, 1);
 		v->dirty_f = f;
 		v->dirty_ok = false;
+		for (uint32_t h = 0; h < s->nh; h++)
+			if (s->h[h].port < f->nports &&
+			    guid_hash_get(&v->stale,
+			    f->ports[s->h[h].port].guid) != GUID_HASH_NONE) {
+				v->dirty[s->h[h].port] = 1;
+				v->changed = true;
+			}
 	}
 	v->pending = 1;         /* held until every host is started */
 	start_hosts(v);

@@ -27,6 +27,7 @@ struct vports_result {
 	unsigned timeouts, errors;
 	unsigned pkey_writes, lid_writes, armed, activated, clears;
 	unsigned rereg_hosts;   /* VirtualizationInfo.VClientReregister set */
+	unsigned stale_hosts;   /* vport states found changed after a clear */
 	unsigned rereg_vports;  /* VPortClientReregister with ACTIVE */
 	char first_failure[160];
 };
