@@ -57,14 +57,18 @@ struct vports {
 	bool dirty_ok;
 	/* discovery: hosts kept from the old set, not read */
 	uint8_t *kept;          /* [s->nh] */
-	/* programming: hosts given a vport state (ARMED, ACTIVE), and those
-	 * whose VPortStateChange this SM has cleared since */
-	uint8_t *host_wrote;    /* [s->nh] */
+	/* programming: hosts given a vport state (ARMED, ACTIVE) or
+	 * VClientReregister, and those whose VPortStateChange this SM has
+	 * cleared since */
+	uint8_t *host_wrote;    /* [s->nh]: WROTE_* */
 	uint8_t *host_cleared;  /* [s->nh] */
 	/* port GUIDs whose vport states, read after such a clear, differ from
 	 * what this SM set: the next poll counts them as changed */
 	struct guid_hash stale;
 };
+
+#define WROTE_STATE     0x01
+#define WROTE_REREG     0x02    /* kept set by the clear's write */
 
 struct vreq {
 	struct vports *v;
@@ -204,7 +208,7 @@ static void clear_state_change(struct vports *v, uint32_t h);
 static void
 host_finished(struct vports *v, uint32_t h)
 {
-	if (v->kind == RUN_PROGRAM && v->host_wrote[h] &&
+	if (v->kind == RUN_PROGRAM && (v->host_wrote[h] & WROTE_STATE) &&
 	    !v->host_cleared[h]) {
 		/* its state writes are answered: the latch they set is
 		 * cleared before the host counts as done */
@@ -493,7 +497,7 @@ set_vport_info(struct vports *v, uint32_t i, uint8_t state, uint16_t lid,
 
 	vattr_vport_info_encode(&vi, d);
 	if (state != 0 && v->host_wrote != NULL)
-		v->host_wrote[vp->host] = 1;
+		v->host_wrote[vp->host] |= WROTE_STATE;
 	ask(v, vp->host, i, MAD_SET, VATTR_VPORT_INFO, vattr_mod_vport(vp->index),
 	    d, on_vport_set);
 }
@@ -674,7 +678,8 @@ clear_state_change(struct vports *v, uint32_t h)
 	struct vattr_virt_info vi = {
 		.vport_cap = vh->vport_cap, .index_top = vh->top,
 		.flags = (uint8_t)((vh->flags & VATTR_VI_ENABLE) |
-		    VATTR_VI_STATE_CHANGE),
+		    VATTR_VI_STATE_CHANGE | ((v->host_wrote[h] & WROTE_REREG) ?
+		    VATTR_VI_CLIENT_REREG : 0)),
 		.revision = VATTR_REVISION,
 	};
 	uint8_t d[SMP_DATA_SIZE];
@@ -709,6 +714,7 @@ rereg_host(struct vports *v, uint32_t h)
 	guid_hash_put(&v->rereg, guid, 1);
 	vattr_virt_info_encode(&vi, d);
 	v->res.rereg_hosts++;
+	v->host_wrote[h] |= WROTE_REREG;
 	ask(v, h, FABRIC_NONE, MAD_SET, VATTR_VIRT_INFO, 0, d, NULL);
 }
 

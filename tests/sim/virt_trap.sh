@@ -54,6 +54,11 @@ host_rereg() { vdev_cmd h1 dump | awk '$1 == "virt" { for (i = 2; i < NF; i++) i
 for i in 1 2; do
 	[ "$(vdev_field h1 "$i" rereg)" = 1 ] || fail "h1/$i: VPortClientReregister not set with ACTIVE"
 done
+# the SM's own INIT -> ARMED -> ACTIVE writes latched VPortStateChange;
+# the SM cleared it after them (VirtualizationInfo Set), so the next
+# light sweep's poll sees only real changes
+host_change() { vdev_cmd h1 dump | awk '$1 == "virt" { for (i = 2; i < NF; i++) if ($i == "statechange") print $(i + 1) }'; }
+[ "$(host_change)" = 0 ] || fail "VPortStateChange still latched after bring-up: $(vdev_cmd h1 dump)"
 [ "$(stat_get vports.rereg_hosts)" = 1 ] || fail "stats: vports.rereg_hosts $(stat_get vports.rereg_hosts), not 1"
 # the routing report counts the 2 vport LIDs
 [ "$(stat_get routing_vport_lids)" = 2 ] || fail "stats: routing_vport_lids $(stat_get routing_vport_lids), not 2"
