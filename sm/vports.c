@@ -62,6 +62,10 @@ struct vports {
 	 * cleared since */
 	uint8_t *host_wrote;    /* [s->nh]: WROTE_* */
 	uint8_t *host_cleared;  /* [s->nh] */
+	/* programming: the vports of host h are by_host[host_first[h] ..
+	 * host_first[h + 1] - 1] (one pass over the set, not one a host) */
+	uint32_t *host_first;   /* [s->nh + 1] */
+	uint32_t *by_host;      /* [s->n] */
 	/* port GUIDs whose vport states, read after such a clear, differ from
 	 * what this SM set: the next poll counts them as changed */
 	struct guid_hash stale;
@@ -150,6 +154,10 @@ reset_run(struct vports *v)
 	free(v->kept);
 	free(v->host_wrote);
 	free(v->host_cleared);
+	free(v->host_first);
+	free(v->by_host);
+	v->host_first = NULL;
+	v->by_host = NULL;
 	v->host_wrote = NULL;
 	v->host_cleared = NULL;
 	v->host_pending = NULL;
@@ -630,10 +638,11 @@ on_check_state(struct vreq *q, const uint8_t *d)
 	bool same = true;
 
 	memset(want, PORT_DOWN, sizeof(want));
-	for (uint32_t i = 0; i < v->s->n; i++) {
-		const struct vport *vp = &v->s->v[i];
+	for (uint32_t j = v->host_first[q->host];
+	    j < v->host_first[q->host + 1]; j++) {
+		const struct vport *vp = &v->s->v[v->by_host[j]];
 
-		if (vp->host == q->host && vp->index >= first &&
+		if (vp->index >= first &&
 		    vp->index < first + VATTR_STATES_PER_BLOCK)
 			want[vp->index - first] = vp->state;
 	}
@@ -732,9 +741,9 @@ start_host(struct vports *v, uint32_t h)
 		break;
 	case RUN_PROGRAM:
 		rereg_host(v, h);
-		for (uint32_t i = 0; i < v->s->n; i++)
-			if (v->s->v[i].host == h)
-				program_vport(v, i);
+		for (uint32_t j = v->host_first[h]; j < v->host_first[h + 1];
+		    j++)
+			program_vport(v, v->by_host[j]);
 		break;
 	default:
 		break;
@@ -784,6 +793,22 @@ run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
 	if (kind == RUN_PROGRAM) {
 		v->host_wrote = xcalloc(s->nh ? s->nh : 1, 1);
 		v->host_cleared = xcalloc(s->nh ? s->nh : 1, 1);
+		v->host_first = xcalloc(s->nh + 1, sizeof(*v->host_first));
+		v->by_host = xcalloc(s->n ? s->n : 1, sizeof(*v->by_host));
+		for (uint32_t i = 0; i < s->n; i++)
+			v->host_first[s->v[i].host + 1]++;
+		for (uint32_t h = 0; h < s->nh; h++)
+			v->host_first[h + 1] += v->host_first[h];
+		{
+			uint32_t *at = xcalloc(s->nh ? s->nh : 1, sizeof(*at));
+
+			for (uint32_t i = 0; i < s->n; i++) {
+				uint32_t h = s->v[i].host;
+
+				v->by_host[v->host_first[h] + at[h]++] = i;
+			}
+			free(at);
+		}
 	}
 	if (kind == RUN_DISCOVER)
 		guid_hash_clear(&v->stale);
