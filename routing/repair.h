@@ -52,6 +52,15 @@ int repair_run(const struct fabric *f, const struct fabric *prev_fabric,
     const struct lft_set *prev, const struct lft_set *fallback,
     enum repair_discipline d, struct lft_set *out, struct repair_result *r);
 
+/* repair_run in a given up/down order (REPAIR_UPDOWN): up[sw] for every
+ * switch of f as lft_set_init numbers them, all distinct, a hop from a to b
+ * going up when up[b] > up[a] (the engine's, routing_engine.order); NULL:
+ * the heights above the switches with CAs, ties by GUID. */
+int repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, const uint32_t *up, struct lft_set *out,
+    struct repair_result *r);
+
 /* (switch, LID) pairs of f that ref's tables deliver and s's do not. */
 uint64_t repair_lost_pairs(const struct fabric *f, const struct lft_set *s,
     const struct lft_set *ref);

@@ -1272,6 +1272,37 @@ only_losses(const struct sweep *sw)
 	return true;
 }
 
+/* The engine's up/down order as it ranked the fabric of the tables in use,
+ * for the switches of the new model (numbered as next_lft): the order
+ * those tables keep, so that a repair breaks no more of it than the losses
+ * do. NULL when the engine cannot say or a switch is new. */
+static uint32_t *
+repair_order(struct sweep *sw, const struct routing_engine *re)
+{
+	uint32_t *upc, *up, i, j;
+	uint64_t guid;
+
+	upc = xcalloc(sw->cur_lft->nsw ? sw->cur_lft->nsw : 1, sizeof(*upc));
+	up = xcalloc(sw->next_lft->nsw ? sw->next_lft->nsw : 1, sizeof(*up));
+	if (re->order(sw->cur, &sw->o.ropts, sw->cur_lft, upc) < 0)
+		goto fail;
+	for (i = 0; i < sw->next_lft->nsw; i++) {
+		guid = sw->next->nodes[sw->next_lft->sw_node[i]].guid;
+		for (j = 0; j < sw->cur_lft->nsw; j++)
+			if (sw->cur->nodes[sw->cur_lft->sw_node[j]].guid == guid)
+				break;
+		if (j == sw->cur_lft->nsw)
+			goto fail;
+		up[i] = upc[j];
+	}
+	free(upc);
+	return up;
+fail:
+	free(upc);
+	free(up);
+	return NULL;
+}
+
 /*
  * Links or switches lost (or nothing changed): the tables in use with only
  * the entries whose routes no longer arrive changed (routing/repair.h;
@@ -1291,12 +1322,17 @@ repair(struct sweep *sw)
 	struct route_report rep = sw->report;
 	struct lft_set out;
 	uint64_t blocks, lost;
-	int acyclic;
+	uint32_t *up;
+	int acyclic, rc;
 	char msg[256];
 
 	memset(&out, 0, sizeof(out));
-	if (repair_run(sw->next, sw->cur, sw->cur_lft, sw->next_lft, d, &out,
-	    &rr) < 0)
+	up = d == REPAIR_UPDOWN && re->order != NULL ? repair_order(sw, re) :
+	    NULL;
+	rc = repair_run_ordered(sw->next, sw->cur, sw->cur_lft, sw->next_lft, d,
+	    up, &out, &rr);
+	free(up);
+	if (rc < 0)
 		return;
 	blocks = routing_blocks_changed(sw->next, &out, sw->cur, sw->cur_lft);
 	if (blocks >= sw->report.blocks_changed) {
