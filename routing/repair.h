@@ -6,8 +6,9 @@
  * writes only the blocks its routes touched. Pure computation, no I/O.
  *
  * Discipline. With REPAIR_UPDOWN (engines that promise deadlock freedom)
- * switches are ordered by height above the switches with CAs, ties by GUID;
- * a hop to a later switch goes up. A repaired entry keeps its route
+ * switches are ordered by height above the switches with CAs, ties by GUID,
+ * or in the order the caller gives (repair_run_ordered: the engine's own,
+ * routing_engine.order); a hop to a later switch goes up. A repaired entry keeps its route
  * up*down*: a switch that can still reach the LID going only down does so
  * (then whatever comes down into it stays legal); else it goes up to a
  * switch whose route is up*down*; only where no such route is left (a fat

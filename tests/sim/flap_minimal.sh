@@ -38,8 +38,8 @@ settle() {      # wait until the counter has not moved for 4 s
 # fc ARGS: fabcheck, again when a tool failed (dump_fts may lose an SMP
 # to a sweep running beside it: exit 2)
 fc() {
-	local i rc
-	for i in 1 2 3; do
+	local rc
+	for _ in 1 2 3; do
 		fabcheck "$@"
 		rc=$?
 		[ "$rc" -ne 2 ] && return "$rc"
@@ -69,8 +69,9 @@ step() {        # step N CABLE(desc[port]) SAVED
 	wrote=$(( $(sent) - before ))
 	minb=$(sed -n 's/^fabcheck: minimal (minhop): [0-9]* entries in \([0-9]*\) blocks.*/\1/p' "$T/fc$n.out")
 	log "${cable//\"/} down: $(sed -n 's/^fabcheck: minimal //p' "$T/fc$n.out"); $wrote LFT blocks written"
-	[ -n "$minb" ] && [ "$minb" -gt 0 ] ||
-	    fail "${cable//\"/} down: no minimal set ($(cat "$T/fc$n.out"))"
+	if [ -z "$minb" ] || [ "$minb" -eq 0 ]; then
+		fail "${cable//\"/} down: no minimal set ($(cat "$T/fc$n.out"))"
+	fi
 	[ "$wrote" -le "$minb" ] ||
 	    fail "${cable//\"/} down: $wrote LFT blocks written, the minimal set is in $minb"
 }
