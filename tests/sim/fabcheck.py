@@ -44,9 +44,9 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
   (h) with --minimal minhop|updown besides (g): the entries changed are
       exactly those the cut forces to change: the port is lost, or the next
       switch no longer continues the route (minhop: it is not one hop
-      nearer on the cabling left, the hop count grew; updown: the route is
-      no longer up*down*, heights above the switches with CAs, ties by
-      GUID). An entry changed beyond that set, or kept inside it, is a
+      nearer on the cabling left, the hop count grew; updown: the route
+      was up*down* before the cut and is no longer, heights above the
+      switches with CAs, ties by GUID). An entry changed beyond that set, or kept inside it, is a
       violation.
 
 On a simulator the tools run with LD_PRELOAD=<libumad2sim.so> and the
@@ -908,6 +908,25 @@ def routes_changed(fab, lfts, opts, rep):
     return out
 
 
+def updown_sets(t, adj, rank):
+    """-> (D, U): switches with a route to t going only down, and with one
+    going up then down, over adj, in the order rank (a hop to a higher
+    rank goes up)."""
+    dd, q = {t}, [t]
+    for x in q:
+        for y in adj[x]:
+            if rank[y] > rank[x] and y not in dd:
+                dd.add(y)
+                q.append(y)
+    uu, q = set(dd), list(dd)
+    for x in q:
+        for y in adj[x]:
+            if rank[y] < rank[x] and y not in uu:
+                uu.add(y)
+                q.append(y)
+    return dd, uu
+
+
 def minimal_set(saved, old, link, sws, cut, kind):
     """(h) with --minimal: the (switch, LID) entries of the saved tables a
     cut forces to change: those whose port is lost, and those whose next
@@ -915,12 +934,16 @@ def minimal_set(saved, old, link, sws, cut, kind):
     nearer on the cabling left (the hop count through it grew); updown,
     still up*down* (up: the next switch has a route up then down; down:
     one going only down), in the order of heights above the switches with
-    CAs, ties by GUID."""
+    CAs, ties by GUID, where it was before the cut."""
     nlink = {k: v for k, v in link.items() if k not in cut}
     adj = {x: [] for x in sws}
     for (a, ap), (b, bp) in nlink.items():
         if a in sws and b in sws:
             adj[a].append(b)
+    adj0 = {x: [] for x in sws}         # before the cut
+    for (a, ap), (b, bp) in link.items():
+        if a in sws and b in sws:
+            adj0[a].append(b)
     h = {a: 0 for (a, ap), (b, bp) in link.items() if a in sws and b not in sws}
     q = list(h)
     for x in q:
@@ -943,18 +966,8 @@ def minimal_set(saved, old, link, sws, cut, kind):
                         near[y] = near[x] + 1
                         q.append(y)
         else:
-            dd, q = {t}, [t]
-            for x in q:
-                for y in adj[x]:
-                    if rank[y] > rank[x] and y not in dd:
-                        dd.add(y)
-                        q.append(y)
-            uu, q = set(dd), list(dd)
-            for x in q:
-                for y in adj[x]:
-                    if rank[y] < rank[x] and y not in uu:
-                        uu.add(y)
-                        q.append(y)
+            dd, uu = updown_sets(t, adj, rank)
+            dd0, uu0 = updown_sets(t, adj0, rank)
         for s in sws:
             e = old.get(s, {}).get(lid)
             if s == t or e is None or e == 255:
@@ -967,7 +980,11 @@ def minimal_set(saved, old, link, sws, cut, kind):
             if kind == 'minhop':
                 keep = s in near and n in near and near[n] == near[s] - 1
             else:
-                keep = n in (uu if rank[n] > rank[s] else dd)
+                # forced only where the cut breaks it: a hop that was not
+                # up*down* before (ftree's hub turns) is not
+                up_hop = rank[n] > rank[s]
+                keep = n in (uu if up_hop else dd) or \
+                    n not in (uu0 if up_hop else dd0)
             if not keep:
                 must.add((s, lid))
     return must
