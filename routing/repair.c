@@ -113,8 +113,28 @@ up_order(struct rp *c, const struct lft_set *s)
 	free(src);
 }
 
+/* The order the caller gives (repair_run_ordered). */
 static void
-rp_init(struct rp *c, const struct fabric *f, const struct lft_set *s)
+given_order(struct rp *c, const uint32_t *up)
+{
+	struct keyed *k = xcalloc(c->nsw ? c->nsw : 1, sizeof(*k));
+	uint32_t i;
+
+	for (i = 0; i < c->nsw; i++) {
+		k[i].height = up[i];
+		k[i].sw = i;
+	}
+	qsort(k, c->nsw, sizeof(*k), keyed_cmp);
+	for (i = 0; i < c->nsw; i++) {
+		c->order[i] = k[i].sw;
+		c->pos[k[i].sw] = i;
+	}
+	free(k);
+}
+
+static void
+rp_init(struct rp *c, const struct fabric *f, const struct lft_set *s,
+    const uint32_t *up)
 {
 	uint32_t sw, e, i, n;
 
@@ -145,7 +165,10 @@ rp_init(struct rp *c, const struct fabric *f, const struct lft_set *s)
 		}
 	c->pos = xcalloc(n, sizeof(*c->pos));
 	c->order = xcalloc(n, sizeof(*c->order));
-	up_order(c, s);
+	if (up != NULL)
+		given_order(c, up);
+	else
+		up_order(c, s);
 	c->st = xcalloc(n, 1);
 	c->mode = xcalloc(n, 1);
 	c->m = xcalloc(n, 1);
@@ -502,6 +525,16 @@ repair_run(const struct fabric *f, const struct fabric *prev_fabric,
     const struct lft_set *prev, const struct lft_set *fallback,
     enum repair_discipline d, struct lft_set *out, struct repair_result *r)
 {
+	return repair_run_ordered(f, prev_fabric, prev, fallback, d, NULL, out,
+	    r);
+}
+
+int
+repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, const uint32_t *up, struct lft_set *out,
+    struct repair_result *r)
+{
 	struct rp c;
 	const uint8_t **prow;
 	uint16_t *pmax, lid, max;
@@ -514,7 +547,7 @@ repair_run(const struct fabric *f, const struct fabric *prev_fabric,
 		return -1;
 	if (lft_set_init(out, f) < 0)
 		fatal("repair: out of memory");
-	rp_init(&c, f, out);
+	rp_init(&c, f, out, up);
 	max = out->max_lid;
 	c.prow = prow = xcalloc(c.nsw ? c.nsw : 1, sizeof(*prow));
 	c.pmax = pmax = xcalloc(c.nsw ? c.nsw : 1, sizeof(*pmax));
@@ -585,7 +618,7 @@ repair_lost_pairs(const struct fabric *f, const struct lft_set *s,
 	uint32_t sw;
 	uint16_t lid;
 
-	rp_init(&c, f, s);
+	rp_init(&c, f, s, NULL);
 	ok = xcalloc(c.nsw ? c.nsw : 1, 1);
 	for (lid = 1; lid <= s->max_lid && lid != 0; lid++) {
 		if (c.lid_sw[lid] == NONE)

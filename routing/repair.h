@@ -6,8 +6,9 @@
  * writes only the blocks its routes touched. Pure computation, no I/O.
  *
  * Discipline. With REPAIR_UPDOWN (engines that promise deadlock freedom)
- * switches are ordered by height above the switches with CAs, ties by GUID;
- * a hop to a later switch goes up. A repaired entry keeps its route
+ * switches are ordered by height above the switches with CAs, ties by GUID,
+ * or in the order the caller gives (repair_run_ordered: the engine's own,
+ * routing_engine.order); a hop to a later switch goes up. A repaired entry keeps its route
  * up*down*: a switch that can still reach the LID going only down does so
  * (then whatever comes down into it stays legal); else it goes up to a
  * switch whose route is up*down*; only where no such route is left (a fat
@@ -51,6 +52,15 @@ struct repair_result {
 int repair_run(const struct fabric *f, const struct fabric *prev_fabric,
     const struct lft_set *prev, const struct lft_set *fallback,
     enum repair_discipline d, struct lft_set *out, struct repair_result *r);
+
+/* repair_run in a given up/down order (REPAIR_UPDOWN): up[sw] for every
+ * switch of f as lft_set_init numbers them, all distinct, a hop from a to b
+ * going up when up[b] > up[a] (the engine's, routing_engine.order); NULL:
+ * the heights above the switches with CAs, ties by GUID. */
+int repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, const uint32_t *up, struct lft_set *out,
+    struct repair_result *r);
 
 /* (switch, LID) pairs of f that ref's tables deliver and s's do not. */
 uint64_t repair_lost_pairs(const struct fabric *f, const struct lft_set *s,

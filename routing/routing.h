@@ -66,6 +66,12 @@ struct routing_engine {
 	 * why when this engine cannot route f. */
 	int (*route)(const struct fabric *f, const struct routing_opts *o,
 	    struct lft_set *out, char *why, size_t whylen);
+	/* Deadlock-free engines whose up/down order is not the heights above
+	 * the switches with CAs (routing/repair.h) may say theirs: up[sw]
+	 * for every switch of s (sized for f), all distinct, a hop from a to
+	 * b going up when up[b] > up[a]. Returns 0, or -1. NULL: heights. */
+	int (*order)(const struct fabric *f, const struct routing_opts *o,
+	    const struct lft_set *s, uint32_t *up);
 };
 
 extern const struct routing_engine re_minhop;

@@ -517,8 +517,71 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	return 0;
 }
 
+struct upkey {
+	uint32_t rank;
+	uint64_t guid;
+	uint32_t sw;
+};
+
+/* Farther from a root first; on a tie the higher GUID first (a link goes
+ * up towards the lower GUID). */
+static int
+upkey_cmp(const void *a, const void *b)
+{
+	const struct upkey *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if (x->guid != y->guid)
+		return x->guid > y->guid ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
+}
+
+/* The order route() ranks s's switches in (routing_engine.order). */
+static int
+order(const struct fabric *f, const struct routing_opts *o,
+    const struct lft_set *s, uint32_t *up)
+{
+	struct updn u;
+	struct upkey *k;
+	char why[256];
+	uint32_t sw;
+
+	if (s->nsw == 0 || s->nsw > UPDN_MAX_SW)
+		return -1;
+	memset(&u, 0, sizeof(u));
+	u.f = f;
+	u.o = o;
+	u.out = (struct lft_set *)s;    /* read only: sw_node */
+	u.nsw = s->nsw;
+	u.root = xcalloc(u.nsw, 1);
+	if (roots_given(&u, why, sizeof(why)) == -1) {
+		free(u.root);
+		return -1;
+	}
+	build_adj(&u);
+	build_dests(&u);
+	components(&u);
+	roots_auto(&u);
+	u.rank = xcalloc(u.nsw, sizeof(*u.rank));
+	orient(&u);
+	k = xcalloc(u.nsw, sizeof(*k));
+	for (sw = 0; sw < u.nsw; sw++) {
+		k[sw].rank = u.rank[sw];
+		k[sw].guid = sw_guid(&u, sw);
+		k[sw].sw = sw;
+	}
+	qsort(k, u.nsw, sizeof(*k), upkey_cmp);
+	for (sw = 0; sw < u.nsw; sw++)
+		up[k[sw].sw] = sw;
+	free(k);
+	cleanup(&u);
+	return 0;
+}
+
 const struct routing_engine re_updn = {
 	.name = "updn",
 	.route = route,
+	.order = order,
 	.deadlock_free = true,
 };

@@ -1274,6 +1274,86 @@ only_losses(const struct sweep *sw)
 	return true;
 }
 
+/* The engine's up/down order for the switches of the new model (numbered
+ * as next_lft): as it ranked the fabric of the tables in use (the order
+ * those tables keep), or the new model (the order of its own route of it,
+ * which a repair's fallback LIDs follow). NULL when the engine cannot say
+ * or a switch is new. */
+static uint32_t *
+repair_order(struct sweep *sw, const struct routing_engine *re, bool next)
+{
+	uint32_t *upc, *up, i, j;
+	uint64_t guid;
+
+	up = xcalloc(sw->next_lft->nsw ? sw->next_lft->nsw : 1, sizeof(*up));
+	if (next) {
+		if (re->order(sw->next, &sw->o.ropts, sw->next_lft, up) == 0)
+			return up;
+		free(up);
+		return NULL;
+	}
+	upc = xcalloc(sw->cur_lft->nsw ? sw->cur_lft->nsw : 1, sizeof(*upc));
+	if (re->order(sw->cur, &sw->o.ropts, sw->cur_lft, upc) < 0)
+		goto fail;
+	for (i = 0; i < sw->next_lft->nsw; i++) {
+		guid = sw->next->nodes[sw->next_lft->sw_node[i]].guid;
+		for (j = 0; j < sw->cur_lft->nsw; j++)
+			if (sw->cur->nodes[sw->cur_lft->sw_node[j]].guid == guid)
+				break;
+		if (j == sw->cur_lft->nsw)
+			goto fail;
+		up[i] = upc[j];
+	}
+	free(upc);
+	return up;
+fail:
+	free(upc);
+	free(up);
+	return NULL;
+}
+
+/* One repair in the order up (NULL: heights): 0 with out, blocks and
+ * acyclic set when it writes fewer blocks than the engine's route, reaches
+ * every pair it does and, where the engine's tables are free of credit
+ * loops, is too; else -1 with the reason in why. */
+static int
+repair_try(struct sweep *sw, enum repair_discipline d, const uint32_t *up,
+    struct lft_set *out, struct repair_result *rr, uint64_t *blocks,
+    int *acyclic, char *why, size_t whylen)
+{
+	uint64_t lost;
+
+	if (repair_run_ordered(sw->next, sw->cur, sw->cur_lft, sw->next_lft, d,
+	    up, out, rr) < 0) {
+		snprintf(why, whylen, "no tables in use");
+		return -1;
+	}
+	*blocks = routing_blocks_changed(sw->next, out, sw->cur, sw->cur_lft);
+	if (*blocks >= sw->report.blocks_changed) {
+		snprintf(why, whylen, "repair in place would change %" PRIu64
+		    " blocks, %s %" PRIu64, *blocks, sw->report.engine,
+		    sw->report.blocks_changed);
+		goto fail;
+	}
+	if ((lost = repair_lost_pairs(sw->next, out, sw->next_lft)) > 0) {
+		snprintf(why, whylen, "repair in place leaves %" PRIu64 " pairs "
+		    "unreachable that %s reaches", lost, sw->report.engine);
+		goto fail;
+	}
+	*acyclic = cdg_acyclic(sw->next, out, NULL);
+	if (!*acyclic && sw->report.deadlock_free == 1) {
+		snprintf(why, whylen, "repair in place has a credit loop (%u "
+		    "routes outside up*down*, %u turning anew)", rr->not_updown,
+		    rr->new_turns);
+		goto fail;
+	}
+	return 0;
+fail:
+	lft_set_fini(out);
+	memset(out, 0, sizeof(*out));
+	return -1;
+}
+
 /*
  * Links or switches lost (or nothing changed): the tables in use with only
  * the entries whose routes no longer arrive changed (routing/repair.h;
@@ -1281,7 +1361,10 @@ only_losses(const struct sweep *sw)
  * as the engine routes it), when that writes fewer blocks than the
  * engine's route, reaches every pair the engine's does, and, where the
  * engine's tables are free of credit loops, is too. Otherwise the
- * engine's route stands.
+ * engine's route stands. Up/down repairs are tried in the heights above
+ * the switches with CAs and, for an engine that says its order (updn),
+ * in that order as it ranked the tables in use and as it ranks the new
+ * model; the fewest blocks win.
  */
 static void
 repair(struct sweep *sw)
@@ -1289,59 +1372,63 @@ repair(struct sweep *sw)
 	const struct routing_engine *re = routing_engine_find(sw->report.engine);
 	enum repair_discipline d = re != NULL && re->deadlock_free ?
 	    REPAIR_UPDOWN : REPAIR_SHORTEST;
-	struct repair_result rr;
+	struct repair_result rr, best_rr;
 	struct route_report rep = sw->report;
-	struct lft_set out;
-	uint64_t blocks, lost;
-	int acyclic;
-	char msg[256];
+	struct lft_set out, best;
+	uint64_t blocks, best_blocks = 0;
+	uint32_t *up;
+	int acyclic, best_acyclic = 0, have = 0, k, n;
+	char msg[256], why[192];
 
 	memset(&out, 0, sizeof(out));
-	if (repair_run(sw->next, sw->cur, sw->cur_lft, sw->next_lft, d, &out,
-	    &rr) < 0)
+	memset(&best, 0, sizeof(best));
+	memset(&best_rr, 0, sizeof(best_rr));
+	n = d == REPAIR_UPDOWN && re->order != NULL ? 3 : 1;
+	for (k = 0; k < n; k++) {
+		up = k == 0 ? NULL : repair_order(sw, re, k == 2);
+		if (k > 0 && up == NULL)
+			continue;
+		if (repair_try(sw, d, up, &out, &rr, &blocks, &acyclic, why,
+		    sizeof(why)) == 0 && (!have || blocks < best_blocks)) {
+			lft_set_fini(&best);
+			best = out;
+			memset(&out, 0, sizeof(out));
+			best_rr = rr;
+			best_blocks = blocks;
+			best_acyclic = acyclic;
+			have = 1;
+		}
+		lft_set_fini(&out);
+		memset(&out, 0, sizeof(out));
+		free(up);
+	}
+	if (!have) {
+		if (strstr(why, "would change") != NULL)
+			log_debug("routing: %s: %s's routes used", why,
+			    sw->report.engine);
+		else
+			log_info("routing: %s: %s's routes used", why,
+			    sw->report.engine);
 		return;
-	blocks = routing_blocks_changed(sw->next, &out, sw->cur, sw->cur_lft);
-	if (blocks >= sw->report.blocks_changed) {
-		log_debug("routing: repair in place would change %" PRIu64
-		    " blocks, %s %" PRIu64 ": %s's routes used", blocks,
-		    sw->report.engine, sw->report.blocks_changed,
-		    sw->report.engine);
-		goto done;
 	}
-	if ((lost = repair_lost_pairs(sw->next, &out, sw->next_lft)) > 0) {
-		log_info("routing: repair in place leaves %" PRIu64 " pairs "
-		    "unreachable that %s reaches: %s's routes used", lost,
-		    sw->report.engine, sw->report.engine);
-		goto done;
-	}
-	acyclic = cdg_acyclic(sw->next, &out, NULL);
-	if (!acyclic && sw->report.deadlock_free == 1) {
-		log_info("routing: repair in place has a credit loop (%u routes "
-		    "outside up*down*, %u turning anew): %s's routes used",
-		    rr.not_updown, rr.new_turns, sw->report.engine);
-		goto done;
-	}
-	routing_report_fill(sw->next, &out, &rep);
-	rep.deadlock_free = acyclic;
-	rep.blocks_changed = blocks;
+	routing_report_fill(sw->next, &best, &rep);
+	rep.deadlock_free = best_acyclic;
+	rep.blocks_changed = best_blocks;
 	snprintf(msg, sizeof(msg), "routing: repaired in place: %" PRIu64
 	    " entries of %u LIDs changed (%u outside up*down*, %u LIDs as %s "
 	    "routes them), %" PRIu64 " blocks instead of %s's %" PRIu64
-	    " (busiest port %u LIDs, %s)", rr.changed, rr.lids, rr.not_updown,
-	    rr.engine_lids, sw->report.engine, blocks, sw->report.engine,
-	    sw->report.blocks_changed, rep.max_port_load, acyclic ?
-	    "deadlock-free" : "CREDIT LOOP");
-	if (rr.changed > 0)
+	    " (busiest port %u LIDs, %s)", best_rr.changed, best_rr.lids,
+	    best_rr.not_updown, best_rr.engine_lids, sw->report.engine,
+	    best_blocks, sw->report.engine, sw->report.blocks_changed,
+	    rep.max_port_load, best_acyclic ? "deadlock-free" : "CREDIT LOOP");
+	if (best_rr.changed > 0)
 		log_info("%s", msg);
 	else
 		log_debug("%s", msg);
 	lft_set_fini(sw->next_lft);
-	*sw->next_lft = out;
-	memset(&out, 0, sizeof(out));
+	*sw->next_lft = best;
 	sw->report = rep;
 	sw->repairs++;
-done:
-	lft_set_fini(&out);
 }
 
 static void

@@ -41,6 +41,13 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
       cabling, a route that crossed a cut cable or did not arrive (a
       failure may change only the entries whose routes crossed it).
       Entries and 64-LID blocks changed are counted in the summary.
+  (h) with --minimal minhop|updown besides (g): the entries changed are
+      exactly those the cut forces to change: the port is lost, or the next
+      switch no longer continues the route (minhop: it is not one hop
+      nearer on the cabling left, the hop count grew; updown: the route
+      was up*down* before the cut and is no longer, heights above the
+      switches with CAs, ties by GUID). An entry changed beyond that set, or kept inside it, is a
+      violation.
 
 On a simulator the tools run with LD_PRELOAD=<libumad2sim.so> and the
 caller's IBSIM_SOCKNAME; on hardware use --no-preload. Exit 0 with a one-line
@@ -809,6 +816,9 @@ def save_routes(fab, lfts, path):
         'link': [[a, ap, b, bp] for (a, ap), (b, bp) in fab.link.items()],
         'desc': {'%x' % g: n.desc for g, n in fab.nodes.items()},
         'switch': ['%x' % g for g, n in fab.nodes.items() if n.kind == 'SW'],
+        # LID -> [node GUID, port, port GUID] (a switch's: port 0)
+        'lids': {str(l): ['%x' % g, p, '%x' % n.port_guid.get(p, 0)]
+                 for g, n in fab.nodes.items() for p, l in n.lid.items() if l},
     }
     with open(path, 'w') as f:
         json.dump(data, f)
@@ -852,13 +862,27 @@ def routes_changed(fab, lfts, opts, rep):
             cur = link[(cur, e)][0]
         return cur in sws
 
-    changed, blocks, bad, crossing = 0, set(), 0, 0
+    must = minimal_set(saved, old, link, sws, cut, opts.minimal) if opts.minimal else None
+    changed, blocks, bad, crossing, excess, kept = 0, set(), 0, 0, 0, 0
     for s in sorted(sws):
         a = old.get(s, {})
         b = lfts[s]['lft'] if s in lfts else {}
         for lid in sorted(set(a) | set(b)):
             if crosses(s, lid):
                 crossing += 1
+            if must is not None:
+                m = (s, lid) in must
+                ch = a.get(lid) != b.get(lid)
+                if m != ch:
+                    if m:
+                        kept += 1
+                    else:
+                        excess += 1
+                    if kept + excess <= 20:
+                        rep.add('changed', 'LID %d at %s: port %s -> %s, %s' % (
+                            lid, desc.get(s, '0x%x' % s), a.get(lid), b.get(lid),
+                            'kept though %s must change it' % opts.minimal if m else
+                            'changed beyond the %s minimum' % opts.minimal))
             if a.get(lid) == b.get(lid):
                 continue
             changed += 1
@@ -872,8 +896,98 @@ def routes_changed(fab, lfts, opts, rep):
     if bad > 20:
         rep.add('changed', '... %d more entries changed whose routes did not cross the cut'
                 % (bad - 20))
-    return {'entries': changed, 'blocks': len(blocks), 'crossing': crossing,
-            'unrelated': bad}
+    if kept + excess > 20:
+        rep.add('changed', '... %d more entries off the %s minimum' % (
+            kept + excess - 20, opts.minimal))
+    out = {'entries': changed, 'blocks': len(blocks), 'crossing': crossing,
+           'unrelated': bad}
+    if must is not None:
+        out.update({'minimal': len(must), 'minimal_blocks':
+                    len(set((s, l // 64) for s, l in must)), 'excess': excess,
+                    'kept': kept})
+    return out
+
+
+def updown_sets(t, adj, rank):
+    """-> (D, U): switches with a route to t going only down, and with one
+    going up then down, over adj, in the order rank (a hop to a higher
+    rank goes up)."""
+    dd, q = {t}, [t]
+    for x in q:
+        for y in adj[x]:
+            if rank[y] > rank[x] and y not in dd:
+                dd.add(y)
+                q.append(y)
+    uu, q = set(dd), list(dd)
+    for x in q:
+        for y in adj[x]:
+            if rank[y] < rank[x] and y not in uu:
+                uu.add(y)
+                q.append(y)
+    return dd, uu
+
+
+def minimal_set(saved, old, link, sws, cut, kind):
+    """(h) with --minimal: the (switch, LID) entries of the saved tables a
+    cut forces to change: those whose port is lost, and those whose next
+    switch no longer continues the route as kind requires: minhop, one hop
+    nearer on the cabling left (the hop count through it grew); updown,
+    still up*down* (up: the next switch has a route up then down; down:
+    one going only down), in the order of heights above the switches with
+    CAs, ties by GUID, where it was before the cut."""
+    nlink = {k: v for k, v in link.items() if k not in cut}
+    adj = {x: [] for x in sws}
+    for (a, ap), (b, bp) in nlink.items():
+        if a in sws and b in sws:
+            adj[a].append(b)
+    adj0 = {x: [] for x in sws}         # before the cut
+    for (a, ap), (b, bp) in link.items():
+        if a in sws and b in sws:
+            adj0[a].append(b)
+    h = {a: 0 for (a, ap), (b, bp) in link.items() if a in sws and b not in sws}
+    q = list(h)
+    for x in q:
+        for (a, ap), (b, bp) in link.items():
+            if a == x and b in sws and b not in h:
+                h[b] = h[x] + 1
+                q.append(b)
+    rank = {x: (h.get(x, 0), x) for x in sws}
+    must = set()
+    for lid_s, v in saved.get('lids', {}).items():
+        lid, g, p = int(lid_s), int(v[0], 16), v[1]
+        t = g if g in sws else link.get((g, p), (None,))[0]
+        if t is None:
+            continue
+        if kind == 'minhop':
+            near, q = {t: 0}, [t]
+            for x in q:
+                for y in adj[x]:
+                    if y not in near:
+                        near[y] = near[x] + 1
+                        q.append(y)
+        else:
+            dd, uu = updown_sets(t, adj, rank)
+            dd0, uu0 = updown_sets(t, adj0, rank)
+        for s in sws:
+            e = old.get(s, {}).get(lid)
+            if s == t or e is None or e == 255:
+                continue
+            nb = nlink.get((s, e))
+            if nb is None or nb[0] not in sws:
+                must.add((s, lid))
+                continue
+            n = nb[0]
+            if kind == 'minhop':
+                keep = s in near and n in near and near[n] == near[s] - 1
+            else:
+                # forced only where the cut breaks it: a hop that was not
+                # up*down* before (ftree's hub turns) is not
+                up_hop = rank[n] > rank[s]
+                keep = n in (uu if up_hop else dd) or \
+                    n not in (uu0 if up_hop else dd0)
+            if not keep:
+                must.add((s, lid))
+    return must
 
 
 def dump_lids(fab, path):
@@ -921,6 +1035,10 @@ def main():
     ap.add_argument('--changed-since', metavar='FILE',
                     help='entries that differ from the tables --save-routes kept in FILE '
                          'must have had routes crossing a --cut cable (or going nowhere)')
+    ap.add_argument('--minimal', choices=('minhop', 'updown'),
+                    help='with --changed-since and --cut: the entries changed must be '
+                         'exactly those the cut forces to change (port lost, or the '
+                         'next switch no longer one hop nearer / no longer up*down*)')
     ap.add_argument('--cut', action='append', default=[], metavar='NODE[PORT]',
                     help='a cable cut since --save-routes (with --changed-since); repeatable')
     ap.add_argument('--umad2sim', help='libumad2sim.so (default: $UMAD2SIM or the usual paths)')
@@ -969,6 +1087,10 @@ def main():
         print('fabcheck: changed: %d entries in %d blocks, all on routes that crossed %s '
               '(%d entries did)' % (c['entries'], c['blocks'], ' '.join(opts.cut),
                                     c['crossing']))
+        if 'minimal' in c:
+            print('fabcheck: minimal (%s): %d entries in %d blocks; %d changed beyond '
+                  'it, %d kept inside it' % (opts.minimal, c['minimal'],
+                                             c['minimal_blocks'], c['excess'], c['kept']))
     if opts.loads:
         ld = summary['loads']
         print('fabcheck: loads: max_link_load %d (%s) max_port_lids %d (%s) over %d CA pairs'

@@ -356,6 +356,106 @@ START_TEST(test_no_prev)
 }
 END_TEST
 
+/* Hops of s's routes on f that go up after going down in the order up
+ * (a hop from x to y goes up when up[y] > up[x]). */
+static uint64_t
+order_violations(const struct fabric *f, const struct lft_set *s,
+    const uint32_t *up)
+{
+	uint64_t bad = 0;
+	uint32_t sw, node, p, q, x, y, hops;
+	uint16_t lid;
+	bool down;
+
+	for (sw = 0; sw < s->nsw; sw++)
+		for (lid = 1; lid <= s->max_lid; lid++) {
+			node = s->sw_node[sw];
+			down = false;
+			for (hops = 0; hops <= s->nsw; hops++) {
+				uint8_t e = lft_row(s, s->node_sw[node])[lid];
+
+				if (e == 0 || e == LFT_NO_ROUTE ||
+				    e > f->nodes[node].nports)
+					break;
+				p = fabric_port_idx(f, node, e);
+				if ((q = f->ports[p].peer) == FABRIC_NONE ||
+				    f->nodes[f->ports[q].node].type !=
+				    NODE_SWITCH)
+					break;
+				x = s->node_sw[node];
+				node = f->ports[q].node;
+				y = s->node_sw[node];
+				if (up[y] > up[x]) {
+					if (down) {
+						bad++;
+						break;
+					}
+				} else
+					down = true;
+			}
+		}
+	return bad;
+}
+
+/* updn says its order (routing_engine.order): a permutation in which its
+ * own tables are up*down*, and a repair in it after losses changes only
+ * affected entries and reaches every pair. */
+START_TEST(test_updn_order)
+{
+	struct fabric a, b;
+	struct lft_set old, rep;
+	struct repair_result r;
+	uint32_t *up, *seen, sw;
+	uint16_t lid;
+	unsigned k = 8;
+
+	build(&a, FT3, k);
+	build(&b, FT3, k);
+	testfab_unlink(&b, 1, k / 2 + 1);
+	testfab_unlink(&b, k * k / 2 + k / 2, k / 2 + 1);
+	route(&re_updn, &a, &old);
+	ck_assert_ptr_nonnull(re_updn.order);
+	ck_assert_ptr_null(re_ftree.order);
+	up = calloc(old.nsw, sizeof(*up));
+	seen = calloc(old.nsw, sizeof(*seen));
+	ck_assert_int_eq(re_updn.order(&a, &(struct routing_opts){ 0 }, &old,
+	    up), 0);
+	for (sw = 0; sw < old.nsw; sw++) {
+		ck_assert_uint_lt(up[sw], old.nsw);
+		ck_assert_uint_eq(seen[up[sw]]++, 0);
+	}
+	ck_assert_uint_eq(order_violations(&a, &old, up), 0);
+	/* the check bites: reversed, the order breaks the routes */
+	for (sw = 0; sw < old.nsw; sw++)
+		seen[sw] = old.nsw - 1 - up[sw];
+	ck_assert_uint_gt(order_violations(&a, &old, seen), 0);
+	/* the same fabric built twice numbers its switches alike */
+	ck_assert_int_eq(repair_run_ordered(&b, &a, &old, NULL, REPAIR_UPDOWN,
+	    up, &rep, &r), 0);
+	for (sw = 0; sw < old.nsw; sw++)
+		for (lid = 1; lid <= old.max_lid; lid++)
+			if (lft_row(&old, sw)[lid] != lft_row(&rep, sw)[lid])
+				ck_assert_msg(affected(&a, &b, &old, sw, lid),
+				    "switch %u LID %u changed, not affected",
+				    sw, lid);
+	{
+		struct testfab_stats st;
+
+		testfab_check(&b, &rep, &st);
+		ck_assert_uint_eq(st.unreached, 0);
+	}
+	fprintf(stderr, "updn order: repaired %llu entries, %u outside "
+	    "up*down*, acyclic %d\n", (unsigned long long)r.changed,
+	    r.not_updown, cdg_acyclic(&b, &rep, NULL));
+	lft_set_fini(&rep);
+	lft_set_fini(&old);
+	free(up);
+	free(seen);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -374,6 +474,7 @@ main(void)
 	tcase_add_test(tc, test_ft2_spine_lost);
 	tcase_add_test(tc, test_hub_fallback);
 	tcase_add_test(tc, test_no_prev);
+	tcase_add_test(tc, test_updn_order);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
