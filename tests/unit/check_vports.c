@@ -50,6 +50,13 @@ static unsigned dead_host;
 
 /* Per (host, method, attribute): SMPs served since the test's start. */
 static unsigned served[NHOSTS][3][8];
+/* Per host: SMPs sent to it (served or failed) since the test's start. */
+static unsigned sent_to[NHOSTS];
+/* Each SMP sent to the dead host, as method << 48 | attr << 32 |
+ * modifier. */
+#define MAX_DEAD        1024
+static uint64_t dead_key[MAX_DEAD];
+static unsigned ndead;
 
 struct vdone {
 	int called;
@@ -131,6 +138,8 @@ setup(void)
 	cursor = 0;
 	max_hosts_busy = 0;
 	memset(served, 0, sizeof(served));
+	memset(sent_to, 0, sizeof(sent_to));
+	ndead = 0;
 	before_serve = NULL;
 	dead_host = NHOSTS;
 	vp = vports_new(eng);
@@ -216,7 +225,11 @@ run(int *called)
 			ck_assert(attr >= VL_ATTR_VIRT_INFO &&
 			    attr <= VL_ATTR_VPORT_PKEYS);
 			ck_assert(method == 1 || method == 2);
+			sent_to[h]++;
 			if (h == dead_host) {
+				ck_assert_uint_lt(ndead, MAX_DEAD);
+				dead_key[ndead++] = (uint64_t)method << 48 |
+				    (uint64_t)attr << 32 | mod;
 				fake_fail(i, ETIMEDOUT);
 				continue;
 			}
@@ -488,6 +501,110 @@ START_TEST(test_dead_host)
 }
 END_TEST
 
+/* Ports that do not advertise virtualization (CapabilityMask2 bit 2
+ * clear, or no CapabilityMask2 at all) are never sent a vendor
+ * attribute: not by discovery, programming, the poll, nor the sweep of
+ * changed hosts, even with their device's latch set. */
+START_TEST(test_not_capable_untouched)
+{
+	struct vports_result r;
+	struct vdone d = { 0 };
+
+	/* host 2: CapabilityMask2 without bit 2 */
+	mad_set_field(f.ports[host_port[2]].info, 0, IB_PORT_CAPMASK2_F,
+	    0xFFFF & ~VL_CAP2_VIRTUALIZATION);
+	/* host 5: bit 2 set but CapabilityMask says CapabilityMask2 is not
+	 * there */
+	mad_set_field(f.ports[host_port[5]].info, 0, IB_PORT_CAPMASK_F, 0);
+	ck_assert(!vports_capable(f.ports[host_port[2]].info));
+	ck_assert(!vports_capable(f.ports[host_port[5]].info));
+	dev[2].vi_flags |= VL_VI_STATE_CHANGE;
+	dev[5].vi_flags |= VL_VI_STATE_CHANGE;
+
+	r = discover(&set, true);
+	ck_assert_uint_eq(r.hosts, NHOSTS - 2);
+	ck_assert_uint_eq(set.nh, NHOSTS - 2);
+	ck_assert_uint_eq(vport_by_guid(&set, vguid(2, 1)), FABRIC_NONE);
+	ck_assert_uint_eq(vport_by_guid(&set, vguid(5, 1)), FABRIC_NONE);
+	ck_assert_uint_ne(vport_by_guid(&set, vguid(0, 1)), FABRIC_NONE);
+	give_lids(&set);
+	r = program(&set);
+	ck_assert_uint_eq(r.activated, (NHOSTS - 2) * VPS);
+	ck_assert(!poll_changed(&set));
+	/* a change on a capable host: the sweep of changed hosts */
+	ck_assert_int_eq(vstate_vport_down(&dev[1], 3), 0);
+	ck_assert(poll_changed(&set));
+	vports_discover_changed(vp, &f, &set2, &set, true, done_cb, &d);
+	run(&d.called);
+	for (unsigned h = 0; h < NHOSTS; h++)
+		if (h == 2 || h == 5)
+			ck_assert_uint_eq(sent_to[h], 0);
+		else
+			ck_assert_uint_gt(sent_to[h], 0);
+	/* their devices were never programmed */
+	for (unsigned i = 1; i <= VPS; i++) {
+		ck_assert_uint_eq(dev[2].vp[i].state, VL_VS_INIT);
+		ck_assert_uint_eq(dev[5].vp[i].state, VL_VS_INIT);
+	}
+}
+END_TEST
+
+/* An unanswered vport SMP is sent again (by the engine, retries = 1 in
+ * setup, and by vports.c's own rounds), then counted once and reported;
+ * the run goes on and ends, the other hosts are discovered. Checks that
+ * every distinct SMP to the dead host went out the same number of times,
+ * at least twice, and that each is one timeout in r. */
+static void
+check_dead_retried(const struct vports_result *r)
+{
+	unsigned distinct = 0, first = 0;
+
+	ck_assert_uint_gt(ndead, 0);
+	for (unsigned i = 0; i < ndead; i++) {
+		unsigned same = 0, seen = 0;
+
+		for (unsigned j = 0; j < ndead; j++) {
+			same += dead_key[j] == dead_key[i];
+			seen += j < i && dead_key[j] == dead_key[i];
+		}
+		ck_assert_uint_ge(same, 2);
+		if (first == 0)
+			first = same;
+		ck_assert_uint_eq(same, first);
+		distinct += seen == 0;
+	}
+	ck_assert_uint_eq(r->timeouts, distinct);
+	ck_assert_uint_eq(r->errors, 0);
+}
+
+START_TEST(test_unanswered_retried_reported)
+{
+	struct vports_result r;
+
+	dead_host = 4;
+	r = discover(&set, false);
+	check_dead_retried(&r);
+	ck_assert_uint_gt(r.timeouts, 0);
+	ck_assert_str_ne(r.first_failure, "");
+	for (unsigned h = 0; h < NHOSTS; h++) {
+		if (h == 4)
+			continue;
+		for (unsigned i = 1; i <= VPS; i++)
+			ck_assert_uint_ne(vport_by_guid(&set, vguid(h, i)),
+			    FABRIC_NONE);
+	}
+	/* the others are still programmed */
+	give_lids(&set);
+	r = program(&set);
+	ck_assert_uint_eq(r.activated, (NHOSTS - 1) * VPS);
+	for (unsigned h = 0; h < NHOSTS; h++)
+		if (h != 4)
+			for (unsigned i = 1; i <= VPS; i++)
+				ck_assert_uint_eq(dev[h].vp[i].state,
+				    VL_VS_ACTIVE);
+}
+END_TEST
+
 static Suite *
 vports_suite(void)
 {
@@ -505,6 +622,8 @@ vports_suite(void)
 	tcase_add_test(tc, test_window_cap);
 	tcase_add_test(tc, test_window_all);
 	tcase_add_test(tc, test_dead_host);
+	tcase_add_test(tc, test_not_capable_untouched);
+	tcase_add_test(tc, test_unanswered_retried_reported);
 	suite_add_tcase(s, tc);
 	return s;
 }
