@@ -1357,8 +1357,8 @@ fail:
 /*
  * Links or switches lost (or nothing changed): the tables in use with only
  * the entries whose routes no longer arrive changed (routing/repair.h;
- * a LID whose repair would close a cycle of channel dependencies is
- * routed as the engine routes it), when that writes fewer blocks than the
+ * a LID whose repair would turn where the tables never turned is routed
+ * as the engine routes it), when that writes fewer blocks than the
  * engine's route, reaches every pair the engine's does, and, where the
  * engine's tables are free of credit loops, is too. Otherwise the
  * engine's route stands. Up/down repairs are tried in the heights above
