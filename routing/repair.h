@@ -13,16 +13,10 @@
  * (then whatever comes down into it stays legal); else it goes up to a
  * switch whose route is up*down*; only where no such route is left (a fat
  * tree switch cut from the LID's subtree) it takes the shortest route
- * that turns only where the previous tables turn (ftree's hub), else the
- * shortest that closes no cycle in the channel dependencies of the routes
- * so far, and if there is none, the shortest there is, or the LID as the
- * engine routes it (fallback). Every repaired hop is kept from closing a
- * dependency cycle when it can be, preferring hops whose dependency some
- * route already makes, and the LIDs with the most broken entries are
- * repaired first (fewest ways left). With a fallback, while the result
- * still has a cycle, the LIDs making it are routed as the engine routes
- * them. The caller checks the result for credit loops (routing/cdg.h)
- * and falls back to a full route. With
+ * that turns only where the previous tables turn (ftree's hub), and if
+ * there is none, the shortest there is, or the LID as the engine routes
+ * it (fallback). The caller checks the result for credit loops
+ * (routing/cdg.h) and falls back to a full route. With
  * REPAIR_SHORTEST (minhop) every repaired route is the shortest given the
  * routes kept. Among equally short choices the port carrying the fewest
  * LIDs of the switch's table is taken (kernel_spread).
@@ -43,8 +37,8 @@ struct repair_result {
 	uint64_t unroutable;    /* entries left without a route */
 	uint32_t lids;          /* destination LIDs with an entry changed */
 	uint32_t not_updown;    /* entries repaired outside up*down* */
-	uint32_t new_turns;     /* hops repaired that close a cycle of
-				 * channel dependencies (none closed none) */
+	uint32_t new_turns;     /* of those, turning where the previous
+				 * tables did not */
 	uint32_t engine_lids;   /* LIDs taken from fallback */
 };
 

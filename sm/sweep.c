@@ -1343,7 +1343,7 @@ repair_try(struct sweep *sw, enum repair_discipline d, const uint32_t *up,
 	*acyclic = cdg_acyclic(sw->next, out, NULL);
 	if (!*acyclic && sw->report.deadlock_free == 1) {
 		snprintf(why, whylen, "repair in place has a credit loop (%u "
-		    "routes outside up*down*, %u hops closing a cycle)", rr->not_updown,
+		    "routes outside up*down*, %u turning anew)", rr->not_updown,
 		    rr->new_turns);
 		goto fail;
 	}
