@@ -1282,8 +1282,7 @@ only_losses(const struct sweep *sw)
 static uint32_t *
 repair_order(struct sweep *sw, const struct routing_engine *re, bool next)
 {
-	uint32_t *upc, *up, i, j;
-	uint64_t guid;
+	uint32_t *upc, *up, i, j, n;
 
 	up = xcalloc(sw->next_lft->nsw ? sw->next_lft->nsw : 1, sizeof(*up));
 	if (next) {
@@ -1296,11 +1295,10 @@ repair_order(struct sweep *sw, const struct routing_engine *re, bool next)
 	if (re->order(sw->cur, &sw->o.ropts, sw->cur_lft, upc) < 0)
 		goto fail;
 	for (i = 0; i < sw->next_lft->nsw; i++) {
-		guid = sw->next->nodes[sw->next_lft->sw_node[i]].guid;
-		for (j = 0; j < sw->cur_lft->nsw; j++)
-			if (sw->cur->nodes[sw->cur_lft->sw_node[j]].guid == guid)
-				break;
-		if (j == sw->cur_lft->nsw)
+		n = fabric_node_by_guid(sw->cur,
+		    sw->next->nodes[sw->next_lft->sw_node[i]].guid);
+		if (n == FABRIC_NONE ||
+		    (j = sw->cur_lft->node_sw[n]) == FABRIC_NONE)
 			goto fail;
 		up[i] = upc[j];
 	}
@@ -1315,13 +1313,15 @@ fail:
 /* One repair in the order up (NULL: heights): 0 with out, blocks and
  * acyclic set when it writes fewer blocks than the engine's route, reaches
  * every pair it does and, where the engine's tables are free of credit
- * loops, is too; else -1 with the reason in why. */
+ * loops, is too; else the reason in why and -2 when it would merely write
+ * as many blocks or more (not worth an info line), -1 otherwise. */
 static int
 repair_try(struct sweep *sw, enum repair_discipline d, const uint32_t *up,
     struct lft_set *out, struct repair_result *rr, uint64_t *blocks,
     int *acyclic, char *why, size_t whylen)
 {
 	uint64_t lost;
+	int rc = -1;
 
 	if (repair_run_ordered(sw->next, sw->cur, sw->cur_lft, sw->next_lft, d,
 	    up, out, rr) < 0) {
@@ -1333,6 +1333,7 @@ repair_try(struct sweep *sw, enum repair_discipline d, const uint32_t *up,
 		snprintf(why, whylen, "repair in place would change %" PRIu64
 		    " blocks, %s %" PRIu64, *blocks, sw->report.engine,
 		    sw->report.blocks_changed);
+		rc = -2;
 		goto fail;
 	}
 	if ((lost = repair_lost_pairs(sw->next, out, sw->next_lft)) > 0) {
@@ -1351,7 +1352,7 @@ repair_try(struct sweep *sw, enum repair_discipline d, const uint32_t *up,
 fail:
 	lft_set_fini(out);
 	memset(out, 0, sizeof(*out));
-	return -1;
+	return rc;
 }
 
 /*
@@ -1377,7 +1378,7 @@ repair(struct sweep *sw)
 	struct lft_set out, best;
 	uint64_t blocks, best_blocks = 0;
 	uint32_t *up;
-	int acyclic, best_acyclic = 0, have = 0, k, n;
+	int acyclic, best_acyclic = 0, have = 0, k, n, rc = -1;
 	char msg[256], why[192];
 
 	memset(&out, 0, sizeof(out));
@@ -1388,8 +1389,8 @@ repair(struct sweep *sw)
 		up = k == 0 ? NULL : repair_order(sw, re, k == 2);
 		if (k > 0 && up == NULL)
 			continue;
-		if (repair_try(sw, d, up, &out, &rr, &blocks, &acyclic, why,
-		    sizeof(why)) == 0 && (!have || blocks < best_blocks)) {
+		if ((rc = repair_try(sw, d, up, &out, &rr, &blocks, &acyclic,
+		    why, sizeof(why))) == 0 && (!have || blocks < best_blocks)) {
 			lft_set_fini(&best);
 			best = out;
 			memset(&out, 0, sizeof(out));
@@ -1403,7 +1404,7 @@ repair(struct sweep *sw)
 		free(up);
 	}
 	if (!have) {
-		if (strstr(why, "would change") != NULL)
+		if (rc == -2)
 			log_debug("routing: %s: %s's routes used", why,
 			    sw->report.engine);
 		else

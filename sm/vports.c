@@ -57,11 +57,9 @@ struct vports {
 	bool dirty_ok;
 	/* discovery: hosts kept from the old set, not read */
 	uint8_t *kept;          /* [s->nh] */
-	/* programming: hosts given a vport state (ARMED, ACTIVE) or
-	 * VClientReregister, and those whose VPortStateChange this SM has
-	 * cleared since */
+	/* programming: what this run wrote to each host (a vport state,
+	 * VClientReregister) and whether it cleared VPortStateChange since */
 	uint8_t *host_wrote;    /* [s->nh]: WROTE_* */
-	uint8_t *host_cleared;  /* [s->nh] */
 	/* programming: the vports of host h are by_host[host_first[h] ..
 	 * host_first[h + 1] - 1] (one pass over the set, not one a host) */
 	uint32_t *host_first;   /* [s->nh + 1] */
@@ -73,6 +71,7 @@ struct vports {
 
 #define WROTE_STATE     0x01
 #define WROTE_REREG     0x02    /* kept set by the clear's write */
+#define WROTE_CLEARED   0x04    /* VPortStateChange cleared after them */
 
 struct vreq {
 	struct vports *v;
@@ -153,13 +152,11 @@ reset_run(struct vports *v)
 	free(v->vp_pending);
 	free(v->kept);
 	free(v->host_wrote);
-	free(v->host_cleared);
 	free(v->host_first);
 	free(v->by_host);
 	v->host_first = NULL;
 	v->by_host = NULL;
 	v->host_wrote = NULL;
-	v->host_cleared = NULL;
 	v->host_pending = NULL;
 	v->vp_pending = NULL;
 	v->kept = NULL;
@@ -216,8 +213,8 @@ static void clear_state_change(struct vports *v, uint32_t h);
 static void
 host_finished(struct vports *v, uint32_t h)
 {
-	if (v->kind == RUN_PROGRAM && (v->host_wrote[h] & WROTE_STATE) &&
-	    !v->host_cleared[h]) {
+	if (v->kind == RUN_PROGRAM && (v->host_wrote[h] &
+	    (WROTE_STATE | WROTE_CLEARED)) == WROTE_STATE) {
 		/* its state writes are answered: the latch they set is
 		 * cleared before the host counts as done */
 		clear_state_change(v, h);
@@ -693,7 +690,7 @@ clear_state_change(struct vports *v, uint32_t h)
 	};
 	uint8_t d[SMP_DATA_SIZE];
 
-	v->host_cleared[h] = 1;
+	v->host_wrote[h] |= WROTE_CLEARED;
 	vattr_virt_info_encode(&vi, d);
 	v->res.clears++;
 	ask(v, h, FABRIC_NONE, MAD_SET, VATTR_VIRT_INFO, 0, d, on_cleared);
@@ -770,6 +767,28 @@ start_hosts(struct vports *v)
 	}
 }
 
+/* v->by_host and v->host_first: the vports of set s grouped by host, in
+ * set order (a counting sort; programming starts a host's vports from it
+ * instead of a pass over the whole set per host). */
+static void
+index_hosts(struct vports *v, const struct vport_set *s)
+{
+	uint32_t *at = xcalloc(s->nh ? s->nh : 1, sizeof(*at));
+
+	v->host_first = xcalloc(s->nh + 1, sizeof(*v->host_first));
+	v->by_host = xcalloc(s->n ? s->n : 1, sizeof(*v->by_host));
+	for (uint32_t i = 0; i < s->n; i++)
+		v->host_first[s->v[i].host + 1]++;
+	for (uint32_t h = 0; h < s->nh; h++)
+		v->host_first[h + 1] += v->host_first[h];
+	for (uint32_t i = 0; i < s->n; i++) {
+		uint32_t h = s->v[i].host;
+
+		v->by_host[v->host_first[h] + at[h]++] = i;
+	}
+	free(at);
+}
+
 static void
 run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
     struct vport_set *s, uint8_t *kept)
@@ -792,23 +811,7 @@ run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
 	    xcalloc(s->n ? s->n : 1, sizeof(unsigned)) : NULL;
 	if (kind == RUN_PROGRAM) {
 		v->host_wrote = xcalloc(s->nh ? s->nh : 1, 1);
-		v->host_cleared = xcalloc(s->nh ? s->nh : 1, 1);
-		v->host_first = xcalloc(s->nh + 1, sizeof(*v->host_first));
-		v->by_host = xcalloc(s->n ? s->n : 1, sizeof(*v->by_host));
-		for (uint32_t i = 0; i < s->n; i++)
-			v->host_first[s->v[i].host + 1]++;
-		for (uint32_t h = 0; h < s->nh; h++)
-			v->host_first[h + 1] += v->host_first[h];
-		{
-			uint32_t *at = xcalloc(s->nh ? s->nh : 1, sizeof(*at));
-
-			for (uint32_t i = 0; i < s->n; i++) {
-				uint32_t h = s->v[i].host;
-
-				v->by_host[v->host_first[h] + at[h]++] = i;
-			}
-			free(at);
-		}
+		index_hosts(v, s);
 	}
 	if (kind == RUN_DISCOVER)
 		guid_hash_clear(&v->stale);
