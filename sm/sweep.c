@@ -102,6 +102,9 @@ struct sweep {
 	 * by undoing just what the faults moved. */
 	uint64_t *base_guid;            /* [base_nsw] */
 	uint8_t *base_rows;             /* [base_nsw][base_max + 1] */
+	/* base_rows are a table set's own rows (the set routed afresh, until
+	 * it lets them go: lft_drop), not a copy */
+	bool base_borrowed;
 	uint32_t base_nsw;
 	uint16_t base_max;
 	uint32_t base_links;            /* usable switch links they knew */
@@ -1110,20 +1113,41 @@ switch_links(const struct fabric *f)
 	return n;
 }
 
-/* Remember next_lft, routed afresh, as the balanced tables. */
+/* A table set lets its rows go; when they are the balanced tables'
+ * (borrowed by save_base), those keep them instead of a copy. */
 static void
-save_base(struct sweep *sw)
+lft_drop(struct sweep *sw, struct lft_set *s)
+{
+	if (sw->base_borrowed && s->port != NULL && s->port == sw->base_rows) {
+		s->port = NULL;
+		sw->base_borrowed = false;
+	}
+	lft_set_fini(s);
+}
+
+/* Remember next_lft, routed afresh, as the balanced tables. When nothing
+ * will change next_lft before it is programmed and in use (borrow), its
+ * rows are the balanced tables until it lets them go (lft_drop): no copy
+ * while they are the tables in use, which on a fresh bring-up they are. */
+static void
+save_base(struct sweep *sw, bool borrow)
 {
 	const struct lft_set *s = sw->next_lft;
 	size_t row = (size_t)s->max_lid + 1;
 
 	free(sw->base_guid);
-	free(sw->base_rows);
+	if (!sw->base_borrowed)
+		free(sw->base_rows);
 	sw->base_guid = xcalloc(s->nsw ? s->nsw : 1, sizeof(*sw->base_guid));
-	sw->base_rows = xcalloc(s->nsw ? s->nsw : 1, row);
-	for (uint32_t i = 0; i < s->nsw; i++) {
+	for (uint32_t i = 0; i < s->nsw; i++)
 		sw->base_guid[i] = sw->next->nodes[s->sw_node[i]].guid;
-		memcpy(sw->base_rows + i * row, lft_row(s, i), row);
+	sw->base_borrowed = borrow;
+	if (borrow) {
+		sw->base_rows = s->port;
+	} else {
+		sw->base_rows = xcalloc(s->nsw ? s->nsw : 1, row);
+		for (uint32_t i = 0; i < s->nsw; i++)
+			memcpy(sw->base_rows + i * row, lft_row(s, i), row);
 	}
 	sw->base_nsw = s->nsw;
 	sw->base_max = s->max_lid;
@@ -1246,7 +1270,7 @@ rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 		    "%" PRIu64 ")", rep[best].engine, how[best],
 		    sw->report.max_port_load, rep[best].max_port_load,
 		    cost[best], here);
-		lft_set_fini(sw->next_lft);
+		lft_drop(sw, sw->next_lft);
 		*sw->next_lft = cand[best];
 		memset(&cand[best], 0, sizeof(cand[best]));
 		sw->report = rep[best];
@@ -1426,7 +1450,7 @@ repair(struct sweep *sw)
 		log_info("%s", msg);
 	else
 		log_debug("%s", msg);
-	lft_set_fini(sw->next_lft);
+	lft_drop(sw, sw->next_lft);
 	*sw->next_lft = best;
 	sw->report = rep;
 	sw->repairs++;
@@ -1437,6 +1461,7 @@ route_program(struct sweep *sw)
 {
 	struct routing_opts ropts = sw->o.ropts;
 	uint16_t sm_lid;
+	bool hold, vp;
 
 	sm_lid = sw->next->ports[sw->next->sm_port].lid;
 	if (sw->have_cur) {
@@ -1446,7 +1471,7 @@ route_program(struct sweep *sw)
 	ropts.fresh = sw->reroute;
 	if (sw->reroute)
 		log_info("routing: full reroute requested: routing afresh");
-	lft_set_fini(sw->next_lft);
+	lft_drop(sw, sw->next_lft);
 	if (routing_run(sw->o.chain, sw->o.nchain, sw->next, &ropts, sw->next_lft,
 	    &sw->report, log_route) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no routing engine could "
@@ -1462,12 +1487,16 @@ route_program(struct sweep *sw)
 	else if (sw->have_cur && sw->held.nsw == 0 && !sw->keep_routes &&
 	    only_losses(sw))
 		repair(sw);
+	hold = !sw->reroute && (sw->held.nsw > 0 || held_from_cur(sw));
+	vp = sw->o.virt_mode == 2 && sw->next_vp->n > 0;
+	/* held routes and vport LIDs change next_lft after this: then the
+	 * balanced tables are a copy */
 	if (sw->base_next)
-		save_base(sw);
-	if (!sw->reroute && (sw->held.nsw > 0 || held_from_cur(sw)))
+		save_base(sw, !hold && !vp);
+	if (hold)
 		keep_held_routes(sw);
 	/* vport LIDs forward where their physical port's do */
-	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {
+	if (vp) {
 		if (lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
 			fatal("sweep: out of memory");
 		copy_vport_lids(sw, sw->next);
@@ -1505,7 +1534,7 @@ adopt_next(struct sweep *sw)
 	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
 	vport_set_clear(sw->next_vp);
 	fabric_fini(sw->next);
-	lft_set_fini(sw->next_lft);
+	lft_drop(sw, sw->next_lft);
 	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
 	/* The model in use changes only here: count its holes once, not at
 	 * every light sweep and stats write. */
@@ -1915,7 +1944,7 @@ on_vports_reread(void *arg, const struct vports_result *r)
 	free(idx);
 	vport_resolve_lids(sw->next_vp, f);
 	/* the tables in use, the vport entries made again */
-	lft_set_fini(sw->next_lft);
+	lft_drop(sw, sw->next_lft);
 	if (lft_set_copy(sw->next_lft, sw->cur_lft, f->nnodes) < 0 ||
 	    lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
 		fatal("sweep: out of memory");
@@ -1965,7 +1994,7 @@ vports_done(struct sweep *sw)
 	pkey_tables_free(sw->next_pk);
 	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
 	vport_set_clear(sw->next_vp);
-	lft_set_fini(sw->next_lft);
+	lft_drop(sw, sw->next_lft);
 	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
 	finished(sw, "vport", true);
 	log_info("sweep: vport sweep %" PRIu64 " done", sw->vport_sweeps);
@@ -2274,8 +2303,8 @@ sweep_free(struct sweep *sw)
 	lid_map_free(sw->lids);
 	fabric_fini(sw->cur);
 	fabric_fini(sw->next);
-	lft_set_fini(sw->cur_lft);
-	lft_set_fini(sw->next_lft);
+	lft_drop(sw, sw->cur_lft);
+	lft_drop(sw, sw->next_lft);
 	pkey_tables_free(sw->cur_pk);
 	pkey_tables_free(sw->next_pk);
 	free(sw->want);
