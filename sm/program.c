@@ -31,6 +31,50 @@
 #define PROGRAM_WINDOW 1024
 #define PROGRAM_SPAN 16
 
+/* A block's contents, as a 128-bit digest: what the caches compare with
+ * the block wanted, at a quarter of the block's bytes (on ft3 20, 1.4 MB
+ * less for 28,500 blocks). Two independent 64-bit chains over the
+ * block's eight words, each step a bijective mix: two different blocks
+ * share a digest with a chance of about 2^-128. */
+struct bsum {
+	uint64_t a, b;
+};
+
+static uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static struct bsum
+block_sum(const uint8_t *p, size_t len)
+{
+	struct bsum s = { 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL };
+
+	for (size_t i = 0; i < BLOCK_BYTES; i += 8) {
+		uint64_t w = 0;
+
+		for (size_t k = 0; k < 8; k++)
+			w |= (uint64_t)(i + k < len ? p[i + k] : 0) << (8 * k);
+		s.a = mix64(s.a ^ w);
+		s.b = mix64(s.b + w * 0x9e3779b97f4a7c15ULL + i);
+	}
+	return s;
+}
+
+static bool
+sum_is(const struct bsum *s, const uint8_t *p, size_t len)
+{
+	struct bsum t = block_sum(p, len);
+
+	return s->a == t.a && s->b == t.b;
+}
+
 /* What we know a device table holds: blocks we read or wrote. One cache
  * for LFTs (key: switch GUID) and one for P_Key tables (key: port GUID and
  * port number, switch ports sharing the switch's GUID). */
@@ -42,7 +86,7 @@ struct tcache {
 	uint16_t top;           /* LFT: LinearFDBTop we last saw or wrote */
 	uint32_t nblocks;
 	uint8_t *known;         /* [nblocks] */
-	uint8_t *data;          /* [nblocks * BLOCK_BYTES] */
+	struct bsum *sum;       /* [nblocks] digest of each known block */
 };
 
 /* Entries in a dense array; the GUID hash names the first entry of each
@@ -166,8 +210,8 @@ tcache_size(struct tcache *c, uint32_t nblocks)
 	if (c->nblocks >= nblocks)
 		return;
 	c->known = realloc(c->known, nblocks);
-	c->data = realloc(c->data, (size_t)nblocks * BLOCK_BYTES);
-	if (c->known == NULL || c->data == NULL)
+	c->sum = reallocarray(c->sum, nblocks, sizeof(*c->sum));
+	if (c->known == NULL || c->sum == NULL)
 		fatal("program: out of memory");
 	memset(c->known + c->nblocks, 0, nblocks - c->nblocks);
 	c->nblocks = nblocks;
@@ -178,7 +222,7 @@ tcache_free(struct tcache_set *cs)
 {
 	for (uint32_t i = 0; i < cs->len; i++) {
 		free(cs->v[i].known);
-		free(cs->v[i].data);
+		free(cs->v[i].sum);
 	}
 	free(cs->v);
 	guid_hash_fini(&cs->by_guid);
@@ -456,8 +500,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 	} else if (q->attr == ATTR_PKEY_TABLE) {
 		struct tcache *c = pkey_cache(pr, q->idx, true);
 
-		memcpy(c->data + (size_t)q->block * BLOCK_BYTES, data,
-		    BLOCK_BYTES);
+		c->sum[q->block] = block_sum(data, BLOCK_BYTES);
 		c->known[q->block] = 1;
 		if (q->method == MAD_GET) {
 			uint8_t want[BLOCK_BYTES];
@@ -471,7 +514,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 		struct fabric_node *n = &pr->f->nodes[pr->lft->sw_node[sw]];
 		struct tcache *c = tcache_get(&pr->lfts, n->guid, 0, true);
 
-		memcpy(c->data + (size_t)q->block * BLOCK_BYTES, data, LFT_BLOCK);
+		c->sum[q->block] = block_sum(data, LFT_BLOCK);
 		c->known[q->block] = 1;
 		if (q->method == MAD_GET) {
 			uint8_t want[LFT_BLOCK];
@@ -751,8 +794,7 @@ tables_pkeys(struct programmer *pr)
 				smp(pr, MAD_GET, ATTR_PKEY_TABLE, pkey_mod(f, p, b),
 				    fabric_port_path(f, p),
 				    f->nodes[port->node].guid, NULL, p, b);
-			} else if (memcmp(c->data + (size_t)b * BLOCK_BYTES, want,
-			    BLOCK_BYTES) != 0) {
+			} else if (!sum_is(&c->sum[b], want, BLOCK_BYTES)) {
 				send_pkey(pr, p, b, want);
 			}
 		}
@@ -805,8 +847,7 @@ phase_tables(struct programmer *pr)
 		for (uint32_t b = 0; b < nb; b++) {
 			want_block(s, sw, b, want);
 			if (c->known[b]) {
-				if (memcmp(c->data + (size_t)b * BLOCK_BYTES, want,
-				    LFT_BLOCK) != 0)
+				if (!sum_is(&c->sum[b], want, LFT_BLOCK))
 					send_lft(pr, sw, b, want);
 			} else if (n->lft_top > 0 && b * LFT_BLOCK <= n->lft_top) {
 				/* Within the top the switch may hold our routes
@@ -967,7 +1008,7 @@ program_seed_lft(struct programmer *pr, uint64_t guid, uint16_t top,
 		c->top = top;
 	}
 	tcache_size(c, block + 1);
-	memcpy(c->data + (size_t)block * BLOCK_BYTES, data, LFT_BLOCK);
+	c->sum[block] = block_sum(data, LFT_BLOCK);
 	c->known[block] = 1;
 }
 
