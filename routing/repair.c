@@ -15,6 +15,24 @@
  * by one at every hop, so no loop can form. Ports are chosen among the
  * links to neighbours one step nearer: the previous port when it is one,
  * else the least loaded (kernel_spread).
+ *
+ * Credit loops (repair_run_acyclic, REPAIR_UPDOWN with a budget). The
+ * channel dependencies of the kept entries are recorded (dep[]: after link
+ * e, the port taken on), and every repaired hop adds its own. Where up*down* is left (ftree's tables turn
+ * at the hub, and a switch cut from the hub, e.g. a core that lost its
+ * cable into the hub's pod, must turn somewhere new) a hop that would
+ * close a cycle is avoided when another is there, hops whose dependency
+ * already exists are preferred (new turns gather at few places instead of
+ * spreading into each other), and LIDs are repaired most broken first, so
+ * that the routes with the fewest ways left (a cut-off switch's own LID)
+ * take theirs before the others fill the graph. untangle() is the last
+ * resort when a fallback is given. Each dependency link the searches visit
+ * (and each table entry a pass of untangle() lists) is charged to the
+ * budget; when it is spent the rest is repaired without them, as
+ * repair_run_ordered does (a LID that must turn anew then takes the
+ * fallback's routes). Without a budget (repair_run_ordered) no dependency
+ * is recorded, LIDs go in ascending order, and a LID whose repair turns
+ * where the previous tables never turn takes the fallback's routes.
  */
 #include "routing/repair.h"
 
@@ -47,6 +65,15 @@ struct rp {
 	uint32_t *order;        /* [nsw] switches by place */
 	uint32_t *lid_sw;       /* [max_lid + 1] switch the LID hangs off */
 	uint8_t *lid_port;      /* [max_lid + 1] port there that leads to it */
+	uint8_t *taken;         /* [max_lid + 1] LIDs routed as fallback */
+	uint8_t *dep;           /* [links][32] REPAIR_UPDOWN: the dependency
+				 * graph so far: after link e, port q of the
+				 * switch it leads to (bits); NULL: none */
+	uint32_t *dmark, dnow;  /* [links] visit marks */
+	uint32_t *dstk;         /* [links] */
+	uint64_t budget;        /* dependency links left to visit; at 0 the
+				 * dependencies are no longer consulted (spent) */
+	bool spent;
 	/* per LID */
 	uint8_t *st, *mode;
 	uint32_t *len, *stack;
@@ -339,6 +366,148 @@ old_turn(const struct rp *c, uint32_t e, uint8_t q)
 	return (c->turn[(size_t)e * 32 + q / 8] >> (q % 8)) & 1;
 }
 
+/* The link lid's route takes out of switch n in out, NONE: it ends there. */
+static inline uint32_t
+out_link(const struct rp *c, const struct lft_set *out, uint32_t n,
+    uint16_t lid)
+{
+	if (n == c->lid_sw[lid])
+		return NONE;
+	return c->eid[(size_t)n * 256 + lft_row(out, n)[lid]];
+}
+
+/* Repaired hops are kept from closing cycles: dependencies recorded, and
+ * the budget for searching them not spent. */
+static inline bool
+deps_on(const struct rp *c)
+{
+	return c->dep != NULL && !c->spent;
+}
+
+static inline bool
+dep_has(const struct rp *c, uint32_t e1, uint8_t q)
+{
+	return (c->dep[(size_t)e1 * 32 + q / 8] >> (q % 8)) & 1;
+}
+
+/* Record that lid's route goes from switch sw by port p on as out says. */
+static void
+dep_add(struct rp *c, const struct lft_set *out, uint32_t sw, uint8_t p,
+    uint16_t lid)
+{
+	uint32_t e1, n;
+
+	if (c->dep == NULL || (e1 = c->eid[(size_t)sw * 256 + p]) == NONE)
+		return;
+	n = c->g.sw[e1];
+	if (out_link(c, out, n, lid) == NONE)
+		return;
+	p = lft_row(out, n)[lid];
+	c->dep[(size_t)e1 * 32 + p / 8] |= (uint8_t)(1u << (p % 8));
+}
+
+/* Every dependency lid's route makes in out. */
+static void
+dep_add_lid(struct rp *c, const struct lft_set *out, uint16_t lid)
+{
+	for (uint32_t sw = 0; sw < c->nsw; sw++)
+		if (sw != c->lid_sw[lid])
+			dep_add(c, out, sw, lft_row(out, sw)[lid], lid);
+}
+
+/* Can link from reach link to in the dependency graph? */
+static bool
+dep_reach(struct rp *c, uint32_t from, uint32_t to)
+{
+	uint32_t top = 0, e, n, e2;
+	unsigned q;
+
+	if (++c->dnow == 0) {
+		memset(c->dmark, 0, (size_t)c->g.off[c->nsw] * sizeof(*c->dmark));
+		c->dnow = 1;
+	}
+	c->dmark[from] = c->dnow;
+	c->dstk[top++] = from;
+	while (top > 0) {
+		if (c->budget == 0) {
+			c->spent = true;
+			return true;    /* not known to be safe */
+		}
+		c->budget--;
+		e = c->dstk[--top];
+		if (e == to)
+			return true;
+		n = c->g.sw[e];
+		for (q = 0; q < 256; q++) {
+			if (c->dep[(size_t)e * 32 + q / 8] == 0) {
+				q |= 7;
+				continue;
+			}
+			if (!dep_has(c, e, (uint8_t)q) ||
+			    (e2 = c->eid[(size_t)n * 256 + q]) == NONE ||
+			    c->dmark[e2] == c->dnow)
+				continue;
+			c->dmark[e2] = c->dnow;
+			c->dstk[top++] = e2;
+		}
+	}
+	return false;
+}
+
+/* Does lid's route from switch sw by port p make no new dependency? */
+static bool
+dep_known(const struct rp *c, const struct lft_set *out, uint32_t sw,
+    uint8_t p, uint16_t lid)
+{
+	uint32_t e1, n;
+
+	if ((e1 = c->eid[(size_t)sw * 256 + p]) == NONE)
+		return true;
+	n = c->g.sw[e1];
+	return out_link(c, out, n, lid) == NONE ||
+	    dep_has(c, e1, lft_row(out, n)[lid]);
+}
+
+/* Would lid's route from switch sw by port p close a cycle of
+ * dependencies? */
+static bool
+dep_safe(struct rp *c, const struct lft_set *out, uint32_t sw, uint8_t p,
+    uint16_t lid)
+{
+	uint32_t e1, e2, n;
+
+	if (!deps_on(c) || (e1 = c->eid[(size_t)sw * 256 + p]) == NONE)
+		return true;
+	n = c->g.sw[e1];
+	if ((e2 = out_link(c, out, n, lid)) == NONE)
+		return true;
+	if (dep_has(c, e1, lft_row(out, n)[lid]))
+		return true;
+	return !dep_reach(c, e2, e1);
+}
+
+/* Of the candidates, keep those whose dependency some route already makes,
+ * else those that close no cycle, when there are any; returns how many are
+ * left. */
+static unsigned
+safe_only(struct rp *c, const struct lft_set *out, uint32_t sw,
+    uint16_t lid, uint8_t *cand, unsigned k)
+{
+	unsigned i, n = 0;
+
+	if (!deps_on(c))
+		return k;
+	for (i = 0; i < k; i++)
+		if (dep_known(c, out, sw, cand[i], lid))
+			cand[n++] = cand[i];
+	if (n > 0)
+		return n;
+	for (i = 0; i < k; i++)
+		if (dep_safe(c, out, sw, cand[i], lid))
+			cand[n++] = cand[i];
+	return n > 0 ? n : k;
+}
+
 /*
  * Give lid at switch sw one of the k candidate ports: the previous one
  * when it is among them (its route broke further on, and now goes on
@@ -355,10 +524,12 @@ choose(const struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t sw,
 		if (cand[i] == old) {
 			lft_row(out, sw)[lid] = old;
 			cnt[(size_t)sw * 256 + old]++;
+			dep_add((struct rp *)c, out, sw, old, lid);
 			return;
 		}
 	kernel_spread(lft_row(out, sw), cnt + (size_t)sw * 256, cand, k, &lid,
 	    1);
+	dep_add((struct rp *)c, out, sw, lft_row(out, sw)[lid], lid);
 }
 
 /* Ports of the broken switch sw (mode D or U) one step nearer. */
@@ -383,39 +554,50 @@ candidates(const struct rp *c, uint32_t sw, uint8_t *cand)
  * REPAIR_SHORTEST), nearest first, over the switches whose port is set
  * (ev finite): each takes the set neighbours one step nearer. With turns,
  * a route outside up*down* turns where the previous tables already turn
- * when it can, even if longer: the engine placed its own such turns
- * (ftree's hub) where they close no cycle, and a turn anywhere else may.
- * Returns how many switches took a turn the previous tables lack.
+ * when it can, even if longer (the engine placed its own such turns,
+ * ftree's hub, where they close no cycle); else it takes the nearest hop
+ * that closes no cycle of dependencies; else any. Returns how many
+ * switches took a hop that closes a cycle.
  */
 static uint32_t
 settle(struct rp *c, struct lft_set *out, uint32_t *cnt, uint16_t lid,
     bool turns, const uint32_t *list, uint32_t nx)
 {
-	uint32_t t = c->lid_sw[lid], i, e, n, sw, v, vt, va, newt = 0;
+	uint32_t t = c->lid_sw[lid], i, e, n, sw, v, best[3], newt = 0;
 	uint8_t q, cand[256];
-	unsigned k;
-	bool ok, any;
+	unsigned k, tier;
+	bool ot;
 
 	for (;;) {
-		vt = va = INF;
+		best[0] = best[1] = best[2] = INF;
 		for (i = 0; i < nx; i++) {
 			if (c->ev[sw = list[i]] != INF)
 				continue;
 			for (e = c->g.off[sw]; e < c->g.off[sw + 1]; e++) {
 				if ((v = plus1(c->ev[n = c->g.sw[e]])) == INF)
 					continue;
+				if (v < best[2])
+					best[2] = v;
+				if (!turns)
+					continue;
 				q = n == t ? c->lid_port[lid] : lft_row(out, n)[lid];
-				ok = !turns || n == t || old_turn(c, e, q);
-				if (ok && v < vt)
-					vt = v;
-				if (v < va)
-					va = v;
+				ot = n == t || old_turn(c, e, q);
+				if ((v >= best[1] && (!ot || v >= best[0])) ||
+				    !dep_safe(c, out, sw, c->g.port[e], lid))
+					continue;
+				if (v < best[1])
+					best[1] = v;
+				if (ot && v < best[0])
+					best[0] = v;
 			}
 		}
-		if (va == INF)
+		if (best[2] == INF)
 			return newt;
-		any = vt != INF;
-		v = any ? vt : va;
+		/* tier 0: turning where the previous tables turn, 1: closing
+		 * no cycle of dependencies, 2: any (without turns: any) */
+		tier = !turns ? 2 : best[0] != INF ? 0 :
+		    best[1] != INF && deps_on(c) ? 1 : 2;
+		v = best[tier];
 		for (i = 0; i < nx; i++) {
 			if (c->ev[sw = list[i]] != INF)
 				continue;
@@ -424,14 +606,20 @@ settle(struct rp *c, struct lft_set *out, uint32_t *cnt, uint16_t lid,
 				if (plus1(c->ev[n = c->g.sw[e]]) != v)
 					continue;
 				q = n == t ? c->lid_port[lid] : lft_row(out, n)[lid];
-				if (!any || !turns || n == t || old_turn(c, e, q))
-					cand[k++] = c->g.port[e];
+				if (tier < 2 && !dep_safe(c, out, sw, c->g.port[e],
+				    lid))
+					continue;
+				if (tier == 0 && n != t && !old_turn(c, e, q))
+					continue;
+				cand[k++] = c->g.port[e];
 			}
 			if (k == 0)
 				continue;
+			if (tier < 2)
+				k = safe_only(c, out, sw, lid, cand, k);
 			choose(c, out, cnt, sw, lid, cand, k);
 			c->len[sw] = v;    /* ev set after the round */
-			newt += !any;
+			newt += turns && tier == 2;
 		}
 		for (i = 0; i < nx; i++)
 			if (c->ev[sw = list[i]] == INF &&
@@ -500,6 +688,7 @@ repair_lid(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *xs,
 			k = candidates(c, sw, cand);
 			if (k == 0)
 				fatalx("repair: no port one step nearer");
+			k = safe_only(c, out, sw, lid, cand, k);
 			choose(c, out, cnt, sw, lid, cand, k);
 		}
 	newt = settle(c, out, cnt, lid, d == REPAIR_UPDOWN, xs, nx);
@@ -510,6 +699,9 @@ repair_lid(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *xs,
 		for (sw = 0; sw < c->nsw; sw++)
 			lft_row(out, sw)[lid] = lft_row(fallback, sw)[lid];
 		r->engine_lids++;
+		c->taken[lid] = 1;
+		if (c->dep != NULL)
+			dep_add_lid(c, out, lid);
 		return;
 	}
 	for (i = 0; i < nx; i++) {
@@ -519,6 +711,192 @@ repair_lid(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *xs,
 			r->not_updown++;
 	}
 }
+
+/* A dependency between two links (channels) of c->g, made by lid's route. */
+struct dep {
+	uint32_t from, to;
+	uint16_t lid;
+};
+
+static int
+dep_cmp(const void *a, const void *b)
+{
+	const struct dep *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->lid < y->lid ? -1 : x->lid > y->lid;
+}
+
+/* The dependencies of s's routes, sorted by link; returns how many. */
+static size_t
+deps_of(const struct rp *c, const struct lft_set *s, struct dep *d)
+{
+	uint32_t sw, e1, e2, n;
+	uint16_t lid;
+	size_t k = 0;
+
+	for (sw = 0; sw < c->nsw; sw++)
+		for (lid = 1; lid <= s->max_lid && lid != 0; lid++) {
+			if ((e1 = c->eid[(size_t)sw * 256 +
+			    lft_row(s, sw)[lid]]) == NONE)
+				continue;
+			n = c->g.sw[e1];
+			if ((e2 = c->eid[(size_t)n * 256 +
+			    lft_row(s, n)[lid]]) == NONE)
+				continue;
+			d[k].from = e1;
+			d[k].to = e2;
+			d[k++].lid = lid;
+		}
+	qsort(d, k, sizeof(*d), dep_cmp);
+	return k;
+}
+
+/*
+ * A cycle of the dependency graph d (nd, sorted): the links on it in cyc,
+ * returns its length, 0 when there is none. Depth first, iteratively.
+ */
+static uint32_t
+find_cycle(const struct rp *c, const struct dep *d, size_t nd, uint32_t *cyc)
+{
+	uint32_t ne = c->g.off[c->nsw], *off, *stk, *it, top, e, v, w, i, n = 0;
+	uint8_t *col;
+	size_t k;
+
+	off = xcalloc((size_t)ne + 1, sizeof(*off));
+	for (k = 0; k < nd; k++)
+		off[d[k].from + 1]++;
+	for (e = 0; e < ne; e++)
+		off[e + 1] += off[e];
+	col = xcalloc(ne ? ne : 1, 1);
+	stk = xcalloc(ne ? ne : 1, sizeof(*stk));
+	it = xcalloc(ne ? ne : 1, sizeof(*it));
+	for (e = 0; e < ne && n == 0; e++) {
+		if (col[e] != 0)
+			continue;
+		top = 0;
+		stk[top++] = e;
+		col[e] = 1;
+		it[e] = off[e];
+		while (top > 0 && n == 0) {
+			v = stk[top - 1];
+			if (it[v] == off[v + 1]) {
+				col[v] = 2;
+				top--;
+				continue;
+			}
+			w = d[it[v]++].to;
+			if (col[w] == 0) {
+				col[w] = 1;
+				it[w] = off[w];
+				stk[top++] = w;
+			} else if (col[w] == 1) {
+				for (i = top; i-- > 0;)
+					if (stk[i] == w)
+						break;
+				for (; i < top; i++)
+					cyc[n++] = stk[i];
+			}
+		}
+	}
+	free(it);
+	free(stk);
+	free(col);
+	free(off);
+	return n;
+}
+
+/*
+ * Credit loops the repair closed: while the dependencies of out have a
+ * cycle, the LIDs whose routes make its dependencies (those the repair
+ * changed first; never one already taken) are routed as fallback routes
+ * them. Ends acyclic (returns 1) or when a cycle is made only of LIDs
+ * fallback routes already (0). fallback alone is acyclic, so taking every
+ * LID ends the loop.
+ */
+static int
+untangle(struct rp *c, struct lft_set *out, const struct lft_set *fallback,
+    const uint8_t *changed, uint8_t *taken, struct repair_result *r)
+{
+	size_t nmax = (size_t)c->nsw * ((size_t)out->max_lid + 1) + 1, nd, k;
+	struct dep *d, key;
+	uint32_t *cyc, n, i, sw, pick;
+	uint16_t lid, *lids;
+	int pass, ok = 0;
+
+	/* every pass lists every dependency: it is charged to the budget
+	 * (the list alone is 12 bytes per table entry) */
+	if (c->spent || c->budget < nmax) {
+		c->spent = true;
+		return 0;
+	}
+	d = xcalloc(nmax, sizeof(*d));
+	cyc = xcalloc((size_t)c->g.off[c->nsw] + 1, sizeof(*cyc));
+	lids = xcalloc((size_t)out->max_lid + 1, sizeof(*lids));
+	for (;;) {
+		if (c->budget < nmax) {
+			c->spent = true;
+			break;
+		}
+		c->budget -= nmax;
+		nd = deps_of(c, out, d);
+		if ((n = find_cycle(c, d, nd, cyc)) == 0) {
+			ok = 1;
+			break;
+		}
+		pick = 0;
+		for (pass = 0; pass < 2 && pick == 0; pass++)
+			for (i = 0; i < n; i++) {
+				key.from = cyc[i];
+				key.to = cyc[(i + 1) % n];
+				key.lid = 0;
+				k = 0;
+				/* first dependency (from, to): binary search */
+				{
+					size_t lo = 0, hi = nd;
+
+					while (lo < hi) {
+						size_t mid = (lo + hi) / 2;
+
+						if (dep_cmp(&d[mid], &key) < 0)
+							lo = mid + 1;
+						else
+							hi = mid;
+					}
+					k = lo;
+				}
+				for (; k < nd && d[k].from == key.from &&
+				    d[k].to == key.to; k++) {
+					lid = d[k].lid;
+					if (taken[lid] || lid > fallback->max_lid ||
+					    (pass == 0 && !changed[lid]))
+						continue;
+					taken[lid] = 1;
+					lids[pick++] = lid;
+				}
+			}
+		if (pick == 0)
+			break;
+		for (i = 0; i < pick; i++) {
+			for (sw = 0; sw < c->nsw; sw++)
+				lft_row(out, sw)[lids[i]] =
+				    lft_row(fallback, sw)[lids[i]];
+			r->engine_lids++;
+		}
+	}
+	free(lids);
+	free(cyc);
+	free(d);
+	return ok;
+}
+
+static int run(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, const uint32_t *up, uint64_t budget,
+    struct lft_set *out, struct repair_result *r);
 
 int
 repair_run(const struct fabric *f, const struct fabric *prev_fabric,
@@ -535,11 +913,31 @@ repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
     enum repair_discipline d, const uint32_t *up, struct lft_set *out,
     struct repair_result *r)
 {
+	return run(f, prev_fabric, prev, fallback, d, up, 0, out, r);
+}
+
+int
+repair_run_acyclic(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    const uint32_t *up, uint64_t budget, struct lft_set *out,
+    struct repair_result *r)
+{
+	return run(f, prev_fabric, prev, fallback, REPAIR_UPDOWN, up,
+	    budget ? budget : 1, out, r);
+}
+
+static int
+run(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, const uint32_t *up, uint64_t budget,
+    struct lft_set *out, struct repair_result *r)
+{
 	struct rp c;
 	const uint8_t **prow;
 	uint16_t *pmax, lid, max;
 	uint8_t *need, *row, old;
-	uint32_t *cnt, *xs, sw, last;
+	uint32_t *cnt, *xs, sw, last, *nbroken, nneed, i;
+	struct keyed *byb;
 	bool any;
 
 	memset(r, 0, sizeof(*r));
@@ -562,6 +960,8 @@ repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
 	old_turns(&c, prow, pmax, max);
 	/* what still arrives; the rest cleared */
 	need = xcalloc((size_t)max + 1, 1);
+	nbroken = xcalloc((size_t)max + 1, sizeof(*nbroken));
+	byb = xcalloc((size_t)max + 1, sizeof(*byb));
 	for (lid = 1; lid <= max && lid != 0; lid++) {
 		if (c.lid_sw[lid] == NONE) {
 			for (sw = 0; sw < c.nsw; sw++)
@@ -573,6 +973,7 @@ repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
 			if (c.st[sw] != ST_OK) {
 				lft_row(out, sw)[lid] = LFT_NO_ROUTE;
 				need[lid] = 1;
+				nbroken[lid]++;
 			}
 	}
 	/* each switch's load by port, over the entries kept */
@@ -584,9 +985,49 @@ repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
 			if (row[lid] != LFT_NO_ROUTE && row[lid] != 0)
 				cnt[(size_t)sw * 256 + row[lid]]++;
 	}
-	for (lid = 1; lid <= max && lid != 0; lid++)
-		if (need[lid])
-			repair_lid(&c, out, cnt, xs, lid, d, fallback, r);
+	if (d == REPAIR_UPDOWN && budget > 0) {
+		c.budget = budget;
+		c.dep = xcalloc((size_t)c.g.off[c.nsw] + 1, 32);
+		c.dmark = xcalloc((size_t)c.g.off[c.nsw] + 1, sizeof(*c.dmark));
+		c.dstk = xcalloc((size_t)c.g.off[c.nsw] + 1, sizeof(*c.dstk));
+		for (lid = 1; lid <= max && lid != 0; lid++)
+			if (c.lid_sw[lid] != NONE)
+				dep_add_lid(&c, out, lid);
+	}
+	c.taken = xcalloc((size_t)max + 1, 1);
+	/* keeping hops from closing cycles, the LIDs with the most broken
+	 * entries first: their routes have the fewest ways left, the others
+	 * fit around them; else in LID order */
+	for (lid = 1, nneed = 0; lid <= max && lid != 0; lid++)
+		if (need[lid]) {
+			byb[nneed].height = c.dep == NULL ? lid :
+			    UINT32_MAX - nbroken[lid];
+			byb[nneed].guid = 0;
+			byb[nneed++].sw = lid;
+		}
+	qsort(byb, nneed, sizeof(*byb), keyed_cmp);
+	for (i = 0; i < nneed; i++)
+		repair_lid(&c, out, cnt, xs, (uint16_t)byb[i].sw, d, fallback, r);
+	free(byb);
+	free(nbroken);
+	if (fallback != NULL && c.dep != NULL) {
+		for (lid = 1; lid <= max && lid != 0; lid++)
+			for (sw = 0, need[lid] = 0; sw < c.nsw; sw++)
+				if (lft_row(out, sw)[lid] != (prow[sw] != NULL &&
+				    lid <= pmax[sw] ? prow[sw][lid] :
+				    LFT_NO_ROUTE)) {
+					need[lid] = 1;
+					break;
+				}
+		untangle(&c, out, fallback, need, c.taken, r);
+	}
+	r->budget_spent = c.spent;
+	r->searched = budget > 0 ? budget - c.budget : 0;
+	free(c.taken);
+	free(c.dep);
+	free(c.dmark);
+	free(c.dstk);
+	c.dep = NULL;
 	for (lid = 1; lid <= max && lid != 0; lid++) {
 		any = false;
 		for (sw = 0; sw < c.nsw; sw++) {

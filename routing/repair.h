@@ -15,8 +15,10 @@
  * tree switch cut from the LID's subtree) it takes the shortest route
  * that turns only where the previous tables turn (ftree's hub), and if
  * there is none, the shortest there is, or the LID as the engine routes
- * it (fallback). The caller checks the result for credit loops
- * (routing/cdg.h) and falls back to a full route. With
+ * it (fallback); repair_run_acyclic also takes, before the shortest there
+ * is, the shortest that closes no cycle of channel dependencies. The
+ * caller checks the result for credit loops (routing/cdg.h) and falls
+ * back to a full route. With
  * REPAIR_SHORTEST (minhop) every repaired route is the shortest given the
  * routes kept. Among equally short choices the port carrying the fewest
  * LIDs of the switch's table is taken (kernel_spread).
@@ -24,6 +26,7 @@
 #ifndef IBSMD_REPAIR_H
 #define IBSMD_REPAIR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/fabric.h"
@@ -37,9 +40,12 @@ struct repair_result {
 	uint64_t unroutable;    /* entries left without a route */
 	uint32_t lids;          /* destination LIDs with an entry changed */
 	uint32_t not_updown;    /* entries repaired outside up*down* */
-	uint32_t new_turns;     /* of those, turning where the previous
-				 * tables did not */
+	uint32_t new_turns;     /* hops repaired turning where the previous
+				 * tables did not (repair_run_acyclic: that
+				 * may close a cycle of channel dependencies) */
 	uint32_t engine_lids;   /* LIDs taken from fallback */
+	bool budget_spent;      /* repair_run_acyclic: the search ran out */
+	uint64_t searched;      /* dependency links it visited */
 };
 
 /*
@@ -60,6 +66,23 @@ int repair_run(const struct fabric *f, const struct fabric *prev_fabric,
 int repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
     const struct lft_set *prev, const struct lft_set *fallback,
     enum repair_discipline d, const uint32_t *up, struct lft_set *out,
+    struct repair_result *r);
+
+/* repair_run_ordered with REPAIR_UPDOWN, keeping each repaired hop from
+ * closing a cycle of channel dependencies (see the top of this file): the
+ * dependencies of the kept entries and of every repaired hop are recorded,
+ * a hop that would close a cycle is avoided where another is there, the
+ * LIDs with the most broken entries go first, and with a fallback the
+ * LIDs of any cycle left are routed as fallback routes them. The search
+ * costs up to budget visits of a dependency link (0: 1), each pass over
+ * the cycles left one per table entry; when they are spent, the rest is
+ * repaired as repair_run_ordered does, cycles are no longer untangled, and
+ * r->budget_spent is set. */
+/* the daemon's budget, per order tried: at most about 0.2 s of search */
+#define REPAIR_BUDGET 1000000ULL
+int repair_run_acyclic(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    const uint32_t *up, uint64_t budget, struct lft_set *out,
     struct repair_result *r);
 
 /* (switch, LID) pairs of f that ref's tables deliver and s's do not. */

@@ -1341,14 +1341,15 @@ fail:
  * as many blocks or more (not worth an info line), -1 otherwise. */
 static int
 repair_try(struct sweep *sw, enum repair_discipline d, const uint32_t *up,
-    struct lft_set *out, struct repair_result *rr, uint64_t *blocks,
-    int *acyclic, char *why, size_t whylen)
+    uint64_t budget, struct lft_set *out, struct repair_result *rr,
+    uint64_t *blocks, int *acyclic, char *why, size_t whylen)
 {
 	uint64_t lost;
 	int rc = -1;
 
-	if (repair_run_ordered(sw->next, sw->cur, sw->cur_lft, sw->next_lft, d,
-	    up, out, rr) < 0) {
+	if ((budget > 0 ? repair_run_acyclic(sw->next, sw->cur, sw->cur_lft,
+	    sw->next_lft, up, budget, out, rr) : repair_run_ordered(sw->next,
+	    sw->cur, sw->cur_lft, sw->next_lft, d, up, out, rr)) < 0) {
 		snprintf(why, whylen, "no tables in use");
 		return -1;
 	}
@@ -1368,8 +1369,8 @@ repair_try(struct sweep *sw, enum repair_discipline d, const uint32_t *up,
 	*acyclic = cdg_acyclic(sw->next, out, NULL);
 	if (!*acyclic && sw->report.deadlock_free == 1) {
 		snprintf(why, whylen, "repair in place has a credit loop (%u "
-		    "routes outside up*down*, %u turning anew)", rr->not_updown,
-		    rr->new_turns);
+		    "routes outside up*down*, %u hops turning anew)",
+		    rr->not_updown, rr->new_turns);
 		goto fail;
 	}
 	return 0;
@@ -1383,7 +1384,10 @@ fail:
  * Links or switches lost (or nothing changed): the tables in use with only
  * the entries whose routes no longer arrive changed (routing/repair.h;
  * a LID whose repair would turn where the tables never turned is routed
- * as the engine routes it), when that writes fewer blocks than the
+ * as the engine routes it; where that left LIDs to the engine or a credit
+ * loop, a repair that keeps each hop from closing a cycle of channel
+ * dependencies is tried too, within REPAIR_BUDGET per order, and the
+ * fewest blocks win), when that writes fewer blocks than the
  * engine's route, reaches every pair the engine's does, and, where the
  * engine's tables are free of credit loops, is too. Otherwise the
  * engine's route stands. Up/down repairs are tried in the heights above
@@ -1404,17 +1408,30 @@ repair(struct sweep *sw)
 	uint32_t *up;
 	int acyclic, best_acyclic = 0, have = 0, k, n, rc = -1;
 	char msg[256], why[192];
+	double t0 = 0;
+	bool spent = false;
 
 	memset(&out, 0, sizeof(out));
 	memset(&best, 0, sizeof(best));
 	memset(&best_rr, 0, sizeof(best_rr));
 	n = d == REPAIR_UPDOWN && re->order != NULL ? 3 : 1;
-	for (k = 0; k < n; k++) {
-		up = k == 0 ? NULL : repair_order(sw, re, k == 2);
-		if (k > 0 && up == NULL)
+	/* k < n: the fast repair in each order; k >= n: where it left LIDs
+	 * to the engine or a credit loop, the repair that keeps each hop from
+	 * closing a cycle, in the same orders, within a bounded search */
+	for (k = 0; k < 2 * n; k++) {
+		if (k == n && (d != REPAIR_UPDOWN ||
+		    (have && best_rr.engine_lids == 0)))
+			break;
+		if (k == n)
+			t0 = now();
+		up = k % n == 0 ? NULL : repair_order(sw, re, k % n == 2);
+		if (k % n > 0 && up == NULL)
 			continue;
-		if ((rc = repair_try(sw, d, up, &out, &rr, &blocks, &acyclic,
-		    why, sizeof(why))) == 0 && (!have || blocks < best_blocks)) {
+		rc = repair_try(sw, d, up, k < n ? 0 : REPAIR_BUDGET,
+		    &out, &rr, &blocks, &acyclic, why, sizeof(why));
+		if (k >= n)
+			spent |= rr.budget_spent;
+		if (rc == 0 && (!have || blocks < best_blocks)) {
 			lft_set_fini(&best);
 			best = out;
 			memset(&out, 0, sizeof(out));
@@ -1427,6 +1444,10 @@ repair(struct sweep *sw)
 		memset(&out, 0, sizeof(out));
 		free(up);
 	}
+	if (t0 > 0)
+		log_debug("routing: repair keeping hops from closing cycles: "
+		    "%.3f s%s", now() - t0, spent ? " (search budget spent)" :
+		    "");
 	if (!have) {
 		if (rc == -2)
 			log_debug("routing: %s: %s's routes used", why,

@@ -11,9 +11,12 @@
 # --changed-since with --cut (every entry that differs from the saved
 # tables had a route crossing the cut cable). The cables: an edge's uplink
 # (pod1edge2 - pod1agg3), then an aggregation switch's uplink (pod2agg1 -
-# core5), each with the earlier still down. Last, both come back: the
+# core5), each with the earlier still down. Then both come back: the
 # fabric must be right again and its tables those of the fresh start
-# (--changed-since the first tables, nothing cut: no entry may differ). The LFT blocks each failure wrote (ibsmd's
+# (--changed-since the first tables, nothing cut: no entry may differ).
+# Last, alone, a cable between an aggregation switch of ftree's hub pod and
+# a core (pod0agg2 - core9), whose repair must not close a credit loop,
+# and its return. The LFT blocks each failure wrote (ibsmd's
 # smp.Set.LinearForwardingTable.sent) are logged and must be no more than
 # the blocks whose entries changed plus a few (nothing rewritten whole).
 # Skips under SM=opensm (no Set counters).
@@ -90,3 +93,20 @@ fc --updown --no-shortest --cdg --changed-since "$T/r0.json" >"$T/fc.out" ||
 grep -q '^fabcheck: changed: 0 entries' "$T/fc.out" ||
     fail "after the heal the tables differ from the fresh start's: $(cat "$T/fc.out")"
 log "healed, tables as on the fresh start: $(head -1 "$T/fc.out")"
+
+# A cable between an aggregation switch of the hub's pod and a core (the
+# hub: the edge switch through which ftree turns between switches with no
+# common ancestor): the core is cut from the hub, and its routes must turn
+# where the tables never turned. Repaired in place without closing a
+# credit loop, nothing but the entries that crossed the cable changes;
+# then it comes back and the fresh start's tables return.
+down=()
+step 3 '"pod0agg2"[6]' "$T/r0.json"
+sim_cmd 'ReLink "pod0agg2"[6]' >/dev/null
+poll_until 60 fabcheck --updown --no-shortest --cdg >/dev/null || fail "fabric wrong after pod0agg2[6] came back"
+settle
+fc --updown --no-shortest --cdg --changed-since "$T/r0.json" >"$T/fc.out" ||
+    fail "after pod0agg2[6] came back: $(cat "$T/fc.out")"
+grep -q '^fabcheck: changed: 0 entries' "$T/fc.out" ||
+    fail "after pod0agg2[6] came back the tables differ from the fresh start's: $(cat "$T/fc.out")"
+log "healed again: $(head -1 "$T/fc.out")"

@@ -300,46 +300,89 @@ START_TEST(test_ft2_spine_lost)
 }
 END_TEST
 
-/* ft3_8, ftree: an uplink of the hub (the bottom switch through which
- * ftree routes between switches with no common ancestor) lost. Repaired
- * alone, some routes must turn where the tables never turned; with the
- * engine's tables as fallback those LIDs are routed as the engine routes
- * them, and the whole is free of credit loops, reaches every pair and
- * costs fewer blocks than the engine's own route. */
-START_TEST(test_hub_fallback)
+/*
+ * ft3_8, ftree, one cable lost (node n's port p) where ftree's tables turn
+ * at the hub (the bottom switch through which it routes between switches
+ * with no common ancestor): an uplink of the hub, or a cable between an
+ * aggregation switch of the hub's pod and a core, which leaves that core
+ * without a down route to the hub (ftree then picks another hub and
+ * rewrites every route through it). The repair, alone and with the
+ * engine's tables as fallback, changes only entries whose route crossed
+ * the cable, takes no LID from the engine, reaches every pair, is free of
+ * credit loops and writes fewer blocks than the engine's own route.
+ */
+static void
+hub_case(uint32_t n, uint8_t p, uint64_t max_blocks)
 {
 	struct fabric a, b;
 	struct lft_set old, eng, rep;
 	struct repair_result r;
 	struct testfab_stats st;
+	uint64_t blocks, eblocks;
+	uint32_t sw;
+	uint16_t lid;
 	char why[256] = "";
 
 	build(&a, FT3, 8);
 	build(&b, FT3, 8);
-	testfab_unlink(&b, 0, 5);
+	testfab_unlink(&b, n, p);
 	route(&re_ftree, &a, &old);
 	ck_assert_int_eq(lft_set_init(&eng, &b), 0);
 	ck_assert_msg(re_ftree.route(&b, &(struct routing_opts){ .prev = &old,
 	    .prev_fabric = &a }, &eng, why, sizeof(why)) == 0, "%s", why);
-	ck_assert_int_eq(repair_run(&b, &a, &old, NULL, REPAIR_UPDOWN, &rep,
-	    &r), 0);
-	ck_assert_uint_gt(r.new_turns, 0);
-	ck_assert_uint_eq(r.engine_lids, 0);
-	lft_set_fini(&rep);
-	ck_assert_int_eq(repair_run(&b, &a, &old, &eng, REPAIR_UPDOWN, &rep,
-	    &r), 0);
-	ck_assert_uint_gt(r.engine_lids, 0);
-	ck_assert_msg(cdg_acyclic(&b, &rep, NULL), "credit loop");
-	ck_assert_uint_eq(repair_lost_pairs(&b, &rep, &eng), 0);
-	testfab_check(&b, &rep, &st);
-	ck_assert_uint_eq(st.unreached, 0);
-	ck_assert_uint_lt(routing_blocks_changed(&b, &rep, &a, &old),
-	    routing_blocks_changed(&b, &eng, &a, &old));
-	lft_set_fini(&rep);
+	eblocks = routing_blocks_changed(&b, &eng, &a, &old);
+	for (int fb = 0; fb < 2; fb++) {
+		ck_assert_int_eq(repair_run_acyclic(&b, &a, &old, fb ? &eng :
+		    NULL, NULL, REPAIR_BUDGET, &rep, &r), 0);
+		blocks = routing_blocks_changed(&b, &rep, &a, &old);
+		fprintf(stderr, "hub case %u[%u] fallback %d: changed %llu of %u "
+		    "LIDs, %u outside up*down*, %u closing a cycle, %u LIDs as "
+		    "ftree, %llu blocks (ftree %llu), %llu links searched\n", n,
+		    p, fb, (unsigned long long)r.changed, r.lids, r.not_updown,
+		    r.new_turns, r.engine_lids, (unsigned long long)blocks,
+		    (unsigned long long)eblocks, (unsigned long long)r.searched);
+		ck_assert(!r.budget_spent);
+		for (sw = 0; sw < old.nsw; sw++)
+			for (lid = 1; lid <= old.max_lid; lid++)
+				if (lft_row(&old, sw)[lid] !=
+				    lft_row(&rep, sw)[lid])
+					ck_assert_msg(affected(&a, &b, &old, sw,
+					    lid), "switch %u LID %u changed, "
+					    "not affected", sw, lid);
+		ck_assert_msg(cdg_acyclic(&b, &rep, NULL), "credit loop");
+		ck_assert_uint_eq(r.new_turns, 0);
+		ck_assert_uint_eq(r.engine_lids, 0);
+		ck_assert_uint_eq(repair_lost_pairs(&b, &rep, &eng), 0);
+		testfab_check(&b, &rep, &st);
+		ck_assert_uint_eq(st.unreached, 0);
+		ck_assert_uint_lt(blocks, eblocks);
+		ck_assert_uint_le(blocks, max_blocks);
+		lft_set_fini(&rep);
+	}
 	lft_set_fini(&eng);
 	lft_set_fini(&old);
 	fabric_fini(&a);
 	fabric_fini(&b);
+}
+
+/* the hub (edge 0 of pod 0) loses its uplink to aggregation 0 */
+START_TEST(test_hub_uplink)
+{
+	hub_case(0, 5, 80);
+}
+END_TEST
+
+/* aggregation 2 of pod 0 (node 34) loses its cable to core 9, as
+ * pod0agg2[6]-core9[1] in tests/fabrics/ft3_8.net: core 9 is cut from the
+ * hub, its own routes to the other planes and the other cores' routes to
+ * it must turn where the tables never did, without closing a cycle */
+START_TEST(test_agg_core_hub_pod)
+{
+	uint32_t agg;
+
+	hub_case(34, 6, 30);
+	for (agg = 32; agg < 36; agg++)  /* every aggregation switch of pod 0 */
+		hub_case(agg, (uint8_t)(5 + agg % 4), 30);
 }
 END_TEST
 
@@ -472,7 +515,8 @@ main(void)
 	tcase_add_test(tc, test_ft3_updn);
 	tcase_add_test(tc, test_ft3_random);
 	tcase_add_test(tc, test_ft2_spine_lost);
-	tcase_add_test(tc, test_hub_fallback);
+	tcase_add_test(tc, test_hub_uplink);
+	tcase_add_test(tc, test_agg_core_hub_pod);
 	tcase_add_test(tc, test_no_prev);
 	tcase_add_test(tc, test_updn_order);
 	suite_add_tcase(s, tc);
