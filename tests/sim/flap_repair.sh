@@ -84,15 +84,22 @@ step() {        # step N CABLE(desc[port]) SAVED
 step 1 '"pod1edge2"[8]' "$T/r0.json"
 step 2 '"pod2agg1"[6]' "$T/r1.json"
 
-sim_cmd 'ReLink "pod1edge2"[8]' >/dev/null
-sim_cmd 'ReLink "pod2agg1"[6]' >/dev/null
-poll_until 60 fabcheck --updown --no-shortest --cdg >/dev/null || fail "fabric wrong after the cables came back"
-settle
-fc --updown --no-shortest --cdg --changed-since "$T/r0.json" >"$T/fc.out" ||
-    fail "after the heal (tables must be the fresh start's): $(cat "$T/fc.out")"
-grep -q '^fabcheck: changed: 0 entries' "$T/fc.out" ||
-    fail "after the heal the tables differ from the fresh start's: $(cat "$T/fc.out")"
-log "healed, tables as on the fresh start: $(head -1 "$T/fc.out")"
+# heal CABLE...: the cables come back; the fabric must be right again and
+# its tables those of the fresh start
+heal() {
+	local c
+	for c in "$@"; do sim_cmd "ReLink $c" >/dev/null; done
+	poll_until 60 fabcheck --updown --no-shortest --cdg >/dev/null ||
+	    fail "fabric wrong after ${*//\"/} came back"
+	settle
+	fc --updown --no-shortest --cdg --changed-since "$T/r0.json" >"$T/fc.out" ||
+	    fail "after ${*//\"/} came back (tables must be the fresh start's): $(cat "$T/fc.out")"
+	grep -q '^fabcheck: changed: 0 entries' "$T/fc.out" ||
+	    fail "after ${*//\"/} came back the tables differ from the fresh start's: $(cat "$T/fc.out")"
+	log "${*//\"/} back, tables as on the fresh start: $(head -1 "$T/fc.out")"
+}
+
+heal '"pod1edge2"[8]' '"pod2agg1"[6]'
 
 # A cable between an aggregation switch of the hub's pod and a core (the
 # hub: the edge switch through which ftree turns between switches with no
@@ -102,11 +109,4 @@ log "healed, tables as on the fresh start: $(head -1 "$T/fc.out")"
 # then it comes back and the fresh start's tables return.
 down=()
 step 3 '"pod0agg2"[6]' "$T/r0.json"
-sim_cmd 'ReLink "pod0agg2"[6]' >/dev/null
-poll_until 60 fabcheck --updown --no-shortest --cdg >/dev/null || fail "fabric wrong after pod0agg2[6] came back"
-settle
-fc --updown --no-shortest --cdg --changed-since "$T/r0.json" >"$T/fc.out" ||
-    fail "after pod0agg2[6] came back: $(cat "$T/fc.out")"
-grep -q '^fabcheck: changed: 0 entries' "$T/fc.out" ||
-    fail "after pod0agg2[6] came back the tables differ from the fresh start's: $(cat "$T/fc.out")"
-log "healed again: $(head -1 "$T/fc.out")"
+heal '"pod0agg2"[6]'
