@@ -386,6 +386,58 @@ START_TEST(test_agg_core_hub_pod)
 }
 END_TEST
 
+/* The cycle-avoiding search stops at its budget: spent is reported, the
+ * visits stay within it (a pass of untangle() is never begun without room
+ * for it), and the rest is repaired the fast way: every pair the engine's
+ * route reaches is reached, and with the engine's tables as fallback only
+ * entries whose route crossed the cable change. */
+START_TEST(test_budget)
+{
+	static const uint64_t budgets[] = { 1, 1000, 20000 };
+	struct fabric a, b;
+	struct lft_set old, eng, rep;
+	struct repair_result r;
+	uint32_t sw;
+	uint16_t lid;
+	char why[256] = "";
+
+	build(&a, FT3, 8);
+	build(&b, FT3, 8);
+	testfab_unlink(&b, 34, 6);      /* pod0agg2[6]-core9[1] */
+	route(&re_ftree, &a, &old);
+	ck_assert_int_eq(lft_set_init(&eng, &b), 0);
+	ck_assert_msg(re_ftree.route(&b, &(struct routing_opts){ .prev = &old,
+	    .prev_fabric = &a }, &eng, why, sizeof(why)) == 0, "%s", why);
+	for (size_t i = 0; i < sizeof(budgets) / sizeof(budgets[0]); i++) {
+		ck_assert_int_eq(repair_run_acyclic(&b, &a, &old, &eng, NULL,
+		    budgets[i], &rep, &r), 0);
+		ck_assert(r.budget_spent);
+		ck_assert_uint_le(r.searched, budgets[i]);
+		ck_assert_uint_eq(repair_lost_pairs(&b, &rep, &eng), 0);
+		for (sw = 0; sw < old.nsw; sw++)
+			for (lid = 1; lid <= old.max_lid; lid++)
+				if (lft_row(&old, sw)[lid] !=
+				    lft_row(&rep, sw)[lid] && lft_row(&eng,
+				    sw)[lid] != lft_row(&rep, sw)[lid])
+					ck_assert_msg(affected(&a, &b, &old, sw,
+					    lid), "budget %llu: switch %u LID %u "
+					    "changed, not affected",
+					    (unsigned long long)budgets[i], sw, lid);
+		lft_set_fini(&rep);
+	}
+	/* enough budget: nothing spent */
+	ck_assert_int_eq(repair_run_acyclic(&b, &a, &old, &eng, NULL,
+	    REPAIR_BUDGET, &rep, &r), 0);
+	ck_assert(!r.budget_spent);
+	ck_assert_uint_gt(r.searched, 20000);
+	lft_set_fini(&rep);
+	lft_set_fini(&eng);
+	lft_set_fini(&old);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+END_TEST
+
 /* No previous tables: nothing to repair. */
 START_TEST(test_no_prev)
 {
@@ -517,6 +569,7 @@ main(void)
 	tcase_add_test(tc, test_ft2_spine_lost);
 	tcase_add_test(tc, test_hub_uplink);
 	tcase_add_test(tc, test_agg_core_hub_pod);
+	tcase_add_test(tc, test_budget);
 	tcase_add_test(tc, test_no_prev);
 	tcase_add_test(tc, test_updn_order);
 	suite_add_tcase(s, tc);
