@@ -18,10 +18,11 @@
  *
  * Credit loops (repair_run_acyclic, REPAIR_UPDOWN with a budget). The
  * channel dependencies of the kept entries are recorded (dep[]: after link
- * e, the port taken on), and every repaired hop adds its own. Where up*down* is left (ftree's tables turn
- * at the hub, and a switch cut from the hub, e.g. a core that lost its
- * cable into the hub's pod, must turn somewhere new) a hop that would
- * close a cycle is avoided when another is there, hops whose dependency
+ * e, the port taken on), and every repaired hop adds its own. Where
+ * up*down* is left (ftree's tables turn at the hub, and a switch cut from
+ * the hub, e.g. a core that lost its cable into the hub's pod, must turn
+ * somewhere new) a hop that would close a cycle is avoided when another
+ * is there, hops whose dependency
  * already exists are preferred (new turns gather at few places instead of
  * spreading into each other), and LIDs are repaired most broken first, so
  * that the routes with the fewest ways left (a cut-off switch's own LID)
@@ -359,11 +360,25 @@ values(struct rp *c, enum repair_discipline d, uint16_t lid)
 	}
 }
 
+/* turn[] and dep[]: per link, 256 bits, one per port of the switch the
+ * link leads to: after link e, port q is taken on. */
+static inline bool
+link_bit(const uint8_t *bits, uint32_t e, uint8_t q)
+{
+	return (bits[(size_t)e * 32 + q / 8] >> (q % 8)) & 1;
+}
+
+static inline void
+link_bit_set(uint8_t *bits, uint32_t e, uint8_t q)
+{
+	bits[(size_t)e * 32 + q / 8] |= (uint8_t)(1u << (q % 8));
+}
+
 /* Do the previous tables, after the link e, go on by port q? */
 static inline bool
 old_turn(const struct rp *c, uint32_t e, uint8_t q)
 {
-	return (c->turn[(size_t)e * 32 + q / 8] >> (q % 8)) & 1;
+	return link_bit(c->turn, e, q);
 }
 
 /* The link lid's route takes out of switch n in out, NONE: it ends there. */
@@ -387,7 +402,7 @@ deps_on(const struct rp *c)
 static inline bool
 dep_has(const struct rp *c, uint32_t e1, uint8_t q)
 {
-	return (c->dep[(size_t)e1 * 32 + q / 8] >> (q % 8)) & 1;
+	return link_bit(c->dep, e1, q);
 }
 
 /* Record that lid's route goes from switch sw by port p on as out says. */
@@ -403,7 +418,7 @@ dep_add(struct rp *c, const struct lft_set *out, uint32_t sw, uint8_t p,
 	if (out_link(c, out, n, lid) == NONE)
 		return;
 	p = lft_row(out, n)[lid];
-	c->dep[(size_t)e1 * 32 + p / 8] |= (uint8_t)(1u << (p % 8));
+	link_bit_set(c->dep, e1, p);
 }
 
 /* Every dependency lid's route makes in out. */
@@ -649,7 +664,7 @@ old_turns(struct rp *c, const uint8_t *const *prow, const uint16_t *pmax,
 			if (prow[n] == NULL || lid > pmax[n])
 				continue;
 			q = prow[n][lid];
-			c->turn[(size_t)e * 32 + q / 8] |= (uint8_t)(1u << (q % 8));
+			link_bit_set(c->turn, e, q);
 		}
 	}
 }
@@ -728,6 +743,22 @@ dep_cmp(const void *a, const void *b)
 	if (x->to != y->to)
 		return x->to < y->to ? -1 : 1;
 	return x->lid < y->lid ? -1 : x->lid > y->lid;
+}
+
+/* The first of d (nd, sorted) not below key. */
+static size_t
+dep_first(const struct dep *d, size_t nd, const struct dep *key)
+{
+	size_t lo = 0, hi = nd, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (dep_cmp(&d[mid], key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The dependencies of s's routes, sorted by link; returns how many. */
@@ -853,22 +884,7 @@ untangle(struct rp *c, struct lft_set *out, const struct lft_set *fallback,
 				key.from = cyc[i];
 				key.to = cyc[(i + 1) % n];
 				key.lid = 0;
-				k = 0;
-				/* first dependency (from, to): binary search */
-				{
-					size_t lo = 0, hi = nd;
-
-					while (lo < hi) {
-						size_t mid = (lo + hi) / 2;
-
-						if (dep_cmp(&d[mid], &key) < 0)
-							lo = mid + 1;
-						else
-							hi = mid;
-					}
-					k = lo;
-				}
-				for (; k < nd && d[k].from == key.from &&
+				for (k = dep_first(d, nd, &key); k < nd && d[k].from == key.from &&
 				    d[k].to == key.to; k++) {
 					lid = d[k].lid;
 					if (taken[lid] || lid > fallback->max_lid ||
@@ -891,39 +907,6 @@ untangle(struct rp *c, struct lft_set *out, const struct lft_set *fallback,
 	free(cyc);
 	free(d);
 	return ok;
-}
-
-static int run(const struct fabric *f, const struct fabric *prev_fabric,
-    const struct lft_set *prev, const struct lft_set *fallback,
-    enum repair_discipline d, const uint32_t *up, uint64_t budget,
-    struct lft_set *out, struct repair_result *r);
-
-int
-repair_run(const struct fabric *f, const struct fabric *prev_fabric,
-    const struct lft_set *prev, const struct lft_set *fallback,
-    enum repair_discipline d, struct lft_set *out, struct repair_result *r)
-{
-	return repair_run_ordered(f, prev_fabric, prev, fallback, d, NULL, out,
-	    r);
-}
-
-int
-repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
-    const struct lft_set *prev, const struct lft_set *fallback,
-    enum repair_discipline d, const uint32_t *up, struct lft_set *out,
-    struct repair_result *r)
-{
-	return run(f, prev_fabric, prev, fallback, d, up, 0, out, r);
-}
-
-int
-repair_run_acyclic(const struct fabric *f, const struct fabric *prev_fabric,
-    const struct lft_set *prev, const struct lft_set *fallback,
-    const uint32_t *up, uint64_t budget, struct lft_set *out,
-    struct repair_result *r)
-{
-	return run(f, prev_fabric, prev, fallback, REPAIR_UPDOWN, up,
-	    budget ? budget : 1, out, r);
 }
 
 static int
@@ -1047,6 +1030,34 @@ run(const struct fabric *f, const struct fabric *prev_fabric,
 	free(pmax);
 	rp_fini(&c);
 	return 0;
+}
+
+int
+repair_run(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, struct lft_set *out, struct repair_result *r)
+{
+	return repair_run_ordered(f, prev_fabric, prev, fallback, d, NULL, out,
+	    r);
+}
+
+int
+repair_run_ordered(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    enum repair_discipline d, const uint32_t *up, struct lft_set *out,
+    struct repair_result *r)
+{
+	return run(f, prev_fabric, prev, fallback, d, up, 0, out, r);
+}
+
+int
+repair_run_acyclic(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    const uint32_t *up, uint64_t budget, struct lft_set *out,
+    struct repair_result *r)
+{
+	return run(f, prev_fabric, prev, fallback, REPAIR_UPDOWN, up,
+	    budget ? budget : 1, out, r);
 }
 
 uint64_t

@@ -469,6 +469,32 @@ cleanup(struct updn *u)
 	free(u->label);
 }
 
+/* u for f's switches as s numbers them, roots chosen, ranked and links
+ * oriented: what route() and order() share. Returns 0, or -1 with why. */
+static int
+rank_switches(struct updn *u, const struct fabric *f,
+    const struct routing_opts *o, struct lft_set *s, char *why, size_t whylen)
+{
+	memset(u, 0, sizeof(*u));
+	u->f = f;
+	u->o = o;
+	u->out = s;
+	u->nsw = s->nsw;
+	u->stride = ((size_t)u->nsw + VLANES - 1) & ~(size_t)(VLANES - 1);
+	u->root = xcalloc(u->nsw, 1);
+	if (roots_given(u, why, whylen) == -1) {
+		free(u->root);
+		return -1;
+	}
+	build_adj(u);
+	build_dests(u);
+	components(u);
+	roots_auto(u);
+	u->rank = xcalloc(u->nsw, sizeof(*u->rank));
+	orient(u);
+	return 0;
+}
+
 static int
 route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
     char *why, size_t whylen)
@@ -485,24 +511,9 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 		    out->nsw, UPDN_MAX_SW);
 		return -1;
 	}
-	memset(&u, 0, sizeof(u));
-	u.f = f;
-	u.o = o;
-	u.out = out;
-	u.nsw = out->nsw;
-	u.stride = ((size_t)u.nsw + VLANES - 1) & ~(size_t)(VLANES - 1);
-	u.root = xcalloc(u.nsw, 1);
-	if (roots_given(&u, why, whylen) == -1) {
-		free(u.root);
+	if (rank_switches(&u, f, o, out, why, whylen) < 0)
 		return -1;
-	}
-	build_adj(&u);
-	build_dests(&u);
-	components(&u);
-	roots_auto(&u);
-	u.rank = xcalloc(u.nsw, sizeof(*u.rank));
 	u.label = xcalloc(u.nsw * u.stride, sizeof(*u.label));
-	orient(&u);
 	label(&u);
 
 	kernel_row_init(&u.x, &u.g, u.stride);
@@ -547,24 +558,10 @@ order(const struct fabric *f, const struct routing_opts *o,
 	char why[256];
 	uint32_t sw;
 
-	if (s->nsw == 0 || s->nsw > UPDN_MAX_SW)
+	if (s->nsw == 0 || s->nsw > UPDN_MAX_SW ||
+	    rank_switches(&u, f, o, (struct lft_set *)s /* read only */, why,
+	    sizeof(why)) < 0)
 		return -1;
-	memset(&u, 0, sizeof(u));
-	u.f = f;
-	u.o = o;
-	u.out = (struct lft_set *)s;    /* read only: sw_node */
-	u.nsw = s->nsw;
-	u.root = xcalloc(u.nsw, 1);
-	if (roots_given(&u, why, sizeof(why)) == -1) {
-		free(u.root);
-		return -1;
-	}
-	build_adj(&u);
-	build_dests(&u);
-	components(&u);
-	roots_auto(&u);
-	u.rank = xcalloc(u.nsw, sizeof(*u.rank));
-	orient(&u);
 	k = xcalloc(u.nsw, sizeof(*k));
 	for (sw = 0; sw < u.nsw; sw++) {
 		k[sw].rank = u.rank[sw];

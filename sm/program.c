@@ -51,16 +51,16 @@ mix64(uint64_t x)
 	return x;
 }
 
+_Static_assert(LFT_BLOCK == BLOCK_BYTES, "one digest for both tables");
+
 static struct bsum
-block_sum(const uint8_t *p, size_t len)
+block_sum(const uint8_t p[BLOCK_BYTES])
 {
 	struct bsum s = { 0x243f6a8885a308d3ULL, 0x13198a2e03707344ULL };
+	uint64_t w;
 
 	for (size_t i = 0; i < BLOCK_BYTES; i += 8) {
-		uint64_t w = 0;
-
-		for (size_t k = 0; k < 8; k++)
-			w |= (uint64_t)(i + k < len ? p[i + k] : 0) << (8 * k);
+		memcpy(&w, p + i, 8);
 		s.a = mix64(s.a ^ w);
 		s.b = mix64(s.b + w * 0x9e3779b97f4a7c15ULL + i);
 	}
@@ -68,9 +68,9 @@ block_sum(const uint8_t *p, size_t len)
 }
 
 static bool
-sum_is(const struct bsum *s, const uint8_t *p, size_t len)
+sum_is(const struct bsum *s, const uint8_t p[BLOCK_BYTES])
 {
-	struct bsum t = block_sum(p, len);
+	struct bsum t = block_sum(p);
 
 	return s->a == t.a && s->b == t.b;
 }
@@ -500,7 +500,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 	} else if (q->attr == ATTR_PKEY_TABLE) {
 		struct tcache *c = pkey_cache(pr, q->idx, true);
 
-		c->sum[q->block] = block_sum(data, BLOCK_BYTES);
+		c->sum[q->block] = block_sum(data);
 		c->known[q->block] = 1;
 		if (q->method == MAD_GET) {
 			uint8_t want[BLOCK_BYTES];
@@ -514,7 +514,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 		struct fabric_node *n = &pr->f->nodes[pr->lft->sw_node[sw]];
 		struct tcache *c = tcache_get(&pr->lfts, n->guid, 0, true);
 
-		c->sum[q->block] = block_sum(data, LFT_BLOCK);
+		c->sum[q->block] = block_sum(data);
 		c->known[q->block] = 1;
 		if (q->method == MAD_GET) {
 			uint8_t want[LFT_BLOCK];
@@ -794,7 +794,7 @@ tables_pkeys(struct programmer *pr)
 				smp(pr, MAD_GET, ATTR_PKEY_TABLE, pkey_mod(f, p, b),
 				    fabric_port_path(f, p),
 				    f->nodes[port->node].guid, NULL, p, b);
-			} else if (!sum_is(&c->sum[b], want, BLOCK_BYTES)) {
+			} else if (!sum_is(&c->sum[b], want)) {
 				send_pkey(pr, p, b, want);
 			}
 		}
@@ -847,7 +847,7 @@ phase_tables(struct programmer *pr)
 		for (uint32_t b = 0; b < nb; b++) {
 			want_block(s, sw, b, want);
 			if (c->known[b]) {
-				if (!sum_is(&c->sum[b], want, LFT_BLOCK))
+				if (!sum_is(&c->sum[b], want))
 					send_lft(pr, sw, b, want);
 			} else if (n->lft_top > 0 && b * LFT_BLOCK <= n->lft_top) {
 				/* Within the top the switch may hold our routes
@@ -1008,7 +1008,7 @@ program_seed_lft(struct programmer *pr, uint64_t guid, uint16_t top,
 		c->top = top;
 	}
 	tcache_size(c, block + 1);
-	c->sum[block] = block_sum(data, LFT_BLOCK);
+	c->sum[block] = block_sum(data);
 	c->known[block] = 1;
 }
 
