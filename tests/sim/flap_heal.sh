@@ -15,35 +15,28 @@
 #     fewer blocks than a full programming, and no more than the failure;
 #  4. ibsmctl reroute: a heavy sweep routes afresh (stats
 #     routing_rebalances grows), the fabric stays right and as balanced.
-# Block counts are ibsmd's smp.Set.LinearForwardingTable.sent (skips under
-# SM=opensm).
+# Block counts are the LFT Sets the test fixture counts where the SMPs
+# leave ibsmd (UMADFIX_SETS, sets_now in lib.sh). Skips under SM=opensm
+# (no ibsmctl).
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
-[ "$SM" = opensm ] && skip "SM=opensm: no Set counters, no ibsmctl"
+[ "$SM" = opensm ] && skip "SM=opensm: no ibsmctl"
 : "${IBSMCTL:=./ibsmctl}"
 [ -x "$IBSMCTL" ] || fail "IBSMCTL=$IBSMCTL is not an executable"
 require_engine ftree
 
 A='"leaf3"[6]'
 sim_start "$FABRICS/ft2_8.net"
-sm_start -c /dev/null -P /dev/null -R ftree --sweep-interval 1
+UMADFIX_SETS=$T/sets.live sm_start -c /dev/null -P /dev/null -R ftree --sweep-interval 1
 wait_subnet_up 60
 
-sent() { stat_get smp.Set.LinearForwardingTable.sent 0; }
+sent() { sets_now "$T/sets.live" LinearForwardingTable; }
+sent >/dev/null || fail "no live Set counts from the fixture ($T/sets.live)"
 loads() {       # loads [fabcheck args]: "max_link_load max_port_lids", fabric right
 	fabcheck --updown --loads --json "$@" >"$T/fc.json" || return 1
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); l=d["loads"]; print(l["max_link_load"], l["max_port_lids"])' "$T/fc.json"
 }
-settle() {      # wait until the counter has not moved for 4 s
-	local a b
-	a=$(sent)
-	while :; do
-		sleep 4
-		b=$(sent)
-		[ "$a" = "$b" ] && break
-		a=$b
-	done
-}
+settle() { settle_on sent; }      # the SM has stopped writing
 
 settle
 full=$(sent)

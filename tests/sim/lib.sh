@@ -492,14 +492,56 @@ wait_subnet_up() {
 # Fails when the file holds no count (fixture off, SM not stopped).
 sets_written() {
 	local id
-	case $2 in
-	PortInfo) id=0x0015 ;; SwitchInfo) id=0x0011 ;;
-	LinearForwardingTable) id=0x0019 ;; P_KeyTable) id=0x0016 ;;
-	MulticastForwardingTable) id=0x001b ;; *) return 2 ;;
-	esac
+	id=$(set_attr_id "$2") || return 2
 	[ -r "$1" ] && grep -q 'upper: smp_sets' "$1" || return 1
 	awk -v id="$id" '/upper: smp_sets/ { for (i = 4; i <= NF; i++) {
 		split($i, a, ":"); if (a[1] == id) n += a[2] } } END { print n + 0 }' "$1"
+}
+
+set_attr_id() {
+	case $1 in
+	PortInfo) echo 0x0015 ;; SwitchInfo) echo 0x0011 ;;
+	LinearForwardingTable) echo 0x0019 ;; P_KeyTable) echo 0x0016 ;;
+	MulticastForwardingTable) echo 0x001b ;; *) return 2 ;;
+	esac
+}
+
+# sets_now FILE ATTR: SMP Sets of attribute ATTR (as sets_written) that the
+# SM started with UMADFIX_SETS=FILE has written so far, as the fixture
+# counts them where the SMPs leave the process; readable while it runs.
+# Fails when the file is missing (fixture off).
+sets_now() {
+	local id
+	id=$(set_attr_id "$2") || return 2
+	[ -r "$1" ] || return 1
+	od -An -v -t u8 -w16 "$1" | awk -v id=$((id)) '$1 == id { n = $2 }
+	    END { print n + 0 }'
+}
+
+# settle_on CMD: wait until CMD's output has not changed for 4 s (a
+# counter of writes: the SM has finished reacting)
+settle_on() {
+	local a b
+	a=$("$@")
+	while :; do
+		sleep 4
+		b=$("$@")
+		[ "$a" = "$b" ] && break
+		a=$b
+	done
+}
+
+# fabcheck_retry ARGS: fabcheck, again (up to three times) when a tool
+# failed (exit 2: dump_fts may lose an SMP to a sweep running beside it)
+fabcheck_retry() {
+	local rc
+	for _ in 1 2 3; do
+		fabcheck "$@"
+		rc=$?
+		[ "$rc" -ne 2 ] && return "$rc"
+		sleep 1
+	done
+	return "$rc"
 }
 
 # client_rereg_sets FILE: PortInfo Sets with ClientReregister the SM wrote,
