@@ -822,7 +822,7 @@ run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
 		v->dirty = xcalloc(f->nports ? f->nports : 1, 1);
 		v->dirty_f = f;
 		v->dirty_ok = false;
-		for (uint32_t h = 0; h < s->nh; h++)
+		for (uint32_t h = 0; v->stale.n > 0 && h < s->nh; h++)
 			if (s->h[h].port < f->nports &&
 			    guid_hash_get(&v->stale,
 			    f->ports[s->h[h].port].guid) != GUID_HASH_NONE) {
