@@ -71,6 +71,8 @@ struct rp {
 				 * graph so far: after link e, port q of the
 				 * switch it leads to (bits); NULL: none */
 	uint32_t *dmark, dnow;  /* [links] visit marks */
+	uint32_t *cidx;         /* [nsw] repair_run_local: place on the way
+				 * local_chain() tries, NONE: not on it */
 	uint32_t *dstk;         /* [links] */
 	uint64_t budget;        /* dependency links left to visit; at 0 the
 				 * dependencies are no longer consulted (spent) */
@@ -1058,6 +1060,490 @@ repair_run_acyclic(const struct fabric *f, const struct fabric *prev_fabric,
 {
 	return run(f, prev_fabric, prev, fallback, REPAIR_UPDOWN, up,
 	    budget ? budget : 1, out, r);
+}
+
+/*
+ * Local repair (repair_run_local). Per LID, the roots are the switches whose
+ * own hop no longer goes on: their port leads to no switch now (a lost
+ * link or switch) or, at the LID's own switch, not to it. Every other
+ * switch whose route does not arrive goes on into a root, and arrives
+ * again once the roots do, so only the roots' entries change. A root
+ * takes a neighbour whose route arrives (it cannot lead back through the
+ * root: every route through a root is broken) and is shortest among those
+ * whose new dependencies close no cycle: the hop out of the root, then on
+ * as the neighbour goes (e_new -> e_next), and every link that brings the
+ * LID into the root onto it (e_in -> e_new). Such a hop closes a cycle iff
+ * e_new reaches e_new again once they are added: a search from e_next and
+ * from the links e_new already leads to, for e_new itself or one of the
+ * e_in. Roots with no such neighbour wait for the next round (another
+ * root may arrive by then). When a round changes nothing, local_chain()
+ * looks for a way through switches that do not arrive. A LID neither
+ * routes is put back as it was and repaired up*down* with the same
+ * dependency checks (repair_lid(), as repair_run_acyclic does); where
+ * that took fallback's routes, the cycles left are untangled at the end.
+ * Once the budget is spent, the LIDs left are repaired up*down* without
+ * checks, and the caller's credit loop check decides.
+ */
+
+/* Mark the links that bring lid into switch r (kept routes onto r). */
+static uint32_t
+in_links(struct rp *c, const struct lft_set *out, uint32_t r, uint16_t lid,
+    uint32_t *ins)
+{
+	uint32_t e, u, ein, k = 0, i;
+
+	for (e = c->g.off[r]; e < c->g.off[r + 1]; e++) {
+		u = c->g.sw[e];
+		if (u == c->lid_sw[lid])
+			continue;
+		ein = c->eid[(size_t)u * 256 + entry(out, u, lid)];
+		if (ein == NONE || c->g.sw[ein] != r)
+			continue;
+		for (i = 0; i < k && ins[i] != ein; i++)
+			;
+		if (i == k)
+			ins[k++] = ein;
+	}
+	return k;
+}
+
+/* Would the root r's hop by link enew (its route going on by enext, NONE:
+ * it ends there) close a cycle of dependencies, with the links ins (nin)
+ * bringing the LID into r? Charged to the budget; true once it is spent
+ * (not known to be safe). */
+static bool
+local_cycle(struct rp *c, uint32_t enew, uint32_t enext, const uint32_t *ins,
+    uint32_t nin)
+{
+	uint32_t top = 0, e, n, e2, i;
+	unsigned q;
+
+	if (++c->dnow == 0) {
+		memset(c->dmark, 0, (size_t)c->g.off[c->nsw] * sizeof(*c->dmark));
+		c->dnow = 1;
+	}
+	if (enext != NONE) {
+		c->dmark[enext] = c->dnow;
+		c->dstk[top++] = enext;
+	}
+	n = c->g.sw[enew];
+	for (q = 0; q < 256; q++) {
+		if (!dep_has(c, enew, (uint8_t)q) ||
+		    (e2 = c->eid[(size_t)n * 256 + q]) == NONE ||
+		    c->dmark[e2] == c->dnow)
+			continue;
+		c->dmark[e2] = c->dnow;
+		c->dstk[top++] = e2;
+	}
+	while (top > 0) {
+		if (c->budget == 0) {
+			c->spent = true;
+			return true;
+		}
+		c->budget--;
+		e = c->dstk[--top];
+		if (e == enew)
+			return true;
+		for (i = 0; i < nin; i++)
+			if (e == ins[i])
+				return true;
+		n = c->g.sw[e];
+		for (q = 0; q < 256; q++) {
+			if (c->dep[(size_t)e * 32 + q / 8] == 0) {
+				q |= 7;
+				continue;
+			}
+			if (!dep_has(c, e, (uint8_t)q) ||
+			    (e2 = c->eid[(size_t)n * 256 + q]) == NONE ||
+			    c->dmark[e2] == c->dnow)
+				continue;
+			c->dmark[e2] = c->dnow;
+			c->dstk[top++] = e2;
+		}
+	}
+	return false;
+}
+
+/*
+ * Give switches xs[0..k-1] the ports ps[] for lid, unless that closes a
+ * cycle of dependencies: every dependency the change adds (out of each
+ * switch, and from each link that brings the LID into one onto its new
+ * port) is recorded, and if the link it starts from can be reached from
+ * the one it leads to, the change and those records are undone. ins:
+ * scratch for two words per link and per switch. Returns whether the
+ * change was kept.
+ */
+static bool
+local_apply(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
+    uint16_t lid, const uint32_t *xs, const uint8_t *ps, uint8_t *was,
+    uint32_t k, uint32_t *searched)
+{
+	uint32_t i, j, e, u, ein, e1, n, nnew = 0;
+	uint8_t q;
+	bool cycle = false;
+
+	if (!deps_on(c))
+		return false;
+	for (i = 0; i < k; i++) {
+		was[i] = lft_row(out, xs[i])[lid];
+		lft_row(out, xs[i])[lid] = ps[i];
+	}
+	/* the dependencies into and out of each changed switch */
+	for (i = 0; i < k; i++) {
+		for (e = c->g.off[xs[i]]; e < c->g.off[xs[i] + 1]; e++) {
+			u = c->g.sw[e];
+			if (u == c->lid_sw[lid])
+				continue;
+			ein = c->eid[(size_t)u * 256 + entry(out, u, lid)];
+			if (ein == NONE || c->g.sw[ein] != xs[i] ||
+			    dep_has(c, ein, ps[i]))
+				continue;
+			link_bit_set(c->dep, ein, ps[i]);
+			ins[2 * nnew] = ein;
+			ins[2 * nnew++ + 1] = ps[i];
+		}
+		e1 = c->eid[(size_t)xs[i] * 256 + ps[i]];
+		n = c->g.sw[e1];
+		if (n == c->lid_sw[lid])
+			continue;
+		q = lft_row(out, n)[lid];
+		if (dep_has(c, e1, q))
+			continue;
+		link_bit_set(c->dep, e1, q);
+		ins[2 * nnew] = e1;
+		ins[2 * nnew++ + 1] = q;
+	}
+	*searched += nnew > 0;
+	for (j = 0; j < nnew && !cycle; j++) {
+		e1 = ins[2 * j];
+		e = c->eid[(size_t)c->g.sw[e1] * 256 + ins[2 * j + 1]];
+		cycle = e != NONE && dep_reach(c, e, e1);
+	}
+	if (!cycle) {
+		for (i = 0; i < k; i++)
+			cnt[(size_t)xs[i] * 256 + ps[i]]++;
+		return true;
+	}
+	for (j = 0; j < nnew; j++)
+		c->dep[(size_t)ins[2 * j] * 32 + ins[2 * j + 1] / 8] &=
+		    (uint8_t)~(1u << (ins[2 * j + 1] % 8));
+	for (i = k; i-- > 0;)
+		lft_row(out, xs[i])[lid] = was[i];
+	return false;
+}
+
+/*
+ * The way xs[k-1] (the start) .. xs[0] -> y, with the switches whose route
+ * comes into a switch on it pulled onto a later one they have a link to
+ * (the furthest): their routes then join the way there instead of
+ * turning onto it where they came in (a core sending a pod's LID down
+ * into an aggregation switch that now goes up again, e.g.). Appends them
+ * to xs/ps; returns the new count.
+ */
+static uint32_t
+local_pull(struct rp *c, const struct lft_set *out, uint16_t lid,
+    uint32_t *xs, uint8_t *ps, uint32_t k, uint32_t y)
+{
+	uint32_t i, e, f, u, w, ein, best, n = k;
+	uint8_t bp;
+
+	for (i = 0; i < k; i++)
+		c->cidx[xs[i]] = k - 1 - i;
+	c->cidx[y] = k;
+	for (i = k; i-- > 0;) {
+		for (e = c->g.off[xs[i]]; e < c->g.off[xs[i] + 1]; e++) {
+			u = c->g.sw[e];
+			if (c->cidx[u] != NONE || u == c->lid_sw[lid])
+				continue;
+			ein = c->eid[(size_t)u * 256 + entry(out, u, lid)];
+			if (ein == NONE || c->g.sw[ein] != xs[i])
+				continue;
+			best = k - 1 - i;
+			bp = 0;
+			for (f = c->g.off[u]; f < c->g.off[u + 1]; f++) {
+				w = c->g.sw[f];
+				if (c->cidx[w] != NONE && c->cidx[w] > best) {
+					best = c->cidx[w];
+					bp = c->g.port[f];
+				}
+			}
+			if (bp == 0)
+				continue;
+			c->cidx[u] = best;      /* taken: not pulled twice */
+			xs[n] = u;
+			ps[n++] = bp;
+		}
+	}
+	for (i = 0; i < n; i++)
+		c->cidx[xs[i]] = NONE;
+	c->cidx[y] = NONE;
+	return n;
+}
+
+#define LOCAL_CHAINS 256        /* ways searched for a cycle per root */
+
+/*
+ * No root had a neighbour whose route arrives without closing a cycle
+ * (in ftree's and updn's tables every switch of a pod sends a LID of it
+ * through the same switch above it, so the way round a lost down cable
+ * leads back through the root): from each switch that does not arrive
+ * and has no way on (else, in a loop, any), breadth first over the
+ * switches that do not arrive, the nearest with a neighbour whose route
+ * arrives; the switches between take the way there, when that closes no
+ * cycle (else the next way found; up to LOCAL_CHAINS that add a
+ * dependency, which a search for a cycle must clear; a way whose
+ * dependencies all exist, e.g. through the turns ftree's tables make at
+ * its hub, costs no search). Once the budget is spent nothing is tried.
+ * Returns how many switches changed (0: no way was found).
+ */
+static uint32_t
+local_chain(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
+    uint16_t lid)
+{
+	uint32_t *par = c->uv, *queue = c->dv, *xs = c->ev, head, tail, sw,
+	    x, e, y, start, tries, k, k2, i;
+	uint8_t *ps = c->mode, *was = c->m + 0;
+	uint8_t *seen;
+	bool any_root = false;
+
+	for (sw = 0; sw < c->nsw; sw++)
+		if (c->st[sw] != ST_OK && sw != c->lid_sw[lid] &&
+		    c->nbr[(size_t)sw * 256 + entry(out, sw, lid)] == NONE)
+			any_root = true;
+	seen = xcalloc(c->nsw ? c->nsw : 1, 1);
+	for (start = 0; start < c->nsw; start++) {
+		if (c->st[start] == ST_OK || start == c->lid_sw[lid] ||
+		    (any_root && c->nbr[(size_t)start * 256 +
+		    entry(out, start, lid)] != NONE))
+			continue;
+		memset(seen, 0, c->nsw);
+		head = tail = tries = 0;
+		seen[start] = 1;
+		par[start] = NONE;
+		queue[tail++] = start;
+		while (head < tail && tries < LOCAL_CHAINS) {
+			x = queue[head++];
+			for (e = c->g.off[x]; e < c->g.off[x + 1] &&
+			    tries < LOCAL_CHAINS; e++) {
+				y = c->g.sw[e];
+				if (c->st[y] != ST_OK) {
+					if (!seen[y]) {
+						seen[y] = 1;
+						par[y] = x;
+						queue[tail++] = y;
+					}
+					continue;
+				}
+				/* the way start .. x -> y */
+				k = 0;
+				xs[k] = x;
+				ps[k++] = c->g.port[e];
+				for (i = x; par[i] != NONE; i = par[i]) {
+					uint32_t f2, pi = par[i];
+
+					for (f2 = c->g.off[pi];
+					    c->g.sw[f2] != i; f2++)
+						;
+					xs[k] = pi;
+					ps[k++] = c->g.port[f2];
+				}
+				if (local_apply(c, out, cnt, ins, lid, xs, ps,
+				    was, k, &tries)) {
+					free(seen);
+					return k;
+				}
+				/* the same way, with the routes that came in
+				 * pulled onto it further on */
+				if ((k2 = local_pull(c, out, lid, xs, ps, k,
+				    y)) > k && local_apply(c, out, cnt, ins, lid,
+				    xs, ps, was, k2, &tries)) {
+					free(seen);
+					return k2;
+				}
+			}
+		}
+	}
+	free(seen);
+	return 0;
+}
+
+/* One round over lid's roots (st[], len[] from walk_all): returns how many
+ * took a hop. */
+static uint32_t
+local_round(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
+    uint16_t lid)
+{
+	uint32_t t = c->lid_sw[lid], sw, e, n, v, bsafe, nin, fixed = 0, i;
+	uint8_t cand[256], p;
+	unsigned k;
+
+	if (!deps_on(c))
+		return 0;       /* the budget is spent: up*down* instead */
+	for (sw = 0; sw < c->nsw; sw++) {
+		if (c->st[sw] == ST_OK)
+			continue;
+		if (sw == t) {
+			lft_row(out, sw)[lid] = c->lid_port[lid];
+			fixed++;
+			continue;
+		}
+		if (c->nbr[(size_t)sw * 256 + entry(out, sw, lid)] != NONE)
+			continue;               /* goes on into a root */
+		nin = in_links(c, out, sw, lid, ins);
+		bsafe = INF;
+		k = 0;
+		/* the shortest hops that close no cycle */
+		for (e = c->g.off[sw]; e < c->g.off[sw + 1]; e++) {
+			n = c->g.sw[e];
+			if (c->st[n] != ST_OK || (v = c->len[n] + 1) > bsafe)
+				continue;
+			if (local_cycle(c, e, out_link(c, out, n, lid), ins, nin))
+				continue;
+			if (v < bsafe) {
+				bsafe = v;
+				k = 0;
+			}
+			cand[k++] = c->g.port[e];
+		}
+		if (k == 0)
+			continue;
+		kernel_spread(lft_row(out, sw), cnt + (size_t)sw * 256, cand, k,
+		    &lid, 1);
+		p = lft_row(out, sw)[lid];
+		if (c->dep != NULL) {
+			dep_add(c, out, sw, p, lid);
+			for (i = 0; i < nin; i++)
+				link_bit_set(c->dep, ins[i], p);
+		}
+		fixed++;
+	}
+	return fixed;
+}
+
+int
+repair_run_local(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    uint64_t budget, struct lft_set *out, struct repair_result *r)
+{
+	struct rp c;
+	const uint8_t **prow;
+	uint16_t *pmax, lid, max;
+	uint8_t *row, *col, old;
+	uint32_t *cnt, *ins, *pairs, *xs, sw, last;
+	bool any;
+
+	memset(r, 0, sizeof(*r));
+	if (prev == NULL || prev_fabric == NULL)
+		return -1;
+	if (lft_set_init(out, f) < 0)
+		fatal("repair: out of memory");
+	rp_init(&c, f, out, NULL);
+	max = out->max_lid;
+	c.prow = prow = xcalloc(c.nsw ? c.nsw : 1, sizeof(*prow));
+	c.pmax = pmax = xcalloc(c.nsw ? c.nsw : 1, sizeof(*pmax));
+	for (sw = 0; sw < c.nsw; sw++) {
+		prow[sw] = kernel_prev_row(prev_fabric, prev,
+		    f->nodes[out->sw_node[sw]].guid, &pmax[sw]);
+		if (prow[sw] == NULL)
+			continue;
+		last = pmax[sw] < max ? pmax[sw] : max;
+		memcpy(lft_row(out, sw), prow[sw], last + 1u);
+	}
+	old_turns(&c, prow, pmax, max);
+	for (lid = 1; lid <= max && lid != 0; lid++)
+		if (c.lid_sw[lid] == NONE)
+			for (sw = 0; sw < c.nsw; sw++)
+				lft_row(out, sw)[lid] = LFT_NO_ROUTE;
+	cnt = xcalloc((size_t)(c.nsw ? c.nsw : 1) * 256, sizeof(*cnt));
+	ins = xcalloc(c.nsw ? c.nsw : 1, sizeof(*ins));
+	pairs = xcalloc(2 * ((size_t)c.g.off[c.nsw] + c.nsw) + 2,
+	    sizeof(*pairs));
+	xs = xcalloc(c.nsw ? c.nsw : 1, sizeof(*xs));
+	col = xcalloc(c.nsw ? c.nsw : 1, 1);
+	for (sw = 0; sw < c.nsw; sw++) {
+		row = lft_row(out, sw);
+		for (lid = 1; lid <= max && lid != 0; lid++)
+			if (row[lid] != LFT_NO_ROUTE && row[lid] != 0)
+				cnt[(size_t)sw * 256 + row[lid]]++;
+	}
+	c.budget = budget ? budget : 1;
+	c.dep = xcalloc((size_t)c.g.off[c.nsw] + 1, 32);
+	c.dmark = xcalloc((size_t)c.g.off[c.nsw] + 1, sizeof(*c.dmark));
+	c.dstk = xcalloc((size_t)c.g.off[c.nsw] + 1, sizeof(*c.dstk));
+	for (lid = 1; lid <= max && lid != 0; lid++)
+		if (c.lid_sw[lid] != NONE)
+			dep_add_lid(&c, out, lid);
+	c.taken = xcalloc((size_t)max + 1, 1);
+	c.cidx = xcalloc(c.nsw ? c.nsw : 1, sizeof(*c.cidx));
+	memset(c.cidx, 0xff, (size_t)(c.nsw ? c.nsw : 1) * sizeof(*c.cidx));
+	for (lid = 1; lid <= max && lid != 0; lid++) {
+		if (c.lid_sw[lid] == NONE || walk_all(&c, out, lid) == c.nsw)
+			continue;
+		for (sw = 0; sw < c.nsw; sw++)
+			col[sw] = lft_row(out, sw)[lid];
+		while (local_round(&c, out, cnt, ins, lid) > 0 ||
+		    local_chain(&c, out, cnt, pairs, lid) > 0)
+			if (walk_all(&c, out, lid) == c.nsw)
+				break;
+		if (walk_all(&c, out, lid) == c.nsw)
+			continue;
+		/* stuck: this LID is repaired up*down* instead (the
+		 * dependencies its partial repair recorded stay, which
+		 * only makes later choices more careful) */
+		for (sw = 0; sw < c.nsw; sw++)
+			lft_row(out, sw)[lid] = col[sw];
+		walk_all(&c, out, lid);
+		for (sw = 0; sw < c.nsw; sw++)
+			if (c.st[sw] != ST_OK)
+				lft_row(out, sw)[lid] = LFT_NO_ROUTE;
+		repair_lid(&c, out, cnt, xs, lid, REPAIR_UPDOWN, fallback, r);
+		r->updown_lids++;
+	}
+	if (fallback != NULL && r->engine_lids > 0) {
+		/* the fallback's LIDs among repaired ones may close a cycle:
+		 * untangled as repair_run_acyclic does */
+		uint8_t *need = xcalloc((size_t)max + 1, 1);
+
+		for (lid = 1; lid <= max && lid != 0; lid++)
+			for (sw = 0; sw < c.nsw; sw++)
+				if (lft_row(out, sw)[lid] != (prow[sw] != NULL &&
+				    lid <= pmax[sw] ? prow[sw][lid] :
+				    LFT_NO_ROUTE)) {
+					need[lid] = 1;
+					break;
+				}
+		untangle(&c, out, fallback, need, c.taken, r);
+		free(need);
+	}
+	r->budget_spent = c.spent;
+	r->searched = (budget ? budget : 1) - c.budget;
+	free(c.taken);
+	free(c.dep);
+	free(c.dmark);
+	free(c.dstk);
+	c.dep = NULL;
+	for (lid = 1; lid <= max && lid != 0; lid++) {
+		any = false;
+		for (sw = 0; sw < c.nsw; sw++) {
+			old = prow[sw] != NULL && lid <= pmax[sw] ?
+			    prow[sw][lid] : LFT_NO_ROUTE;
+			if (lft_row(out, sw)[lid] != old) {
+				r->changed++;
+				any = true;
+			}
+		}
+		r->lids += any;
+	}
+	free(col);
+	free(cnt);
+	free(ins);
+	free(pairs);
+	free(c.cidx);
+	free(xs);
+	free(prow);
+	free(pmax);
+	rp_fini(&c);
+	return 0;
 }
 
 uint64_t

@@ -44,6 +44,8 @@ struct repair_result {
 				 * tables did not (repair_run_acyclic: that
 				 * may close a cycle of channel dependencies) */
 	uint32_t engine_lids;   /* LIDs taken from fallback */
+	uint32_t updown_lids;   /* repair_run_local: LIDs it left to the
+				 * up*down* repair */
 	bool budget_spent;      /* repair_run_acyclic: the search ran out */
 	uint64_t searched;      /* dependency links it visited */
 };
@@ -85,6 +87,23 @@ int repair_run_acyclic(const struct fabric *f, const struct fabric *prev_fabric,
     const struct lft_set *prev, const struct lft_set *fallback,
     const uint32_t *up, uint64_t budget, struct lft_set *out,
     struct repair_result *r);
+
+/* prev laid onto f with only the entries changed whose own hop no longer
+ * goes on (the switches next to a lost link or switch): every route that
+ * went through one goes on from it by a neighbour whose route arrives,
+ * the shortest whose new channel dependencies close no cycle (searched
+ * within budget visits of a dependency link, 0: 1; then the shortest),
+ * whether or not the route stays up*down*. Upstream entries keep their
+ * ports, so a cable's failure changes entries of the two switches it
+ * joined only (unless a LID takes fallback's), and a route lengthens by
+ * no more than the detour its root takes. A LID this cannot route takes fallback's entries (NULL:
+ * stays broken, r->unroutable). r->new_turns counts hops taken that
+ * close a cycle (no other was left); the caller checks for credit
+ * loops (routing/cdg.h). Returns 0, or -1 when there are no previous
+ * tables. */
+int repair_run_local(const struct fabric *f, const struct fabric *prev_fabric,
+    const struct lft_set *prev, const struct lft_set *fallback,
+    uint64_t budget, struct lft_set *out, struct repair_result *r);
 
 /* (switch, LID) pairs of f that ref's tables deliver and s's do not. */
 uint64_t repair_lost_pairs(const struct fabric *f, const struct lft_set *s,

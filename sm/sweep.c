@@ -1341,13 +1341,16 @@ fail:
  * as many blocks or more (not worth an info line), -1 otherwise. */
 static int
 repair_try(struct sweep *sw, enum repair_discipline d, const uint32_t *up,
-    uint64_t budget, struct lft_set *out, struct repair_result *rr,
-    uint64_t *blocks, int *acyclic, char *why, size_t whylen)
+    uint64_t budget, bool local, struct lft_set *out,
+    struct repair_result *rr, uint64_t *blocks, int *acyclic, char *why,
+    size_t whylen)
 {
 	uint64_t lost;
 	int rc = -1;
 
-	if ((budget > 0 ? repair_run_acyclic(sw->next, sw->cur, sw->cur_lft,
+	if ((local ? repair_run_local(sw->next, sw->cur, sw->cur_lft,
+	    sw->next_lft, budget, out, rr) : budget > 0 ?
+	    repair_run_acyclic(sw->next, sw->cur, sw->cur_lft,
 	    sw->next_lft, up, budget, out, rr) : repair_run_ordered(sw->next,
 	    sw->cur, sw->cur_lft, sw->next_lft, d, up, out, rr)) < 0) {
 		snprintf(why, whylen, "no tables in use");
@@ -1406,8 +1409,8 @@ repair(struct sweep *sw)
 	struct lft_set out, best;
 	uint64_t blocks, best_blocks = 0;
 	uint32_t *up;
-	int acyclic, best_acyclic = 0, have = 0, k, n, rc = -1;
-	char msg[256], why[192];
+	int acyclic, best_acyclic = 0, have = 0, k, n, best_k = 0, rc = -1;
+	char msg[384], why[192];
 	double t0 = 0;
 	bool spent = false;
 
@@ -1415,20 +1418,32 @@ repair(struct sweep *sw)
 	memset(&best, 0, sizeof(best));
 	memset(&best_rr, 0, sizeof(best_rr));
 	n = d == REPAIR_UPDOWN && re->order != NULL ? 3 : 1;
-	/* k < n: the fast repair in each order; k >= n: where it left LIDs
-	 * to the engine or a credit loop, the repair that keeps each hop from
-	 * closing a cycle, in the same orders, within a bounded search */
-	for (k = 0; k < 2 * n; k++) {
-		if (k == n && (d != REPAIR_UPDOWN ||
-		    (have && best_rr.engine_lids == 0)))
-			break;
-		if (k == n)
+	/* k < n: the fast repair in each order; n <= k < 2n: where it left
+	 * LIDs to the engine or a credit loop, the repair that keeps each hop
+	 * from closing a cycle, in the same orders, within a bounded search;
+	 * k = 2n: the local repair (only the switches next to the loss change,
+	 * detours checked for cycles within the same bound) */
+	for (k = 0; k <= 2 * n; k++) {
+		if ((d != REPAIR_UPDOWN && k >= n) ||
+		    (k == n && have && best_blocks == 0))
+			break;          /* nothing to gain */
+		if (k == n && have && best_rr.engine_lids == 0)
+			k = 2 * n;
+		if (k == n || k == 2 * n) {
+			if (t0 > 0)
+				log_debug("routing: repair keeping hops from "
+				    "closing cycles: %.3f s%s", now() - t0,
+				    spent ? " (search budget spent)" : "");
 			t0 = now();
-		up = k % n == 0 ? NULL : repair_order(sw, re, k % n == 2);
-		if (k % n > 0 && up == NULL)
+			spent = false;
+		}
+		up = k % n == 0 || k == 2 * n ? NULL :
+		    repair_order(sw, re, k % n == 2);
+		if (k % n > 0 && k < 2 * n && up == NULL)
 			continue;
 		rc = repair_try(sw, d, up, k < n ? 0 : REPAIR_BUDGET,
-		    &out, &rr, &blocks, &acyclic, why, sizeof(why));
+		    k == 2 * n, &out, &rr, &blocks, &acyclic, why,
+		    sizeof(why));
 		if (k >= n)
 			spent |= rr.budget_spent;
 		if (rc == 0 && (!have || blocks < best_blocks)) {
@@ -1438,6 +1453,7 @@ repair(struct sweep *sw)
 			best_rr = rr;
 			best_blocks = blocks;
 			best_acyclic = acyclic;
+			best_k = k;
 			have = 1;
 		}
 		lft_set_fini(&out);
@@ -1445,9 +1461,8 @@ repair(struct sweep *sw)
 		free(up);
 	}
 	if (t0 > 0)
-		log_debug("routing: repair keeping hops from closing cycles: "
-		    "%.3f s%s", now() - t0, spent ? " (search budget spent)" :
-		    "");
+		log_debug("routing: local repair: %.3f s%s", now() - t0,
+		    spent ? " (search budget spent)" : "");
 	if (!have) {
 		if (rc == -2)
 			log_debug("routing: %s: %s's routes used", why,
@@ -1460,10 +1475,12 @@ repair(struct sweep *sw)
 	routing_report_fill(sw->next, &best, &rep);
 	rep.deadlock_free = best_acyclic;
 	rep.blocks_changed = best_blocks;
-	snprintf(msg, sizeof(msg), "routing: repaired in place: %" PRIu64
+	snprintf(msg, sizeof(msg), "routing: repaired in place (%s): %" PRIu64
 	    " entries of %u LIDs changed (%u outside up*down*, %u LIDs as %s "
 	    "routes them), %" PRIu64 " blocks instead of %s's %" PRIu64
-	    " (busiest port %u LIDs, %s)", best_rr.changed, best_rr.lids,
+	    " (busiest port %u LIDs, %s)", best_k == 2 * n ? "local" :
+	    best_k >= n ? "avoiding cycles" : "fast", best_rr.changed,
+	    best_rr.lids,
 	    best_rr.not_updown, best_rr.engine_lids, sw->report.engine,
 	    best_blocks, sw->report.engine, sw->report.blocks_changed,
 	    rep.max_port_load, best_acyclic ? "deadlock-free" : "CREDIT LOOP");

@@ -438,6 +438,123 @@ START_TEST(test_budget)
 }
 END_TEST
 
+/*
+ * The local repair on ft3_8, updn and ftree, every switch-to-switch cable
+ * cut in turn: every changed entry's route crossed the cable (or the LID
+ * is routed as the engine routes it, after untangling), the tables are
+ * free of credit loops, the search stays within the daemon's budget, and
+ * every pair the engine's route reaches is reached. Every cable but those
+ * of ftree's hub and its pod's uplinks is repaired without the up/down
+ * repair or the engine (a core that lost its cable into a pod goes round
+ * through another pod; an aggregation switch cut from an edge goes up a
+ * core, its plane's cores joining it there, and round through the hub),
+ * and wherever that is so it writes no more blocks than the up/down
+ * repair. Summed over the cables it writes fewer.
+ */
+static void
+local_every_cable(const struct routing_engine *re)
+{
+	struct fabric a, b;
+	struct lft_set old, eng, rep, fast;
+	struct repair_result r, rf;
+	uint64_t blocks = 0, fblocks = 0, far = 0, ud = 0, el = 0;
+	uint32_t n, m, p, q, sw, cables = 0, bad = 0, local = 0;
+	uint16_t lid;
+	char why[256] = "";
+
+	build(&a, FT3, 8);
+	route(re, &a, &old);
+	for (n = 0; n < a.nnodes; n++) {
+		if (a.nodes[n].type != NODE_SWITCH)
+			continue;
+		for (uint8_t num = 1; num <= a.nodes[n].nports; num++) {
+			p = fabric_port_idx(&a, n, num);
+			if ((q = a.ports[p].peer) == FABRIC_NONE || q < p)
+				continue;
+			m = a.ports[q].node;
+			if (a.nodes[m].type != NODE_SWITCH)
+				continue;
+			build(&b, FT3, 8);
+			testfab_unlink(&b, n, num);
+			ck_assert_int_eq(lft_set_init(&eng, &b), 0);
+			ck_assert_msg(re->route(&b, &(struct routing_opts){
+			    .prev = &old, .prev_fabric = &a }, &eng, why,
+			    sizeof(why)) == 0, "%s", why);
+			ck_assert_int_eq(repair_run_local(&b, &a, &old, &eng,
+			    REPAIR_BUDGET, &rep, &r), 0);
+			if (r.budget_spent || !cdg_acyclic(&b, &rep, NULL)) {
+				fprintf(stderr, "%s node %u[%u]: %u LIDs as the "
+				    "engine, %u hops closing a cycle, spent %d, "
+				    "acyclic %d\n", re->name, n, num,
+				    r.engine_lids, r.new_turns, r.budget_spent,
+				    cdg_acyclic(&b, &rep, NULL));
+				bad++;
+			}
+			for (sw = 0; sw < old.nsw; sw++)
+				for (lid = 1; lid <= old.max_lid; lid++) {
+					if (lft_row(&old, sw)[lid] ==
+					    lft_row(&rep, sw)[lid] ||
+					    (r.engine_lids > 0 &&
+					    lft_row(&eng, sw)[lid] ==
+					    lft_row(&rep, sw)[lid]))
+						continue;
+					ck_assert_msg(affected(&a, &b, &old, sw,
+					    lid), "%s node %u[%u]: switch %u LID "
+					    "%u changed, not affected", re->name,
+					    n, num, sw, lid);
+					far += old.sw_node[sw] != n &&
+					    old.sw_node[sw] != m;
+				}
+			ck_assert_uint_eq(repair_lost_pairs(&b, &rep, &eng), 0);
+			blocks += routing_blocks_changed(&b, &rep, &a, &old);
+			ud += r.updown_lids;
+			el += r.engine_lids;
+			ck_assert_int_eq(repair_run(&b, &a, &old, &eng,
+			    REPAIR_UPDOWN, &fast, &rf), 0);
+			fblocks += routing_blocks_changed(&b, &fast, &a, &old);
+			/* testfab's ft3 8: edges 0-31 (ftree's hub: 0),
+			 * aggregation 32-63 (the hub's pod: 32-35), cores
+			 * 64-79. Away from the hub and its pod's uplinks
+			 * every cable is repaired locally */
+			if (n != 0 && (n < 32 || n > 35))
+				ck_assert_msg(r.updown_lids == 0 &&
+				    r.engine_lids == 0, "%s node %u[%u]: %u LIDs "
+				    "left to up/down, %u to the engine", re->name,
+				    n, num, r.updown_lids, r.engine_lids);
+			if (r.updown_lids == 0 && r.engine_lids == 0) {
+				local++;
+				ck_assert_uint_le(routing_blocks_changed(&b,
+				    &rep, &a, &old), routing_blocks_changed(&b,
+				    &fast, &a, &old));
+			}
+			cables++;
+			lft_set_fini(&fast);
+			lft_set_fini(&rep);
+			lft_set_fini(&eng);
+			fabric_fini(&b);
+		}
+	}
+	fprintf(stderr, "local repair, %s, %u cables: %llu blocks (up/down "
+	    "repair %llu), %llu entries changed away from the cable, %llu "
+	    "LIDs left to the up/down repair, %llu taken from the engine, "
+	    "%u cables repaired without either, %u failed\n", re->name, cables,
+	    (unsigned long long)blocks, (unsigned long long)fblocks,
+	    (unsigned long long)far, (unsigned long long)ud,
+	    (unsigned long long)el, local, bad);
+	ck_assert_uint_eq(cables, 256);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_uint_lt(blocks, fblocks);
+	lft_set_fini(&old);
+	fabric_fini(&a);
+}
+
+START_TEST(test_local_every_cable)
+{
+	local_every_cable(&re_updn);
+	local_every_cable(&re_ftree);
+}
+END_TEST
+
 /* No previous tables: nothing to repair. */
 START_TEST(test_no_prev)
 {
@@ -570,6 +687,7 @@ main(void)
 	tcase_add_test(tc, test_hub_uplink);
 	tcase_add_test(tc, test_agg_core_hub_pod);
 	tcase_add_test(tc, test_budget);
+	tcase_add_test(tc, test_local_every_cable);
 	tcase_add_test(tc, test_no_prev);
 	tcase_add_test(tc, test_updn_order);
 	suite_add_tcase(s, tc);
