@@ -1367,15 +1367,35 @@ local_chain(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
 	return 0;
 }
 
+/* Does the root's hop by link e (lid going on from there as out says),
+ * with the links ins (nin) bringing lid into the root, add no dependency?
+ * Then it closes no cycle. */
+static bool
+local_known(const struct rp *c, const struct lft_set *out, uint32_t e,
+    uint16_t lid, const uint32_t *ins, uint32_t nin)
+{
+	uint32_t n = c->g.sw[e], i;
+	uint8_t p = c->g.port[e];
+
+	if (out_link(c, out, n, lid) != NONE &&
+	    !dep_has(c, e, lft_row(out, n)[lid]))
+		return false;
+	for (i = 0; i < nin; i++)
+		if (!dep_has(c, ins[i], p))
+			return false;
+	return true;
+}
+
 /* One round over lid's roots (st[], len[] from walk_all): returns how many
  * took a hop. */
 static uint32_t
 local_round(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
     uint16_t lid)
 {
-	uint32_t t = c->lid_sw[lid], sw, e, n, v, bsafe, nin, fixed = 0, i;
-	uint8_t cand[256], p;
-	unsigned k;
+	uint32_t t = c->lid_sw[lid], sw, e, n, v, bsafe, bknown, nin, fixed = 0,
+	    i;
+	uint8_t cand[256], cnew[256], p;
+	unsigned k, kn;
 
 	if (!deps_on(c))
 		return 0;       /* the budget is spent: up*down* instead */
@@ -1390,20 +1410,38 @@ local_round(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
 		if (c->nbr[(size_t)sw * 256 + entry(out, sw, lid)] != NONE)
 			continue;               /* goes on into a root */
 		nin = in_links(c, out, sw, lid, ins);
-		bsafe = INF;
+		/* the shortest hops whose dependencies all exist already
+		 * (nothing to search), then any shorter that closes no cycle */
+		bknown = INF;
 		k = 0;
-		/* the shortest hops that close no cycle */
 		for (e = c->g.off[sw]; e < c->g.off[sw + 1]; e++) {
 			n = c->g.sw[e];
-			if (c->st[n] != ST_OK || (v = c->len[n] + 1) > bsafe)
+			if (c->st[n] != ST_OK || (v = c->len[n] + 1) > bknown ||
+			    !local_known(c, out, e, lid, ins, nin))
 				continue;
-			if (local_cycle(c, e, out_link(c, out, n, lid), ins, nin))
-				continue;
-			if (v < bsafe) {
-				bsafe = v;
+			if (v < bknown) {
+				bknown = v;
 				k = 0;
 			}
 			cand[k++] = c->g.port[e];
+		}
+		bsafe = bknown;
+		kn = 0;
+		for (e = c->g.off[sw]; e < c->g.off[sw + 1]; e++) {
+			n = c->g.sw[e];
+			if (c->st[n] != ST_OK || (v = c->len[n] + 1) > bsafe ||
+			    v >= bknown || local_known(c, out, e, lid, ins, nin) ||
+			    local_cycle(c, e, out_link(c, out, n, lid), ins, nin))
+				continue;
+			if (v < bsafe) {
+				bsafe = v;
+				kn = 0;
+			}
+			cnew[kn++] = c->g.port[e];
+		}
+		if (kn > 0) {
+			memcpy(cand, cnew, kn);
+			k = kn;
 		}
 		if (k == 0)
 			continue;
