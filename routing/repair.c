@@ -73,6 +73,11 @@ struct rp {
 	uint32_t *dmark, dnow;  /* [links] visit marks */
 	uint32_t *cidx;         /* [nsw] repair_run_local: place on the way
 				 * local_chain() tries, NONE: not on it */
+	uint32_t *ord, *at;     /* [links] repair_run_local: a topological
+				 * order of dep[] (ord[link] = place,
+				 * at[place] = link), kept as dependencies
+				 * are added; NULL: none */
+	bool ord_ok;            /* ord is one (else searches are unpruned) */
 	uint32_t *dstk;         /* [links] */
 	uint64_t budget;        /* dependency links left to visit; at 0 the
 				 * dependencies are no longer consulted (spent) */
@@ -407,6 +412,8 @@ dep_has(const struct rp *c, uint32_t e1, uint8_t q)
 	return link_bit(c->dep, e1, q);
 }
 
+static bool dep_try(struct rp *c, uint32_t e1, uint8_t q);
+
 /* Record that lid's route goes from switch sw by port p on as out says. */
 static void
 dep_add(struct rp *c, const struct lft_set *out, uint32_t sw, uint8_t p,
@@ -420,7 +427,15 @@ dep_add(struct rp *c, const struct lft_set *out, uint32_t sw, uint8_t p,
 	if (out_link(c, out, n, lid) == NONE)
 		return;
 	p = lft_row(out, n)[lid];
-	link_bit_set(c->dep, e1, p);
+	if (c->ord == NULL || !c->ord_ok) {
+		link_bit_set(c->dep, e1, p);
+		return;
+	}
+	if (!dep_try(c, e1, p)) {
+		/* a cycle the caller was left with: no order any more */
+		link_bit_set(c->dep, e1, p);
+		c->ord_ok = false;
+	}
 }
 
 /* Every dependency lid's route makes in out. */
@@ -443,6 +458,8 @@ dep_reach(struct rp *c, uint32_t from, uint32_t to)
 		memset(c->dmark, 0, (size_t)c->g.off[c->nsw] * sizeof(*c->dmark));
 		c->dnow = 1;
 	}
+	if (c->ord_ok && c->ord[from] > c->ord[to])
+		return false;   /* every path climbs the order */
 	c->dmark[from] = c->dnow;
 	c->dstk[top++] = from;
 	while (top > 0) {
@@ -462,13 +479,116 @@ dep_reach(struct rp *c, uint32_t from, uint32_t to)
 			}
 			if (!dep_has(c, e, (uint8_t)q) ||
 			    (e2 = c->eid[(size_t)n * 256 + q]) == NONE ||
-			    c->dmark[e2] == c->dnow)
+			    c->dmark[e2] == c->dnow ||
+			    (c->ord_ok && c->ord[e2] > c->ord[to]))
 				continue;
 			c->dmark[e2] = c->dnow;
 			c->dstk[top++] = e2;
 		}
 	}
 	return false;
+}
+
+/*
+ * The order of the dependency graph (repair_run_local): built once
+ * (ord_build, Kahn's), then kept as dependencies are added (dep_try): an
+ * edge x -> y with x placed after y is a cycle when y reaches x among the
+ * links placed up to x (the search dep_reach prunes to), and else the
+ * links of that window that y reaches move, in their order, behind the
+ * others (Marchetti-Spaccamela et al.), which keeps every edge climbing.
+ * Removing an edge keeps an order one. Every step is charged to the
+ * budget. When an edge has to be added that closes a cycle (dep_add() of
+ * a repair that had no other way), ord_ok is cleared and searches go
+ * unpruned.
+ */
+static void
+ord_build(struct rp *c)
+{
+	uint32_t ne = c->g.off[c->nsw], e, e2, n, head = 0, tail = 0;
+	uint32_t *indeg = xcalloc(ne ? ne : 1, sizeof(*indeg));
+	unsigned q;
+
+	for (e = 0; e < ne; e++) {
+		n = c->g.sw[e];
+		for (q = 0; q < 256; q++) {
+			if (c->dep[(size_t)e * 32 + q / 8] == 0) {
+				q |= 7;
+				continue;
+			}
+			if (dep_has(c, e, (uint8_t)q) &&
+			    (e2 = c->eid[(size_t)n * 256 + q]) != NONE)
+				indeg[e2]++;
+		}
+	}
+	for (e = 0; e < ne; e++)
+		if (indeg[e] == 0)
+			c->at[tail++] = e;
+	while (head < tail) {
+		e = c->at[head];
+		c->ord[e] = head++;
+		n = c->g.sw[e];
+		for (q = 0; q < 256; q++) {
+			if (c->dep[(size_t)e * 32 + q / 8] == 0) {
+				q |= 7;
+				continue;
+			}
+			if (dep_has(c, e, (uint8_t)q) &&
+			    (e2 = c->eid[(size_t)n * 256 + q]) != NONE &&
+			    --indeg[e2] == 0)
+				c->at[tail++] = e2;
+		}
+	}
+	c->ord_ok = tail == ne;         /* else the graph has a cycle */
+	free(indeg);
+}
+
+/* Add the dependency after link e1, port q (of the switch e1 leads to),
+ * unless it closes a cycle: returns false then (nothing added), or when
+ * the budget is spent (not known to be safe). */
+static bool
+dep_try(struct rp *c, uint32_t e1, uint8_t q)
+{
+	uint32_t e2, lo, hi, i, j, e;
+
+	if (dep_has(c, e1, q))
+		return true;
+	if ((e2 = c->eid[(size_t)c->g.sw[e1] * 256 + q]) == NONE) {
+		link_bit_set(c->dep, e1, q);
+		return true;
+	}
+	if (!c->ord_ok) {
+		if (dep_reach(c, e2, e1))
+			return false;
+		link_bit_set(c->dep, e1, q);
+		return true;
+	}
+	if (c->ord[e1] < c->ord[e2]) {
+		link_bit_set(c->dep, e1, q);
+		return true;
+	}
+	if (dep_reach(c, e2, e1))       /* marks what e2 reaches (dnow) */
+		return false;
+	lo = c->ord[e2];
+	hi = c->ord[e1];
+	if (c->budget < hi - lo + 1) {
+		c->spent = true;
+		return false;
+	}
+	c->budget -= hi - lo + 1;
+	/* the window lo..hi: the links e2 does not reach first, then those
+	 * it does (c->dstk as scratch), each group in its order */
+	for (i = lo, j = 0; i <= hi; i++)
+		if (c->dmark[e = c->at[i]] != c->dnow)
+			c->dstk[j++] = e;
+	for (i = lo; i <= hi; i++)
+		if (c->dmark[e = c->at[i]] == c->dnow)
+			c->dstk[j++] = e;
+	for (i = 0; i < j; i++) {
+		c->at[lo + i] = c->dstk[i];
+		c->ord[c->dstk[i]] = lo + i;
+	}
+	link_bit_set(c->dep, e1, q);
+	return true;
 }
 
 /* Does lid's route from switch sw by port p make no new dependency? */
@@ -1069,23 +1189,26 @@ repair_run_acyclic(const struct fabric *f, const struct fabric *prev_fabric,
  * switch whose route does not arrive goes on into a root, and arrives
  * again once the roots do, so only the roots' entries change. A root
  * takes a neighbour whose route arrives (it cannot lead back through the
- * root: every route through a root is broken) and is shortest among those
- * whose new dependencies close no cycle: the hop out of the root, then on
- * as the neighbour goes (e_new -> e_next), and every link that brings the
- * LID into the root onto it (e_in -> e_new). Such a hop closes a cycle iff
- * e_new reaches e_new again once they are added: a search from e_next and
- * from the links e_new already leads to, for e_new itself or one of the
- * e_in. Roots with no such neighbour wait for the next round (another
- * root may arrive by then). When a round changes nothing, local_chain()
- * looks for a way through switches that do not arrive. A LID neither
- * routes is put back as it was and repaired up*down* with the same
- * dependency checks (repair_lid(), as repair_run_acyclic does); where
- * that took fallback's routes, the cycles left are untangled at the end.
- * Once the budget is spent, the LIDs left are repaired up*down* without
- * checks, and the caller's credit loop check decides.
+ * root: every route through a root is broken): the shortest whose
+ * dependencies all exist already, else a shorter one whose new
+ * dependencies go in without closing a cycle (the hop out of the root,
+ * then on as the neighbour goes, and every link that brings the LID into
+ * the root onto the new port). dep_try() keeps a topological order of the
+ * dependency graph as they go in, so each search walks only the links
+ * placed between the two ends. Roots with no such neighbour wait for the
+ * next round (another root may arrive by then). When a round changes
+ * nothing, local_chain() looks for a way through switches that do not
+ * arrive. LIDs with the most switches not arriving go first: theirs have
+ * the fewest ways left. A LID neither routes is put back as it was and
+ * repaired up*down* with the same dependency checks (repair_lid(), as
+ * repair_run_acyclic does); where that took fallback's routes, the cycles
+ * left are untangled at the end. Once the budget is spent, the LIDs left
+ * are repaired up*down* without checks, and the caller's credit loop
+ * check decides.
  */
 
-/* Mark the links that bring lid into switch r (kept routes onto r). */
+/* The links by which lid comes into switch r (the neighbours whose entries
+ * lead onto r), in ins; returns how many. */
 static uint32_t
 in_links(struct rp *c, const struct lft_set *out, uint32_t r, uint16_t lid,
     uint32_t *ins)
@@ -1107,63 +1230,6 @@ in_links(struct rp *c, const struct lft_set *out, uint32_t r, uint16_t lid,
 	return k;
 }
 
-/* Would the root r's hop by link enew (its route going on by enext, NONE:
- * it ends there) close a cycle of dependencies, with the links ins (nin)
- * bringing the LID into r? Charged to the budget; true once it is spent
- * (not known to be safe). */
-static bool
-local_cycle(struct rp *c, uint32_t enew, uint32_t enext, const uint32_t *ins,
-    uint32_t nin)
-{
-	uint32_t top = 0, e, n, e2, i;
-	unsigned q;
-
-	if (++c->dnow == 0) {
-		memset(c->dmark, 0, (size_t)c->g.off[c->nsw] * sizeof(*c->dmark));
-		c->dnow = 1;
-	}
-	if (enext != NONE) {
-		c->dmark[enext] = c->dnow;
-		c->dstk[top++] = enext;
-	}
-	n = c->g.sw[enew];
-	for (q = 0; q < 256; q++) {
-		if (!dep_has(c, enew, (uint8_t)q) ||
-		    (e2 = c->eid[(size_t)n * 256 + q]) == NONE ||
-		    c->dmark[e2] == c->dnow)
-			continue;
-		c->dmark[e2] = c->dnow;
-		c->dstk[top++] = e2;
-	}
-	while (top > 0) {
-		if (c->budget == 0) {
-			c->spent = true;
-			return true;
-		}
-		c->budget--;
-		e = c->dstk[--top];
-		if (e == enew)
-			return true;
-		for (i = 0; i < nin; i++)
-			if (e == ins[i])
-				return true;
-		n = c->g.sw[e];
-		for (q = 0; q < 256; q++) {
-			if (c->dep[(size_t)e * 32 + q / 8] == 0) {
-				q |= 7;
-				continue;
-			}
-			if (!dep_has(c, e, (uint8_t)q) ||
-			    (e2 = c->eid[(size_t)n * 256 + q]) == NONE ||
-			    c->dmark[e2] == c->dnow)
-				continue;
-			c->dmark[e2] = c->dnow;
-			c->dstk[top++] = e2;
-		}
-	}
-	return false;
-}
-
 /*
  * Give switches xs[0..k-1] the ports ps[] for lid, unless that closes a
  * cycle of dependencies: every dependency the change adds (out of each
@@ -1180,7 +1246,6 @@ local_apply(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
 {
 	uint32_t i, j, e, u, ein, e1, n, nnew = 0;
 	uint8_t q;
-	bool cycle = false;
 
 	if (!deps_on(c))
 		return false;
@@ -1198,7 +1263,6 @@ local_apply(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
 			if (ein == NONE || c->g.sw[ein] != xs[i] ||
 			    dep_has(c, ein, ps[i]))
 				continue;
-			link_bit_set(c->dep, ein, ps[i]);
 			ins[2 * nnew] = ein;
 			ins[2 * nnew++ + 1] = ps[i];
 		}
@@ -1209,24 +1273,27 @@ local_apply(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
 		q = lft_row(out, n)[lid];
 		if (dep_has(c, e1, q))
 			continue;
-		link_bit_set(c->dep, e1, q);
 		ins[2 * nnew] = e1;
 		ins[2 * nnew++ + 1] = q;
 	}
 	*searched += nnew > 0;
-	for (j = 0; j < nnew && !cycle; j++) {
-		e1 = ins[2 * j];
-		e = c->eid[(size_t)c->g.sw[e1] * 256 + ins[2 * j + 1]];
-		cycle = e != NONE && dep_reach(c, e, e1);
+	for (j = 0; j < nnew; j++) {
+		if (dep_has(c, ins[2 * j], (uint8_t)ins[2 * j + 1])) {
+			ins[2 * j + 1] = 256;   /* a duplicate: not ours */
+			continue;
+		}
+		if (!dep_try(c, ins[2 * j], (uint8_t)ins[2 * j + 1]))
+			break;
 	}
-	if (!cycle) {
+	if (j == nnew) {
 		for (i = 0; i < k; i++)
 			cnt[(size_t)xs[i] * 256 + ps[i]]++;
 		return true;
 	}
-	for (j = 0; j < nnew; j++)
-		c->dep[(size_t)ins[2 * j] * 32 + ins[2 * j + 1] / 8] &=
-		    (uint8_t)~(1u << (ins[2 * j + 1] % 8));
+	while (j-- > 0)
+		if (ins[2 * j + 1] < 256)
+			c->dep[(size_t)ins[2 * j] * 32 + ins[2 * j + 1] / 8] &=
+			    (uint8_t)~(1u << (ins[2 * j + 1] % 8));
 	for (i = k; i-- > 0;)
 		lft_row(out, xs[i])[lid] = was[i];
 	return false;
@@ -1386,15 +1453,76 @@ local_known(const struct rp *c, const struct lft_set *out, uint32_t e,
 	return true;
 }
 
+/* Hops (links out of sw) by the length of the route they lead on to, then
+ * by the load of their port (insertion: a switch has few). */
+static void
+sort_hops(const struct rp *c, const uint32_t *cnt, uint32_t sw, uint32_t *h,
+    unsigned n)
+{
+	unsigned i, j;
+	uint32_t x;
+
+	for (i = 1; i < n; i++) {
+		x = h[i];
+		for (j = i; j > 0; j--) {
+			uint32_t a = c->len[c->g.sw[h[j - 1]]],
+			    b = c->len[c->g.sw[x]];
+
+			if (a < b || (a == b && cnt[(size_t)sw * 256 +
+			    c->g.port[h[j - 1]]] <= cnt[(size_t)sw * 256 +
+			    c->g.port[x]]))
+				break;
+			h[j] = h[j - 1];
+		}
+		h[j] = x;
+	}
+}
+
+/* Add the dependencies of root sw's hop by link e for lid (on from its
+ * neighbour as out says; the links ins bring lid into sw), unless one
+ * closes a cycle: then none is added. */
+static bool
+local_hop(struct rp *c, const struct lft_set *out, uint32_t sw, uint32_t e,
+    uint16_t lid, const uint32_t *ins, uint32_t nin)
+{
+	uint32_t n = c->g.sw[e], i, j, add[257], na = 0;
+	uint8_t p = c->g.port[e], qs[257];
+
+	(void)sw;
+	if (out_link(c, out, n, lid) != NONE) {
+		add[na] = e;
+		qs[na++] = lft_row(out, n)[lid];
+	}
+	for (i = 0; i < nin && na < 257; i++) {
+		add[na] = ins[i];
+		qs[na++] = p;
+	}
+	for (i = 0; i < na; i++) {
+		if (dep_has(c, add[i], qs[i])) {
+			add[i] = NONE;          /* there already */
+			continue;
+		}
+		if (!dep_try(c, add[i], qs[i]))
+			break;
+	}
+	if (i == na)
+		return true;
+	for (j = 0; j < i; j++)
+		if (add[j] != NONE)
+			c->dep[(size_t)add[j] * 32 + qs[j] / 8] &=
+			    (uint8_t)~(1u << (qs[j] % 8));
+	return false;
+}
+
 /* One round over lid's roots (st[], len[] from walk_all): returns how many
  * took a hop. */
 static uint32_t
 local_round(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
     uint16_t lid)
 {
-	uint32_t t = c->lid_sw[lid], sw, e, n, v, bsafe, bknown, nin, fixed = 0,
-	    i;
-	uint8_t cand[256], cnew[256], p;
+	uint32_t t = c->lid_sw[lid], sw, e, n, v, bknown, nin, fixed = 0, i,
+	    try[256];
+	uint8_t cand[256], p;
 	unsigned k, kn;
 
 	if (!deps_on(c))
@@ -1411,7 +1539,7 @@ local_round(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
 			continue;               /* goes on into a root */
 		nin = in_links(c, out, sw, lid, ins);
 		/* the shortest hops whose dependencies all exist already
-		 * (nothing to search), then any shorter that closes no cycle */
+		 * (nothing to search) */
 		bknown = INF;
 		k = 0;
 		for (e = c->g.off[sw]; e < c->g.off[sw + 1]; e++) {
@@ -1425,34 +1553,29 @@ local_round(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
 			}
 			cand[k++] = c->g.port[e];
 		}
-		bsafe = bknown;
-		kn = 0;
-		for (e = c->g.off[sw]; e < c->g.off[sw + 1]; e++) {
+		/* else a shorter one whose dependencies go in without closing
+		 * a cycle, shortest and least loaded first */
+		for (kn = 0, e = c->g.off[sw]; e < c->g.off[sw + 1]; e++) {
 			n = c->g.sw[e];
-			if (c->st[n] != ST_OK || (v = c->len[n] + 1) > bsafe ||
-			    v >= bknown || local_known(c, out, e, lid, ins, nin) ||
-			    local_cycle(c, e, out_link(c, out, n, lid), ins, nin))
-				continue;
-			if (v < bsafe) {
-				bsafe = v;
-				kn = 0;
-			}
-			cnew[kn++] = c->g.port[e];
+			if (c->st[n] == ST_OK && c->len[n] + 1 < bknown &&
+			    !local_known(c, out, e, lid, ins, nin))
+				try[kn++] = e;
 		}
-		if (kn > 0) {
-			memcpy(cand, cnew, kn);
-			k = kn;
+		sort_hops(c, cnt, sw, try, kn);
+		for (i = 0; i < kn; i++)
+			if (local_hop(c, out, sw, try[i], lid, ins, nin))
+				break;
+		if (i < kn) {
+			p = c->g.port[try[i]];
+			lft_row(out, sw)[lid] = p;
+			cnt[(size_t)sw * 256 + p]++;
+			fixed++;
+			continue;
 		}
 		if (k == 0)
 			continue;
 		kernel_spread(lft_row(out, sw), cnt + (size_t)sw * 256, cand, k,
 		    &lid, 1);
-		p = lft_row(out, sw)[lid];
-		if (c->dep != NULL) {
-			dep_add(c, out, sw, p, lid);
-			for (i = 0; i < nin; i++)
-				link_bit_set(c->dep, ins[i], p);
-		}
 		fixed++;
 	}
 	return fixed;
@@ -1467,7 +1590,8 @@ repair_run_local(const struct fabric *f, const struct fabric *prev_fabric,
 	const uint8_t **prow;
 	uint16_t *pmax, lid, max;
 	uint8_t *row, *col, old;
-	uint32_t *cnt, *ins, *pairs, *xs, sw, last;
+	uint32_t *cnt, *ins, *pairs, *xs, sw, last, nneed, ib, ok;
+	struct keyed *byb;
 	bool any;
 
 	memset(r, 0, sizeof(*r));
@@ -1511,12 +1635,28 @@ repair_run_local(const struct fabric *f, const struct fabric *prev_fabric,
 	for (lid = 1; lid <= max && lid != 0; lid++)
 		if (c.lid_sw[lid] != NONE)
 			dep_add_lid(&c, out, lid);
+	c.ord = xcalloc((size_t)c.g.off[c.nsw] + 1, sizeof(*c.ord));
+	c.at = xcalloc((size_t)c.g.off[c.nsw] + 1, sizeof(*c.at));
+	ord_build(&c);
 	c.taken = xcalloc((size_t)max + 1, 1);
 	c.cidx = xcalloc(c.nsw ? c.nsw : 1, sizeof(*c.cidx));
 	memset(c.cidx, 0xff, (size_t)(c.nsw ? c.nsw : 1) * sizeof(*c.cidx));
-	for (lid = 1; lid <= max && lid != 0; lid++) {
-		if (c.lid_sw[lid] == NONE || walk_all(&c, out, lid) == c.nsw)
+	/* the LIDs with the most switches not arriving first (as
+	 * repair_run_acyclic: those with the fewest ways left take theirs
+	 * before the others' detours fill the dependency graph) */
+	byb = xcalloc((size_t)max + 1, sizeof(*byb));
+	for (lid = 1, nneed = 0; lid <= max && lid != 0; lid++) {
+		if (c.lid_sw[lid] == NONE ||
+		    (ok = walk_all(&c, out, lid)) == c.nsw)
 			continue;
+		byb[nneed].height = ok;
+		byb[nneed].guid = 0;
+		byb[nneed++].sw = lid;
+	}
+	qsort(byb, nneed, sizeof(*byb), keyed_cmp);
+	for (ib = 0; ib < nneed; ib++) {
+		lid = (uint16_t)byb[ib].sw;
+		walk_all(&c, out, lid);
 		for (sw = 0; sw < c.nsw; sw++)
 			col[sw] = lft_row(out, sw)[lid];
 		while (local_round(&c, out, cnt, ins, lid) > 0 ||
@@ -1572,11 +1712,14 @@ repair_run_local(const struct fabric *f, const struct fabric *prev_fabric,
 		}
 		r->lids += any;
 	}
+	free(byb);
 	free(col);
 	free(cnt);
 	free(ins);
 	free(pairs);
 	free(c.cidx);
+	free(c.ord);
+	free(c.at);
 	free(xs);
 	free(prow);
 	free(pmax);

@@ -1422,7 +1422,7 @@ repair(struct sweep *sw)
 	 * LIDs to the engine or a credit loop, the repair that keeps each hop
 	 * from closing a cycle, in the same orders, within a bounded search;
 	 * k = 2n: the local repair (only the switches next to the loss change,
-	 * detours checked for cycles within the same bound) */
+	 * detours checked for cycles within REPAIR_LOCAL_BUDGET) */
 	for (k = 0; k <= 2 * n; k++) {
 		if ((d != REPAIR_UPDOWN && k >= n) ||
 		    (k == n && have && best_blocks == 0))
@@ -1441,9 +1441,9 @@ repair(struct sweep *sw)
 		    repair_order(sw, re, k % n == 2);
 		if (k % n > 0 && k < 2 * n && up == NULL)
 			continue;
-		rc = repair_try(sw, d, up, k < n ? 0 : REPAIR_BUDGET,
-		    k == 2 * n, &out, &rr, &blocks, &acyclic, why,
-		    sizeof(why));
+		rc = repair_try(sw, d, up, k < n ? 0 : k < 2 * n ?
+		    REPAIR_BUDGET : REPAIR_LOCAL_BUDGET, k == 2 * n, &out, &rr,
+		    &blocks, &acyclic, why, sizeof(why));
 		if (k >= n)
 			spent |= rr.budget_spent;
 		if (rc == 0 && (!have || blocks < best_blocks)) {

@@ -443,13 +443,12 @@ END_TEST
  * cut in turn: every changed entry's route crossed the cable (or the LID
  * is routed as the engine routes it, after untangling), the tables are
  * free of credit loops, the search stays within the daemon's budget, and
- * every pair the engine's route reaches is reached. Every cable but those
- * of ftree's hub and its pod's uplinks is repaired without the up/down
- * repair or the engine (a core that lost its cable into a pod goes round
- * through another pod; an aggregation switch cut from an edge goes up a
- * core, its plane's cores joining it there, and round through the hub),
- * and wherever that is so it writes no more blocks than the up/down
- * repair. Summed over the cables it writes fewer.
+ * every pair the engine's route reaches is reached. Every cable is
+ * repaired without the up/down repair or the engine (a core that lost its
+ * cable into a pod goes round through another pod; an aggregation switch
+ * cut from an edge goes up a core, its plane's cores joining it there, and
+ * round through the hub), writing no more blocks than the up/down repair;
+ * summed over the cables, fewer.
  */
 static void
 local_every_cable(const struct routing_engine *re)
@@ -481,7 +480,7 @@ local_every_cable(const struct routing_engine *re)
 			    .prev = &old, .prev_fabric = &a }, &eng, why,
 			    sizeof(why)) == 0, "%s", why);
 			ck_assert_int_eq(repair_run_local(&b, &a, &old, &eng,
-			    REPAIR_BUDGET, &rep, &r), 0);
+			    REPAIR_LOCAL_BUDGET, &rep, &r), 0);
 			if (r.budget_spent || !cdg_acyclic(&b, &rep, NULL)) {
 				fprintf(stderr, "%s node %u[%u]: %u LIDs as the "
 				    "engine, %u hops closing a cycle, spent %d, "
@@ -512,21 +511,16 @@ local_every_cable(const struct routing_engine *re)
 			ck_assert_int_eq(repair_run(&b, &a, &old, &eng,
 			    REPAIR_UPDOWN, &fast, &rf), 0);
 			fblocks += routing_blocks_changed(&b, &fast, &a, &old);
-			/* testfab's ft3 8: edges 0-31 (ftree's hub: 0),
-			 * aggregation 32-63 (the hub's pod: 32-35), cores
-			 * 64-79. Away from the hub and its pod's uplinks
-			 * every cable is repaired locally */
-			if (n != 0 && (n < 32 || n > 35))
-				ck_assert_msg(r.updown_lids == 0 &&
-				    r.engine_lids == 0, "%s node %u[%u]: %u LIDs "
-				    "left to up/down, %u to the engine", re->name,
-				    n, num, r.updown_lids, r.engine_lids);
-			if (r.updown_lids == 0 && r.engine_lids == 0) {
-				local++;
-				ck_assert_uint_le(routing_blocks_changed(&b,
-				    &rep, &a, &old), routing_blocks_changed(&b,
-				    &fast, &a, &old));
-			}
+			/* every cable is repaired locally, ftree's hub's
+			 * and its pod's included, writing no more blocks
+			 * than the up/down repair */
+			ck_assert_msg(r.updown_lids == 0 && r.engine_lids == 0,
+			    "%s node %u[%u]: %u LIDs left to up/down, %u to "
+			    "the engine", re->name, n, num, r.updown_lids,
+			    r.engine_lids);
+			ck_assert_uint_le(routing_blocks_changed(&b, &rep, &a,
+			    &old), routing_blocks_changed(&b, &fast, &a, &old));
+			local++;
 			cables++;
 			lft_set_fini(&fast);
 			lft_set_fini(&rep);
