@@ -1369,7 +1369,7 @@ local_chain(struct rp *c, struct lft_set *out, uint32_t *cnt, uint32_t *ins,
 {
 	uint32_t *par = c->uv, *queue = c->dv, *xs = c->ev, head, tail, sw,
 	    x, e, y, start, tries, k, k2, i;
-	uint8_t *ps = c->mode, *was = c->m + 0;
+	uint8_t *ps = c->mode, *was = c->m;
 	uint8_t *seen;
 	bool any_root = false;
 

@@ -1389,7 +1389,9 @@ fail:
  * a LID whose repair would turn where the tables never turned is routed
  * as the engine routes it; where that left LIDs to the engine or a credit
  * loop, a repair that keeps each hop from closing a cycle of channel
- * dependencies is tried too, within REPAIR_BUDGET per order, and the
+ * dependencies is tried too, within REPAIR_BUDGET per order; for a
+ * deadlock-free engine the local repair as well, which changes only the
+ * switches whose own next hop was lost, within REPAIR_LOCAL_BUDGET; the
  * fewest blocks win), when that writes fewer blocks than the
  * engine's route, reaches every pair the engine's does, and, where the
  * engine's tables are free of credit loops, is too. Otherwise the
