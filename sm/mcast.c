@@ -412,6 +412,30 @@ send_slot(struct sm_mcast *m, uint32_t sw, struct held *h, unsigned block,
 }
 
 /* SwitchInfo MulticastFDBTop, where the switch says it has one. */
+struct topreq {
+	struct sm_mcast *m;
+	uint64_t guid;
+	uint16_t top;
+};
+
+/* MulticastFDBTop is taken for set only when the switch answered: a lost
+ * Set is sent again the next time the switch is programmed. */
+static void
+on_top_done(void *arg, int status, const uint8_t *resp)
+{
+	struct topreq *q = arg;
+	uint32_t gi = guid_hash_get(&q->m->by_guid, q->guid);
+
+	if (status != 0 || resp == NULL) {
+		q->m->failures++;
+		log_warnx("mcast: switch 0x%016" PRIx64 ": MulticastFDBTop Set "
+		    "failed (%d)", q->guid, status);
+	} else if (gi != GUID_HASH_NONE) {
+		q->m->held[gi].top = q->top;
+	}
+	free(q);
+}
+
 static void
 set_top(struct sm_mcast *m, uint32_t sw, struct held *h)
 {
@@ -422,6 +446,7 @@ set_top(struct sm_mcast *m, uint32_t sw, struct held *h)
 	uint16_t top = tb < 0 ? MCAST_MLID_BASE - 1 :
 	    (uint16_t)(MCAST_MLID_BASE + (tb + 1) * MCAST_BLOCK - 1);
 	uint8_t si[64];
+	struct topreq *q;
 	struct smp_req r = {
 		.method = MAD_SET, .attr = ATTR_SWITCH_INFO,
 		.path = &m->f->paths[n->path], .dest = n->guid,
@@ -439,10 +464,18 @@ set_top(struct sm_mcast *m, uint32_t sw, struct held *h)
 	}
 	memcpy(si, n->sw_info, sizeof(si));
 	mad_set_field(si, 0, IB_SW_MCAST_FDB_TOP_F, top);
-	if (smp_request(m->mad, &r, NULL, NULL) == 0) {
-		h->top = top;
+	/* PortStateChange is cleared by writing 1: never clear a change the
+	 * light sweep has not seen */
+	mad_set_field(si, 0, IB_SW_STATE_CHANGE_F, 0);
+	q = xcalloc(1, sizeof(*q));
+	q->m = m;
+	q->guid = n->guid;
+	q->top = top;
+	r.drop = on_drop;
+	if (smp_request(m->mad, &r, on_top_done, q) == 0)
 		m->top_sets++;
-	}
+	else
+		free(q);
 }
 
 static void

@@ -437,12 +437,48 @@ verify_state(struct preq *q)
 	return send_req(q) == 0 ? VERIFY_AGAIN : VERIFY_FAILED;
 }
 
+/* A Set that failed may still have taken effect (its answer lost on the
+ * way back): what we knew of that block or table is void, so the next run
+ * reads or writes it again instead of trusting a copy the device may no
+ * longer match. */
+static void
+forget_target(struct preq *q)
+{
+	struct programmer *pr = q->pr;
+	struct tcache *c;
+
+	if (q->method != MAD_SET)
+		return;
+	if (q->attr == ATTR_LFT) {
+		c = tcache_get(&pr->lfts,
+		    pr->f->nodes[pr->lft->sw_node[q->idx]].guid, 0, false);
+		if (c != NULL && q->block < c->nblocks)
+			c->known[q->block] = 0;
+	} else if (q->attr == ATTR_PKEY_TABLE) {
+		c = pkey_cache(pr, q->idx, false);
+		if (c != NULL && q->block < c->nblocks)
+			c->known[q->block] = 0;
+	} else if (q->attr == ATTR_SWITCH_INFO) {
+		/* the top is unknown: every block is read again */
+		c = tcache_get(&pr->lfts,
+		    pr->f->nodes[pr->lft->sw_node[q->idx]].guid, 0, false);
+		if (c != NULL) {
+			memset(c->known, 0, c->nblocks);
+			c->top = UINT16_MAX;
+		}
+	} else if (q->attr == ATTR_PORT_INFO && pr->pk != NULL &&
+	    (c = pkey_cache(pr, q->idx, false)) != NULL) {
+		c->enforce = -1;
+	}
+}
+
 static void
 failed(struct preq *q, int status)
 {
 	struct programmer *pr = q->pr;
 	char what[160];
 
+	forget_target(q);
 	req_text(q, what, sizeof(what));
 	pr->res.failures++;
 	if (status == MAD_ETIMEDOUT && pr->life[req_node(q)].answers == q->seen)
@@ -509,6 +545,16 @@ on_done(void *arg, int status, const uint8_t *resp)
 			if (memcmp(want, data, BLOCK_BYTES) != 0)
 				send_pkey(pr, q->idx, q->block, want);
 		}
+	} else if (q->attr == ATTR_SWITCH_INFO) {
+		/* the model carries what the switch took (LinearFDBTop,
+		 * LifeTimeValue, PortStateChange cleared): the SA's records
+		 * and the next run compare with it */
+		struct fabric_node *n = &pr->f->nodes[pr->lft->sw_node[q->idx]];
+
+		memcpy(n->sw_info, data, sizeof(n->sw_info));
+		n->lft_top = (uint16_t)get(data, IB_SW_LINEAR_FDB_TOP_F);
+		n->psc = (uint8_t)get(data, IB_SW_STATE_CHANGE_F);
+		tcache_get(&pr->lfts, n->guid, 0, true)->top = n->lft_top;
 	} else if (q->attr == ATTR_LFT) {
 		uint32_t sw = q->idx;
 		struct fabric_node *n = &pr->f->nodes[pr->lft->sw_node[sw]];
@@ -645,6 +691,14 @@ addr_differs(const struct programmer *pr, const struct fabric_port *port)
 	    mad_get_field64((void *)i, 0, IB_PORT_MKEY_F) != pr->o.mkey;
 }
 
+/* Port p, or its node, was not read this sweep (core/graft.h): nothing is
+ * written to it. */
+static bool
+kept(const struct fabric *f, uint32_t p)
+{
+	return f->ports[p].kept || f->nodes[f->ports[p].node].kept;
+}
+
 /* Port p is at state from, cabled to a port at peer_min or beyond, and
  * may be moved on. */
 static bool
@@ -656,7 +710,8 @@ may_move(const struct programmer *pr, uint32_t p, uint8_t from,
 
 	if (port->num == 0 || !port->info_valid || port->state != from ||
 	    port->peer == FABRIC_NONE || !f->ports[port->peer].info_valid ||
-	    f->ports[port->peer].state < peer_min)
+	    f->ports[port->peer].state < peer_min || kept(f, p) ||
+	    kept(f, port->peer))
 		return false;
 	return f->nodes[port->node].type == NODE_SWITCH || port->present;
 }
@@ -688,7 +743,7 @@ phase_ports(struct programmer *pr)
 		const struct fabric_port *peer;
 		bool end, link, rereg, arm;
 
-		if (!port->info_valid ||
+		if (!port->info_valid || kept(f, p) ||
 		    (port->lid == 0 && fabric_port_is_endport(f, p)))
 			continue;
 		rereg = fabric_port_is_endport(f, p) && rereg_due(pr, p);
@@ -779,7 +834,7 @@ tables_pkeys(struct programmer *pr)
 		uint32_t nb = (w->n + PKEY_BLOCK - 1u) / PKEY_BLOCK;
 		struct tcache *c;
 
-		if (w->keys == NULL || nb == 0 || !port->info_valid)
+		if (w->keys == NULL || nb == 0 || !port->info_valid || kept(f, p))
 			continue;
 		c = pkey_cache(pr, p, true);
 		/* A link that trained again may front a device that was
@@ -818,7 +873,7 @@ phase_tables(struct programmer *pr)
 		struct tcache *c = tcache_get(&pr->lfts, n->guid, 0, true);
 		uint32_t nb = s->max_lid / LFT_BLOCK + 1u;
 
-		if (!n->sw_info_valid)
+		if (!n->sw_info_valid || n->kept)
 			continue;
 		if (n->lft_cap && nb > (n->lft_cap + LFT_BLOCK - 1u) / LFT_BLOCK) {
 			log_warnx("program: switch 0x%016" PRIx64 ": LID %u is "
@@ -830,6 +885,9 @@ phase_tables(struct programmer *pr)
 		 * reset or written by someone else: what we remember is void. */
 		if (c->top != n->lft_top)
 			memset(c->known, 0, c->nblocks);
+		/* what the switch holds now; a SwitchInfo Set below moves it
+		 * only when the switch answers (on_done) */
+		c->top = n->lft_top;
 		tcache_size(c, nb);
 		/* PortStateChange still set: a passive discovery (an SM
 		 * that was not master yet) left it for us to clear. */
@@ -860,8 +918,6 @@ phase_tables(struct programmer *pr)
 				send_lft(pr, sw, b, want);
 			}
 		}
-		c->top = s->max_lid;
-		n->lft_top = s->max_lid;
 	}
 	if (pr->cur < s->nsw)
 		return false;
@@ -995,6 +1051,25 @@ program_forget(struct programmer *pr)
 	tcache_free(&pr->lfts);
 	tcache_free(&pr->pkeys);
 	guid_hash_clear(&pr->reregistered);
+}
+
+static void
+tcache_forget(struct tcache_set *cs, uint64_t guid)
+{
+	uint32_t i = guid == 0 ? cs->zero : guid_hash_get(&cs->by_guid, guid);
+
+	for (; i != UINT32_MAX; i = cs->v[i].next) {
+		memset(cs->v[i].known, 0, cs->v[i].nblocks);
+		cs->v[i].enforce = -1;
+		cs->v[i].top = UINT16_MAX;
+	}
+}
+
+void
+program_forget_node(struct programmer *pr, uint64_t guid)
+{
+	tcache_forget(&pr->lfts, guid);
+	tcache_forget(&pr->pkeys, guid);
 }
 
 void

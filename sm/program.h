@@ -86,6 +86,11 @@ void program_start(struct programmer *pr, struct fabric *f,
  * subscriptions and multicast joins with this SM). */
 void program_forget(struct programmer *pr);
 
+/* Forget what one node's tables hold (a switch, or a CA's ports): it was
+ * away from the fabric, and whoever ran it meanwhile may have written
+ * it. */
+void program_forget_node(struct programmer *pr, uint64_t guid);
+
 /* What a switch's LFT block holds, read by someone else (the takeover's
  * reading of the routes in place): the next run compares with it instead
  * of reading the block again. top is the switch's LinearFDBTop. */

@@ -677,6 +677,132 @@ START_TEST(test_set_fails)
 }
 END_TEST
 
+/* An LFT Set the switch took but whose every answer was lost (issue 31
+ * point 1): the run fails, and the block is not taken for what it was
+ * before either. When the routes go back to the old entry, the next run
+ * reads the block and writes it; before, the old digest matched and the
+ * switch kept the entry of the failed run for good. */
+START_TEST(test_set_taken_answer_lost)
+{
+	struct fakefab_match m = fakefab_match_any();
+	struct programmer *pr;
+	struct program_result r;
+	uint32_t leaf = 1;
+	uint16_t lid = CA_LID_BASE + 12;
+	uint8_t old, port;
+
+	start();
+	pr = program_new(eng);
+	r = program(pr, false);
+	ck_assert(r.ok);
+	old = want_lft[leaf][lid];
+	port = old == 3 ? 4 : 3;
+	want_lft[leaf][lid] = port;
+	m.method = MAD_SET;
+	m.attr = ATTR_LFT;
+	m.node = leaf;
+	fakefab_rule(ff, &m, FAKEFAB_LOST_ANSWER, 0, 0);
+	discover();
+	r = program(pr, false);
+	ck_assert(!r.ok);
+	ck_assert_uint_eq(r.failures, 1);
+	ck_assert_uint_eq(ff->nodes[leaf].lft[lid], port);      /* taken */
+	/* the routes go back to what the block held before */
+	fakefab_clear_rules(ff);
+	want_lft[leaf][lid] = old;
+	discover();
+	r = program(pr, false);
+	ck_assert_msg(r.ok, "%s", r.why);
+	ck_assert_uint_eq(r.lft_reads, 1);
+	ck_assert_uint_eq(r.lft_writes, 1);
+	assert_devices();
+	/* and a P_Key block the same way */
+	want_keys[leaf][0][1] = 0x8001;
+	m.attr = ATTR_PKEY_TABLE;
+	fakefab_rule(ff, &m, FAKEFAB_LOST_ANSWER, 0, 0);
+	discover();
+	r = program(pr, true);
+	ck_assert(!r.ok);
+	ck_assert_uint_eq(ff->nodes[leaf].ports[0].pkeys[1], 0x8001);
+	fakefab_clear_rules(ff);
+	want_keys[leaf][0][1] = 0;
+	discover();
+	r = program(pr, true);
+	ck_assert_msg(r.ok, "%s", r.why);
+	ck_assert_uint_eq(r.pkey_writes, 1);
+	ck_assert_uint_eq(ff->nodes[leaf].ports[0].pkeys[1], 0);
+	program_free(pr);
+	stop();
+}
+END_TEST
+
+/* The model carries the SwitchInfo the switches took (issue 22 point 5):
+ * LinearFDBTop and LifeTimeValue as written, PortStateChange cleared; a
+ * second run on the same model (a vport sweep's) writes no SwitchInfo. */
+START_TEST(test_switchinfo_in_model)
+{
+	struct programmer *pr;
+	struct program_result r;
+
+	start();
+	pr = program_new(eng);
+	r = program(pr, false);
+	ck_assert(r.ok);
+	ck_assert_uint_gt(r.switchinfo_sets, 0);
+	for (uint32_t n = 0; n < model.nnodes; n++) {
+		const struct fabric_node *node = &model.nodes[n];
+
+		if (node->type != NODE_SWITCH)
+			continue;
+		ck_assert_uint_eq(node->lft_top, lft.max_lid);
+		ck_assert_uint_eq(mad_get_field((void *)node->sw_info, 0,
+		    IB_SW_LINEAR_FDB_TOP_F), lft.max_lid);
+		ck_assert_uint_eq(mad_get_field((void *)node->sw_info, 0,
+		    IB_SW_LIFE_TIME_F), opts.packet_life);
+		ck_assert_uint_eq(mad_get_field((void *)node->sw_info, 0,
+		    IB_SW_STATE_CHANGE_F), 0);
+		ck_assert_mem_eq(node->sw_info, ff->nodes[ff_node(n)].sw_info,
+		    20);
+	}
+	fakefab_clear_log(ff);
+	r = program(pr, false);
+	ck_assert(r.ok);
+	ck_assert_uint_eq(sets(ATTR_SWITCH_INFO), 0);
+	ck_assert_uint_eq(r.switchinfo_sets, 0);
+	program_free(pr);
+	stop();
+}
+END_TEST
+
+/* A SwitchInfo Set the switch took but never answered: the top is not
+ * known, so the next run reads the blocks within what the switch says
+ * its top is instead of trusting what it wrote. */
+START_TEST(test_switchinfo_lost)
+{
+	struct fakefab_match m = fakefab_match_any();
+	struct programmer *pr;
+	struct program_result r;
+
+	start();
+	pr = program_new(eng);
+	m.method = MAD_SET;
+	m.attr = ATTR_SWITCH_INFO;
+	m.node = 2;
+	fakefab_rule(ff, &m, FAKEFAB_LOST_ANSWER, 0, 0);
+	r = program(pr, false);
+	ck_assert(!r.ok);
+	fakefab_clear_rules(ff);
+	discover();
+	r = program(pr, false);
+	ck_assert_msg(r.ok, "%s", r.why);
+	ck_assert_uint_eq(r.lft_reads, (lft.max_lid / 64) + 1);
+	ck_assert_uint_eq(r.lft_writes, 0);
+	assert_devices();
+	program_free(pr);
+	stop();
+}
+END_TEST
+
 static Suite *
 program_suite(void)
 {
@@ -692,6 +818,9 @@ program_suite(void)
 	tcase_add_test(tc, test_switch_reset);
 	tcase_add_test(tc, test_link_retrained);
 	tcase_add_test(tc, test_set_fails);
+	tcase_add_test(tc, test_set_taken_answer_lost);
+	tcase_add_test(tc, test_switchinfo_in_model);
+	tcase_add_test(tc, test_switchinfo_lost);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -929,7 +929,7 @@ serve_one(struct fakefab *ff, const struct xport_mad *x)
 		xport_timed_out(x->mad);
 		return;
 	}
-	if (rule != NULL) {
+	if (rule != NULL && rule->action != FAKEFAB_LOST_ANSWER) {
 		s->status = rule->status;
 	} else {
 		c.method = s->method;
@@ -939,6 +939,11 @@ serve_one(struct fakefab *ff, const struct xport_mad *x)
 		c.req = s->data;
 		c.resp = resp;
 		s->status = attribute(ff, s->attr, &c);
+	}
+	if (rule != NULL && rule->action == FAKEFAB_LOST_ANSWER) {
+		s->outcome = FAKEFAB_TIMEDOUT;
+		xport_timed_out(x->mad);
+		return;
 	}
 	respond(ff, x, s, &d, resp);
 }

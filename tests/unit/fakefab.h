@@ -68,7 +68,9 @@ struct fakefab_node {
 enum fakefab_outcome {
 	FAKEFAB_ANSWERED,       /* a GetResp went back (status may be set) */
 	FAKEFAB_DROPPED,        /* a rule: no answer at all */
-	FAKEFAB_TIMEDOUT,       /* a rule: reported timed out at once */
+	FAKEFAB_TIMEDOUT,       /* a rule: reported timed out at once
+				 * (FAKEFAB_LOST_ANSWER: after the device
+				 * took it) */
 	FAKEFAB_UNDELIVERABLE,  /* no route to a device: timed out at once */
 	FAKEFAB_MALFORMED,      /* not a request an SMA would take */
 };
@@ -103,6 +105,8 @@ enum fakefab_action {
 	FAKEFAB_DROP,           /* never answer: the engine's timer fires */
 	FAKEFAB_TIMEOUT,        /* report the send as timed out at once */
 	FAKEFAB_ERROR,          /* answer with the rule's status */
+	FAKEFAB_LOST_ANSWER,    /* the device takes the SMP, but its answer
+				 * is lost: reported timed out at once */
 };
 
 struct fakefab {
