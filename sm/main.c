@@ -88,6 +88,7 @@ struct daemon {
 	struct { const char *name; const char *value; } cli[MAX_CLI];
 	size_t ncli;
 	bool once, check, verbose, list_ports;
+	bool leaving;           /* SIGTERM: handing over before exiting */
 	/* running state */
 	uint64_t guid;
 	struct ibsmd_config cfg;
@@ -669,6 +670,14 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 }
 
 static void
+on_sm_foreign(void *arg)
+{
+	struct daemon *d = arg;
+
+	sweep_forget(d->sweep);
+}
+
+static void
 on_sm_sweep(void *arg)
 {
 	struct daemon *d = arg;
@@ -916,6 +925,17 @@ partitions_text(void *arg)
 	    NULL;
 }
 
+/* Leaving: the standby took the subnet (or the wait is over). */
+static void
+on_left(void *arg, bool handed)
+{
+	struct daemon *d = arg;
+
+	log_info("%s: exiting", handed ? "subnet handed over" :
+	    "no standby took the subnet");
+	ev_break(d->loop, EVBREAK_ALL);
+}
+
 static void
 on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
@@ -925,6 +945,16 @@ on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 	switch (w->signum) {
 	case SIGTERM:
 	case SIGINT:
+		/* A master with a standby hands the subnet over first (a
+		 * few seconds at most): a planned stop then costs no more
+		 * than a handover. A second signal exits at once. */
+		if (!d->leaving && !d->once &&
+		    smstate_leave(d->ss, on_left, d)) {
+			d->leaving = true;
+			log_info("signal %d: handing the subnet to a standby "
+			    "before exiting", w->signum);
+			break;
+		}
 		log_info("signal %d: exiting", w->signum);
 		ev_break(loop, EVBREAK_ALL);
 		break;
@@ -1174,7 +1204,7 @@ main(int argc, char *argv[])
 	struct mad_opts mo;
 	struct smstate_opts sso;
 	struct smstate_hooks ssh = { .sweep = on_sm_sweep,
-	    .changed = on_sm_state, .arg = &d };
+	    .changed = on_sm_state, .foreign = on_sm_foreign, .arg = &d };
 	const char *bad;
 	bool missing;
 	int lock_fd;

@@ -29,6 +29,8 @@ struct sminfo {
 /* MAD status "invalid value in attribute or modifier" (also an illegal
  * SM state change). */
 #define STATUS_BAD_VALUE  0x001C
+#define TRAP_SM_LOCAL_CHANGES 144
+#define CAP_IS_SM         0x00000002u
 
 static uint32_t
 hdr(const uint8_t *mad, enum MAD_FIELDS f)
@@ -132,6 +134,11 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	s->c.traps++;
 	log_debug("sminfo: trap %u from LID %u (issuer LID %u)", trap, slid,
 	    issuer);
+	/* An SM telling us of itself (a standby above us, a master waiting
+	 * for our HANDOVER): the next election asks it. */
+	if (trap == TRAP_SM_LOCAL_CHANGES &&
+	    (hdr(d, IB_NOTICE_DATA_144_CAPMASK_F) & CAP_IS_SM))
+		smstate_note_sm(s->ss, issuer);
 	/* Hardware repeats a trap until it is repressed. */
 	mad_set_method(m, MAD_TRAPREPRESS);
 	if (slid != 0)

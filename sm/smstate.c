@@ -18,6 +18,24 @@
 #define CAP_IS_SM_DISABLED      0x00000400u
 #define TRAP_SM_LOCAL_CHANGES   144
 #define TRAP_TYPE_INFO          4
+/* SMInfo Gets sent at once to each SM port in an election: on a lossy
+ * fabric one request (with its retries) may go unanswered while the SM
+ * lives; many more to the master whose polls went unanswered, since
+ * taking the subnet from a living master is the worst outcome. */
+#define ELECT_COPIES            4
+#define ELECT_COPIES_LOST       4       /* times as many */
+/* Ports that announced themselves as SMs (trap 144) remembered until the
+ * next election asks them. */
+#define NOTED_MAX               16
+/* At most this long (and at least LOST_HOLD_MIN s) a DISCOVERING SM
+ * keeps standing by for a master whose polls went unanswered while the
+ * master's port is neither reached nor known to be down: a lossy path,
+ * not a dead master, is then the likelier cause. */
+#define LOST_HOLD_MIN           60.0
+#define LOST_HOLD_POLLS         10
+/* A master leaving (SIGTERM) waits this long for its standby to take
+ * the subnet (the HANDOVER answered and the ACKNOWLEDGE). */
+#define LEAVE_MAX               5.0
 
 /* The machine's own states: IBA's four, MASTER split in three. */
 enum st { S_NOTACTIVE, S_DISCOVERING, S_STANDBY, S_MASTER, S_HANDOVER,
@@ -35,6 +53,15 @@ struct peer {
 	bool refused;           /* refused our HANDOVER since it last
 				 * changed priority or state */
 	bool watched;           /* a watch Get to it is under way */
+	bool present;           /* its port is in the model of the last
+				 * election (a peer whose port went away is
+				 * kept: when it comes back it is asked
+				 * again, IsSM bit or not) */
+	bool claims;            /* its port says IsSM (or announced itself
+				 * with trap 144) */
+	unsigned elect_out;     /* election Gets to it still under way */
+	uint64_t nb_guid;       /* the switch its port is cabled to, 0 */
+	uint8_t nb_port;
 };
 
 enum qkind { Q_ELECT, Q_POLL, Q_WATCH, Q_HANDOVER, Q_ACK };
@@ -66,12 +93,24 @@ struct smstate {
 	bool poll_inflight;
 	uint16_t self_lid;      /* our port's LID at the last discovery */
 	/* election under way */
-	unsigned elect_gen, elect_pending;
+	unsigned elect_gen;
 	smstate_elect_cb elect_done;
 	void *elect_arg;
 	bool watch_sweep;       /* a watch answer asked for a sweep this tick */
 	uint64_t handovers_sent, handovers_taken, transitions;
 	uint32_t trap_tid;
+	const struct fabric *elect_f;   /* the model the election asks about */
+	unsigned elect_unresolved;      /* peers neither answered nor failed */
+	/* the master whose polls went unanswered (0: none), since when */
+	uint64_t lost;
+	double lost_since;
+	uint16_t noted[NOTED_MAX];      /* LIDs that sent trap 144 as SMs */
+	unsigned nnoted;
+	/* leaving (SIGTERM): the subnet handed to a standby first */
+	bool leaving;
+	smstate_left_cb left_cb;
+	void *left_arg;
+	ev_timer leave_timer;
 };
 
 struct transition {
@@ -91,6 +130,7 @@ static void a_quiet(struct smstate *);
 static void a_hand_over(struct smstate *);
 static void a_wait(struct smstate *);
 static void a_sweep(struct smstate *);
+static void a_foreign(struct smstate *);
 static void a_alive(struct smstate *);
 static void a_missed(struct smstate *);
 
@@ -112,7 +152,7 @@ static const struct transition fsm_table[] = {
 	{ S_MASTER,      E_DEFER,           a_standby,    S_STANDBY },
 	{ S_MASTER,      E_HIGHER,          a_hand_over,  S_HANDOVER },
 	{ S_MASTER,      E_OTHER_MASTER,    a_wait,       S_WAITING },
-	{ S_MASTER,      E_HANDOVER,        a_sweep,      S_MASTER },
+	{ S_MASTER,      E_HANDOVER,        a_foreign,    S_MASTER },
 	{ S_MASTER,      E_DISCOVER,        a_rediscover, S_DISCOVERING },
 	{ S_HANDOVER,    E_HANDED,          a_standby,    S_STANDBY },
 	{ S_HANDOVER,    E_ACK,             a_standby,    S_STANDBY },
@@ -163,6 +203,8 @@ lookup(enum st state, enum ev event)
 	return NULL;
 }
 
+static void leave_end(struct smstate *s, bool handed);
+
 /* The state changes (and is reported) before the action runs, so that an
  * action may post the next event itself. */
 static void
@@ -188,6 +230,9 @@ fsm(struct smstate *s, enum ev event, const char *why)
 	if (iba_state[t->next] != from && s->h.changed != NULL)
 		s->h.changed(s->h.arg, from, iba_state[t->next], why);
 	t->action(s);
+	/* leaving: done once the standby acknowledged, or refused */
+	if (s->leaving && (event == E_ACK || event == E_HANDOVER_FAILED))
+		leave_end(s, event == E_ACK);
 }
 
 static double
@@ -255,15 +300,18 @@ drop_query(void *arg)
 	free(q);
 }
 
+/* copy: the election's copies go out at once, each in a window of its
+ * own (the engine keeps at most a few requests per destination on the
+ * wire), so that many copies cost one round trip, not several. */
 static int
-query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
-    unsigned mod, const uint8_t *data)
+query_copy(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
+    unsigned mod, const uint8_t *data, unsigned copy)
 {
 	struct query *q = xmalloc(sizeof(*q));
 	struct smp_req r = {
 		.method = method, .attr = ATTR_SM_INFO, .mod = mod,
-		.path = &p->path, .dest = p->pub.guid, .data = data,
-		.mkey = s->o.mkey, .drop = drop_query,
+		.path = &p->path, .dest = p->pub.guid ^ ((uint64_t)copy << 56),
+		.data = data, .mkey = s->o.mkey, .drop = drop_query,
 	};
 
 	q->s = s;
@@ -276,6 +324,13 @@ query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
 	}
 	LIST_INSERT_HEAD(&s->queries, q, entry);
 	return 0;
+}
+
+static int
+query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
+    unsigned mod, const uint8_t *data)
+{
+	return query_copy(s, p, kind, method, mod, data, 0);
 }
 
 /* Record an SMInfo answer of p; false when it is not p's. */
@@ -362,8 +417,13 @@ poll_done(struct smstate *s, struct peer *p, bool ok)
 	if (p->pub.state == SM_MASTER || (s->state == S_STANDBY &&
 	    (p->pub.state == SM_DISCOVERING || p->pub.state == SM_STANDBY) &&
 	    higher_than_self(s, p))) {
-		if (s->state == S_STANDBY && p->pub.state == SM_MASTER &&
-		    p->pub.trusted && !higher_than_self(s, p))
+		/* A master of lower standing learns of us from trap 144 (a
+		 * standby above it, or a master waiting for its HANDOVER):
+		 * at every poll, since a trap may be lost, or the master may
+		 * have missed our port coming back. */
+		if ((s->state == S_STANDBY || s->state == S_WAITING) &&
+		    p->pub.state == SM_MASTER && p->pub.trusted &&
+		    !higher_than_self(s, p))
 			send_trap144(s, p);
 		fsm(s, E_ALIVE, "master answered");
 		return;
@@ -414,17 +474,27 @@ on_query(void *arg, int status, const uint8_t *resp)
 
 	switch (q->kind) {
 	case Q_ELECT:
-		if (q->gen != s->elect_gen || s->elect_done == NULL)
+		if (q->gen != s->elect_gen || s->elect_done == NULL ||
+		    p == NULL || p->elect_out == 0)
 			break;
-		if (p != NULL && ok && record(s, p, resp))
+		p->elect_out--;
+		if (p->asked)
+			break;          /* another copy answered first */
+		if (ok && record(s, p, resp)) {
 			p->asked = true;
-		else if (p != NULL) {
+		} else if (p->elect_out > 0) {
+			break;          /* other copies still under way */
+		} else {
 			p->pub.misses++;
-			log_info("sm: SM port 0x%016" PRIx64 " did not answer "
-			    "SMInfo (status %d); left out of the election",
-			    q->guid, status);
+			if (p->claims)
+				log_info("sm: SM port 0x%016" PRIx64 " did not "
+				    "answer SMInfo (status %d); left out of the "
+				    "election", q->guid, status);
+			else
+				log_debug("sm: port 0x%016" PRIx64 " (an SM "
+				    "before) does not answer SMInfo", q->guid);
 		}
-		if (--s->elect_pending == 0)
+		if (--s->elect_unresolved == 0)
 			finish_election(s);
 		break;
 	case Q_POLL:
@@ -494,7 +564,7 @@ tick_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		/* One Get at a time to each: a dead SM port does not pile
 		 * up requests. */
 		for (size_t i = 0; i < s->npeers; i++)
-			if (!s->peers[i].watched &&
+			if (s->peers[i].present && !s->peers[i].watched &&
 			    query(s, &s->peers[i], Q_WATCH, MAD_GET, 0,
 			    data) == 0)
 				s->peers[i].watched = true;
@@ -623,9 +693,18 @@ a_sweep(struct smstate *s)
 }
 
 static void
+a_foreign(struct smstate *s)
+{
+	if (s->h.foreign != NULL)
+		s->h.foreign(s->h.arg);
+	s->h.sweep(s->h.arg);
+}
+
+static void
 a_alive(struct smstate *s)
 {
 	s->misses = 0;
+	s->lost = 0;
 }
 
 static void
@@ -637,6 +716,10 @@ a_missed(struct smstate *s)
 		return;
 	snprintf(why, sizeof(why), "0x%016" PRIx64 " unanswered or not a "
 	    "master %u polls in a row", s->target, s->misses);
+	if (s->state == S_STANDBY && s->target != 0 && s->lost != s->target) {
+		s->lost = s->target;
+		s->lost_since = now(s);
+	}
 	fsm(s, E_LOST, why);
 }
 
@@ -741,6 +824,49 @@ smstate_verdict_name(enum sm_verdict v)
 	return v <= SM_V_WAIT ? n[v] : "?";
 }
 
+/*
+ * The master whose polls went unanswered did not answer the election
+ * either: is it gone? Yes when its port was reached and stays silent (its
+ * SM is dead), or when the switch port it is cabled to is reached and
+ * down. No when neither its port nor its link could be seen, while the
+ * master was lost less than the hold limit ago: the path to it is more
+ * likely lossy than the master dead, and taking a subnet a master still
+ * runs is the worse mistake.
+ */
+static bool
+lost_unaccounted(const struct smstate *s, const char **how)
+{
+	const struct fabric *f = s->elect_f;
+	const struct peer *p = NULL;
+	double limit = LOST_HOLD_POLLS * s->o.poll_interval *
+	    s->o.poll_retries;
+	uint32_t n, q;
+
+	for (size_t i = 0; i < s->npeers; i++)
+		if (s->peers[i].pub.guid == s->lost)
+			p = &s->peers[i];
+	if (p == NULL || p->asked || p->present)
+		return false;
+	if (limit < LOST_HOLD_MIN)
+		limit = LOST_HOLD_MIN;
+	if (now(s) - s->lost_since >= limit) {
+		*how = "the hold limit is spent";
+		return false;
+	}
+	if (p->nb_guid == 0 ||
+	    (n = fabric_node_by_guid(f, p->nb_guid)) == FABRIC_NONE ||
+	    p->nb_port > f->nodes[n].nports) {
+		*how = "neither its port nor the switch port it is cabled to "
+		    "was reached";
+		return true;
+	}
+	q = fabric_port_idx(f, n, p->nb_port);
+	if (!f->ports[q].info_valid || f->ports[q].state == PORT_DOWN)
+		return false;
+	*how = "its port was not reached and its link is up";
+	return true;
+}
+
 static void
 finish_election(struct smstate *s)
 {
@@ -753,12 +879,26 @@ finish_election(struct smstate *s)
 	size_t *idx = xcalloc(s->npeers, sizeof(*idx));
 	smstate_elect_cb done = s->elect_done;
 	void *arg = s->elect_arg;
-	size_t n = 0, w = 0;
+	size_t n = 0, w = 0, keep = 0;
 	enum sm_verdict v;
 	const struct peer *p;
 	char why[200];
 
 	s->elect_done = NULL;
+	/* A port that was an SM's, is there and does not answer, and does
+	 * not say IsSM any more: no SM runs there now. */
+	for (size_t i = 0; i < s->npeers; i++) {
+		struct peer *q = &s->peers[i];
+
+		if (q->present && !q->asked && !q->claims &&
+		    q->pub.guid != s->lost) {
+			log_info("sm: 0x%016" PRIx64 " is no SM any more",
+			    q->pub.guid);
+			continue;
+		}
+		s->peers[keep++] = *q;
+	}
+	s->npeers = keep;
 	for (size_t i = 0; i < s->npeers; i++) {
 		if (!s->peers[i].asked)
 			continue;
@@ -772,6 +912,24 @@ finish_election(struct smstate *s)
 	v = smstate_decide(&self, c, n, &w);
 	p = v == SM_V_WIN ? NULL : &s->peers[idx[w]];
 	s->next = p != NULL ? p->pub.guid : 0;
+	if (v == SM_V_WIN && s->state == S_DISCOVERING && s->lost != 0) {
+		const char *how = "";
+
+		if (lost_unaccounted(s, &how)) {
+			snprintf(why, sizeof(why), "master 0x%016" PRIx64 " "
+			    "unanswered, but %s: standing by for it", s->lost,
+			    how);
+			s->next = s->lost;
+			fsm(s, E_DEFER, why);
+			goto out;
+		}
+		if (how[0])
+			log_warnx("sm: master 0x%016" PRIx64 " unanswered for "
+			    "%.0f s and %s: taking over", s->lost,
+			    now(s) - s->lost_since, how);
+	}
+	if (v != SM_V_DEFER || p == NULL || p->pub.guid != s->lost)
+		s->lost = 0;
 	switch (v) {
 	case SM_V_WIN:
 		snprintf(why, sizeof(why), "%zu other SM%s answered, none "
@@ -798,9 +956,46 @@ finish_election(struct smstate *s)
 		fsm(s, E_OTHER_MASTER, why);
 		break;
 	}
+out:
 	free(c);
 	free(idx);
 	done(arg, smstate_may_write(s));
+}
+
+static bool
+noted(const struct smstate *s, uint16_t lid)
+{
+	for (unsigned i = 0; lid != 0 && i < s->nnoted; i++)
+		if (s->noted[i] == lid)
+			return true;
+	return false;
+}
+
+void
+smstate_note_sm(struct smstate *s, uint16_t lid)
+{
+	if (lid == 0 || noted(s, lid) || s->nnoted == NOTED_MAX)
+		return;
+	s->noted[s->nnoted++] = lid;
+}
+
+/* Ask p in the election under way: several Gets at once. */
+static void
+elect_ask(struct smstate *s, struct peer *p, const uint8_t *data)
+{
+	unsigned copies = s->o.elect_copies ? s->o.elect_copies :
+	    ELECT_COPIES;
+
+	if (p->pub.guid == s->lost)
+		copies *= ELECT_COPIES_LOST;
+
+	p->asked = false;
+	p->elect_out = 0;
+	for (unsigned c = 0; c < copies; c++)
+		if (query_copy(s, p, Q_ELECT, MAD_GET, 0, data, c) == 0)
+			p->elect_out++;
+	if (p->elect_out > 0)
+		s->elect_unresolved++;
 }
 
 void
@@ -818,41 +1013,67 @@ smstate_elect(struct smstate *s, const struct fabric *f,
 	}
 	s->elect_done = done;
 	s->elect_arg = arg;
-	s->elect_pending = 1;   /* held until every request is out */
+	s->elect_f = f;
+	s->elect_unresolved = 1;        /* held until every request is out */
 	if (f->sm_port != FABRIC_NONE && f->ports[f->sm_port].info_valid)
 		s->self_lid = (uint16_t)get(f->ports[f->sm_port].info,
 		    IB_PORT_LID_F);
 	smstate_encode(s, data, false);
-	for (size_t i = 0; i < s->npeers; i++)
+	for (size_t i = 0; i < s->npeers; i++) {
 		s->peers[i].asked = false;
+		s->peers[i].present = false;
+		s->peers[i].elect_out = 0;
+	}
 	for (uint32_t i = 0; i < f->nports; i++) {
 		const struct fabric_port *port = &f->ports[i];
 		const struct dr_path *path;
 		uint32_t cap;
+		uint16_t lid;
 		struct peer *p;
+		bool claims;
 
 		if (i == f->sm_port || !port->info_valid ||
 		    !fabric_port_is_endport(f, i))
 			continue;
 		cap = get(port->info, IB_PORT_CAPMASK_F);
-		if (!(cap & CAP_IS_SM) || (cap & CAP_IS_SM_DISABLED) ||
+		lid = (uint16_t)get(port->info, IB_PORT_LID_F);
+		if (cap & CAP_IS_SM_DISABLED)
+			continue;
+		claims = (cap & CAP_IS_SM) || noted(s, lid);
+		p = peer_find(s, port->guid);
+		/* A port known as an SM's (it answered SMInfo) is asked
+		 * again when it comes
+		 * back, whatever its PortInfo says now: a link that trained
+		 * again may not show IsSM at once (ibsim resets it), and an
+		 * SM there that still thinks itself master must hear of
+		 * this one. */
+		if ((!claims && (p == NULL || !p->pub.answered)) ||
 		    (path = fabric_port_path(f, i)) == NULL)
 			continue;
-		if ((p = peer_find(s, port->guid)) == NULL)
+		if (p == NULL)
 			p = peer_add(s, port->guid);
 		p->seen = s->elect_gen;
+		p->present = true;
+		p->claims = claims;
 		p->path = *path;
-		p->pub.lid = (uint16_t)get(port->info, IB_PORT_LID_F);
-		s->elect_pending++;
-		if (query(s, p, Q_ELECT, MAD_GET, 0, data) < 0)
-			s->elect_pending--;
+		p->pub.lid = lid;
+		p->nb_guid = 0;
+		if (port->peer != FABRIC_NONE) {
+			p->nb_guid = f->nodes[f->ports[port->peer].node].guid;
+			p->nb_port = f->ports[port->peer].num;
+		}
+		elect_ask(s, p, data);
 	}
-	/* SMs no longer on the fabric are forgotten. */
+	s->nnoted = 0;
+	/* Ports gone from the fabric stay known (not asked, not watched)
+	 * while they are away; so does the master whose polls went
+	 * unanswered. */
 	for (size_t i = 0; i < s->npeers; i++)
-		if (s->peers[i].seen == s->elect_gen)
+		if (s->peers[i].present || s->peers[i].pub.answered ||
+		    s->peers[i].pub.guid == s->lost)
 			s->peers[keep++] = s->peers[i];
 	s->npeers = keep;
-	if (--s->elect_pending == 0)
+	if (--s->elect_unresolved == 0)
 		finish_election(s);
 }
 
@@ -900,6 +1121,68 @@ smstate_signal(struct smstate *s, unsigned mod, const uint8_t *smi)
 	fsm(s, e, why);
 }
 
+/* ---- leaving ---- */
+
+static void
+leave_end(struct smstate *s, bool handed)
+{
+	smstate_left_cb cb = s->left_cb;
+
+	if (!s->leaving)
+		return;
+	s->leaving = false;
+	s->left_cb = NULL;
+	ev_timer_stop(s->loop, &s->leave_timer);
+	if (cb != NULL)
+		cb(s->left_arg, handed);
+}
+
+static void
+leave_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct smstate *s = w->data;
+
+	(void)loop;
+	(void)revents;
+	/* the HANDOVER was answered (STANDBY now), the ACKNOWLEDGE lost */
+	log_info("sm: leaving: %s after %.0f s", s->state == S_STANDBY ?
+	    "handed over, no ACKNOWLEDGE" : "no answer to the HANDOVER",
+	    LEAVE_MAX);
+	leave_end(s, s->state == S_STANDBY);
+}
+
+bool
+smstate_leave(struct smstate *s, smstate_left_cb done, void *arg)
+{
+	const struct peer *b = NULL;
+	char why[160];
+
+	if (s->state != S_MASTER || s->leaving)
+		return false;
+	for (size_t i = 0; i < s->npeers; i++) {
+		const struct peer *p = &s->peers[i];
+
+		if (!p->present || !p->pub.answered || !p->pub.trusted ||
+		    p->refused || p->pub.state != SM_STANDBY)
+			continue;
+		if (b == NULL || smstate_higher(p->pub.priority, p->pub.guid,
+		    b->pub.priority, b->pub.guid))
+			b = p;
+	}
+	if (b == NULL)
+		return false;
+	s->leaving = true;
+	s->left_cb = done;
+	s->left_arg = arg;
+	ev_timer_set(&s->leave_timer, LEAVE_MAX, 0.);
+	ev_timer_start(s->loop, &s->leave_timer);
+	s->next = b->pub.guid;
+	snprintf(why, sizeof(why), "leaving: the subnet goes to standby "
+	    "0x%016" PRIx64 " (priority %u)", b->pub.guid, b->pub.priority);
+	fsm(s, E_HIGHER, why);
+	return true;
+}
+
 /* ---- life cycle and views ---- */
 
 struct smstate *
@@ -918,6 +1201,8 @@ smstate_new(struct ev_loop *loop, struct mad_engine *mad,
 	LIST_INIT(&s->queries);
 	ev_init(&s->tick, tick_cb);
 	s->tick.data = s;
+	ev_init(&s->leave_timer, leave_timer_cb);
+	s->leave_timer.data = s;
 	return s;
 }
 
@@ -934,6 +1219,7 @@ smstate_free(struct smstate *s)
 		q->s = NULL;
 	}
 	ev_timer_stop(s->loop, &s->tick);
+	ev_timer_stop(s->loop, &s->leave_timer);
 	free(s->peers);
 	free(s->view);
 	free(s);
@@ -1027,6 +1313,7 @@ smstate_get_status(struct smstate *s, struct smstate_status *st)
 	for (size_t i = 0; i < s->npeers; i++) {
 		s->view[i] = s->peers[i].pub;
 		s->view[i].target = s->peers[i].pub.guid == s->target;
+		s->view[i].present = s->peers[i].present;
 		s->view[i].state_name = smstate_name(s->peers[i].pub.state);
 		s->view[i].last_answer = s->peers[i].last_answer > 0 ?
 		    t - s->peers[i].last_answer : -1;

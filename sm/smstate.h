@@ -21,6 +21,17 @@
  * poll_interval, so a priority raised elsewhere or a second master is
  * noticed without a trap.
  *
+ * An SM port found once stays known: when it comes back after its link or
+ * host went away it is asked in the next election whether its port says
+ * IsSM or not, and a port that announces itself as an SM with trap 144 is
+ * asked too. A MASTER waiting for a lower master's HANDOVER sends that
+ * master trap 144 at every poll, so that it looks again. Every SM port is
+ * asked with several SMInfo Gets at once in an election (many more for a
+ * master whose polls went unanswered), and a STANDBY whose master's polls
+ * went unanswered takes over only when that master's port was reached and
+ * stays silent, or its link is seen down: on a lossy fabric it stands by
+ * for it again (up to a limit, see smstate.c).
+ *
  * Trust is the SM_Key: a peer whose SMInfo carries a key other than ours
  * is foreign. Foreign SMs still count in the election (this SM never takes
  * a subnet that another master runs, nor fights one), but no handover is
@@ -58,11 +69,18 @@ struct smstate_opts {
 				 * subnet's: other SMs' ports hold it too) */
 	double poll_interval;   /* seconds between polls of another SM */
 	unsigned poll_retries;  /* polls in a row without a master: gone */
+	unsigned elect_copies;  /* SMInfo Gets sent at once to each SM port
+				 * in an election (0: 4; four times as many
+				 * to a master whose polls went unanswered) */
 };
 
 struct smstate_hooks {
 	/* A heavy sweep is needed: rediscovery, or a first master sweep. */
 	void (*sweep)(void *arg);
+	/* Another master handed us a subnet we were master of already
+	 * (it ran beside us meanwhile): what we knew of the devices is
+	 * void. May be NULL. */
+	void (*foreign)(void *arg);
 	/* The SMInfo state changed (after the change). */
 	void (*changed)(void *arg, enum sm_state from, enum sm_state to,
 	    const char *why);
@@ -107,6 +125,17 @@ bool smstate_signal_ok(const struct smstate *s, unsigned mod,
     const uint8_t *smi);
 void smstate_signal(struct smstate *s, unsigned mod, const uint8_t *smi);
 
+/* A trap 144 from LID lid said its port is an SM (CapabilityMask IsSM):
+ * the next election asks it even when its PortInfo does not say so. */
+void smstate_note_sm(struct smstate *s, uint16_t lid);
+
+/* Leave the subnet (SIGTERM): a MASTER with a trusted STANDBY hands the
+ * subnet over to the best of them and calls done once the standby took it
+ * (or after a few seconds); true. false, without calling done, when there
+ * is nothing to hand over (not master, or no standby known). */
+typedef void (*smstate_left_cb)(void *arg, bool handed);
+bool smstate_leave(struct smstate *s, smstate_left_cb done, void *arg);
+
 /* Other SMs seen, for ibsmctl. */
 struct smstate_peer {
 	uint64_t guid;          /* port GUID */
@@ -117,6 +146,7 @@ struct smstate_peer {
 	bool answered;          /* ever answered SMInfo */
 	bool trusted;           /* its SM_Key matches ours */
 	bool target;            /* the SM we stand by for, or poll */
+	bool present;           /* in the fabric at the last election */
 	double last_answer;     /* seconds ago; < 0: never */
 	unsigned misses;        /* requests in a row without an answer */
 };

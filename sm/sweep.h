@@ -73,6 +73,13 @@ void sweep_after_reload(struct sweep *sw);
  * routes in use (ibsmctl reroute); asked again until one completes. */
 void sweep_reroute(struct sweep *sw);
 
+/* Another SM has written the fabric while this one was master (it handed
+ * the subnet back, or this SM's own port was down meanwhile): what this
+ * SM knew of the devices is void, and its next master sweep reads the
+ * LIDs and routes in place, keeping those that deliver, as a takeover
+ * does. */
+void sweep_forget(struct sweep *sw);
+
 /* Write the stats file now (the SM state changed between sweeps). */
 void sweep_write_stats(struct sweep *sw);
 

@@ -97,7 +97,8 @@ start(uint8_t prio, uint64_t key)
 	struct mad_opts mo = { .max_wire = 16, .max_per_node = 4,
 	    .timeout_ms = 1000, .retries = 0 };
 	struct smstate_opts o = { .priority = prio, .sm_key = key,
-	    .mkey = opt_mkey, .poll_interval = 0.01, .poll_retries = 2 };
+	    .mkey = opt_mkey, .poll_interval = 0.01, .poll_retries = 2,
+	    .elect_copies = 1 };
 	struct smstate_hooks h = { .sweep = hook_sweep,
 	    .changed = hook_changed };
 
@@ -853,6 +854,272 @@ START_TEST(test_requests_present_mkey)
 }
 END_TEST
 
+/* Issue 31 point 2: an SM port that answered once is asked again when it
+ * comes back, even with no IsSM bit (a link that trained again); and a
+ * port away from the fabric is neither asked nor forgotten. */
+START_TEST(test_returning_sm)
+{
+	uint32_t pa;
+	struct fabric away;
+	size_t n;
+
+	start(5, KEY);
+	pa = fabric_port_idx(&fab, 1, 1);
+	smstate_start(ss);
+	ck_assert_uint_eq(elect_with_a(1, SM_STANDBY, KEY), SM_MASTER);
+	/* A's port is gone: an election without it asks nobody */
+	fabric_init(&away);
+	{
+		struct dr_path p = { .hops = 0 };
+		uint32_t nn = fabric_add_node(&away, NODE_CA, 1, SELF - 1, &p);
+		uint32_t i = fabric_port_idx(&away, nn, 1);
+
+		away.ports[i].guid = SELF;
+		away.ports[i].present = 1;
+		away.ports[i].info_valid = 1;
+		away.ports[i].state = PORT_ACTIVE;
+		mad_set_field(away.ports[i].info, 0, IB_PORT_LID_F, 1);
+		mad_set_field(away.ports[i].info, 0, IB_PORT_CAPMASK_F, 2);
+		away.sm_port = i;
+	}
+	n = fake_nsent();
+	smstate_elect(ss, &away, elect_cb, NULL);
+	ck_assert_uint_eq(fake_nsent(), n);
+	ck_assert_int_eq(smstate_state(ss), SM_MASTER);
+	fabric_fini(&away);
+	/* back, its PortInfo without IsSM, an SM there that thinks itself
+	 * master: asked, and the higher one gets the subnet */
+	mad_set_field(fab.ports[pa].info, 0, IB_PORT_CAPMASK_F, 0);
+	n = fake_nsent();
+	smstate_elect(ss, &fab, elect_cb, NULL);
+	ck_assert_uint_eq(fake_nsent(), n + 1);
+	answer(n, PEER_A, 9, SM_MASTER, KEY);
+	ck_assert_str_eq(smstate_detail(ss), "MASTER (handing over)");
+	ck_assert_uint_eq(sent_field(last_sminfo(MAD_SET), IB_MAD_ATTRMOD_F),
+	    SM_SIG_HANDOVER);
+	stop();
+}
+END_TEST
+
+/* A port that announces itself as an SM with trap 144 (IsSM in the
+ * notice) is asked in the next election although its PortInfo says
+ * nothing of it. */
+START_TEST(test_trap144_noted)
+{
+	uint8_t mad[256] = { 0 }, *d = mad + SMP_DATA_OFFSET;
+	size_t n;
+
+	start(5, KEY);
+	become_master();
+	mad_set_field(mad, 0, IB_MAD_BASEVER_F, 1);
+	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, MGMT_CLASS_SMP_LID);
+	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, 1);
+	mad_set_method(mad, MAD_TRAP);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, ATTR_NOTICE);
+	mad_set_field(d, 0, IB_NOTICE_IS_GENERIC_F, 1);
+	mad_set_field(d, 0, IB_NOTICE_TRAP_NUMBER_F, 144);
+	mad_set_field(d, 0, IB_NOTICE_ISSUER_LID_F, 3);
+	mad_set_field(d, 0, IB_NOTICE_DATA_144_CAPMASK_F, 2);
+	fake_deliver(mad, sizeof(mad), 0, 3);
+	spin();
+	n = fake_nsent();
+	smstate_elect(ss, &fab, elect_cb, NULL);
+	/* A (IsSM) and B (trap 144): two Gets */
+	ck_assert_uint_eq(fake_nsent(), n + 2);
+	stop();
+}
+END_TEST
+
+/* A master waiting for a lower master's HANDOVER sends it trap 144 at
+ * every poll (it may have missed our port coming back). */
+START_TEST(test_waiting_sends_trap144)
+{
+	size_t i, traps = 0;
+
+	start(9, KEY);
+	smstate_start(ss);
+	ck_assert_uint_eq(elect_with_a(1, SM_STANDBY, KEY), SM_MASTER);
+	ck_assert_uint_eq(elect_with_a(3, SM_MASTER, KEY), SM_MASTER);
+	ck_assert_str_eq(smstate_detail(ss), "MASTER (waiting)");
+	i = fake_nsent();
+	answer(next_poll(), PEER_A, 3, SM_MASTER, KEY);
+	answer(next_poll(), PEER_A, 3, SM_MASTER, KEY);
+	for (; i < fake_nsent(); i++)
+		if (mad_method_of(fake_sent(i)->mad) == MAD_TRAP &&
+		    sent_data(i, IB_NOTICE_TRAP_NUMBER_F) == 144 &&
+		    fake_sent(i)->dlid == 2)
+			traps++;
+	ck_assert_uint_ge(traps, 2);
+	stop();
+}
+END_TEST
+
+/* Copies: each SM port is asked several times at once; the first answer
+ * decides, the others are ignored; a peer is left out only when every
+ * copy failed. */
+START_TEST(test_elect_copies)
+{
+	struct smstate_opts o = { .priority = 5, .sm_key = KEY,
+	    .poll_interval = 0.01, .poll_retries = 2, .elect_copies = 3 };
+	size_t n;
+
+	start(5, KEY);
+	smstate_set_opts(ss, &o);
+	smstate_start(ss);
+	n = fake_nsent();
+	smstate_elect(ss, &fab, elect_cb, NULL);
+	ck_assert_uint_eq(fake_nsent(), n + 3);
+	no_answer(n);
+	ck_assert_int_eq(elect_calls, 0);
+	answer(n + 1, PEER_A, 15, SM_MASTER, KEY);
+	ck_assert_int_eq(elect_calls, 1);
+	ck_assert_int_eq(smstate_state(ss), SM_STANDBY);
+	answer(n + 2, PEER_A, 1, SM_STANDBY, KEY);      /* too late */
+	ck_assert_int_eq(elect_calls, 1);
+	ck_assert_int_eq(smstate_state(ss), SM_STANDBY);
+	stop();
+}
+END_TEST
+
+/* Issue 31 point 3: a standby whose master's polls went unanswered takes
+ * over only when the master's port was reached and stays silent, or its
+ * link is down; while neither its port nor a down link is seen, it
+ * stands by for it again. The lost master is asked with four times the
+ * copies. */
+START_TEST(test_lost_master_hold)
+{
+	struct smstate_opts o = { .priority = 5, .sm_key = KEY,
+	    .poll_interval = 0.01, .poll_retries = 2, .elect_copies = 2 };
+	struct dr_path sp = { .hops = 1, .port = { 0, 4 } };
+	uint32_t sw, swp, pa;
+	struct fabric gone;
+	size_t n;
+
+	start(5, KEY);
+	/* A hangs off port 3 of a switch */
+	sw = fabric_add_node(&fab, NODE_SWITCH, 4, 0x99, &sp);
+	for (uint8_t k = 0; k <= 4; k++) {
+		fab.ports[fabric_port_idx(&fab, sw, k)].info_valid = 1;
+		fab.ports[fabric_port_idx(&fab, sw, k)].state = PORT_ACTIVE;
+	}
+	swp = fabric_port_idx(&fab, sw, 3);
+	pa = fabric_port_idx(&fab, 1, 1);
+	fabric_link(&fab, pa, swp);
+	smstate_set_opts(ss, &o);
+	smstate_start(ss);
+	n = fake_nsent();
+	smstate_elect(ss, &fab, elect_cb, NULL);
+	ck_assert_uint_eq(fake_nsent(), n + 2);
+	answer(n, PEER_A, 15, SM_MASTER, KEY);
+	no_answer(n + 1);                               /* the other copy */
+	ck_assert_int_eq(smstate_state(ss), SM_STANDBY);
+	/* the polls go unanswered */
+	no_answer(next_poll());
+	no_answer(next_poll());
+	ck_assert_int_eq(smstate_state(ss), SM_DISCOVERING);
+	/* discovery did not reach A; the switch port to it is up */
+	fabric_init(&gone);
+	{
+		struct dr_path p = { .hops = 0 };
+		uint32_t nn = fabric_add_node(&gone, NODE_CA, 1, SELF - 1, &p);
+		uint32_t i = fabric_port_idx(&gone, nn, 1);
+
+		gone.ports[i].guid = SELF;
+		gone.ports[i].present = 1;
+		gone.ports[i].info_valid = 1;
+		gone.ports[i].state = PORT_ACTIVE;
+		mad_set_field(gone.ports[i].info, 0, IB_PORT_LID_F, 1);
+		gone.sm_port = i;
+		nn = fabric_add_node(&gone, NODE_SWITCH, 4, 0x99, &sp);
+		for (uint8_t k = 0; k <= 4; k++) {
+			i = fabric_port_idx(&gone, nn, k);
+			gone.ports[i].info_valid = 1;
+			gone.ports[i].state = PORT_ACTIVE;
+		}
+	}
+	n = fake_nsent();
+	smstate_elect(ss, &gone, elect_cb, NULL);
+	ck_assert_int_eq(smstate_state(ss), SM_STANDBY);
+	ck_assert_int_eq(elect_master, 0);
+	/* polling A again, still unanswered */
+	ck_assert_uint_eq(fake_sent(next_poll())->mad[128 + 1], 2);
+	no_answer(next_poll());
+	no_answer(next_poll());
+	ck_assert_int_eq(smstate_state(ss), SM_DISCOVERING);
+	/* now the switch port is seen down: A is gone, take over */
+	gone.ports[fabric_port_idx(&gone, 1, 3)].state = PORT_DOWN;
+	smstate_elect(ss, &gone, elect_cb, NULL);
+	ck_assert_int_eq(smstate_state(ss), SM_MASTER);
+	ck_assert_int_eq(elect_master, 1);
+	stop();
+	fabric_fini(&gone);
+
+	/* A's port reached but silent through all its copies: dead */
+	start(5, KEY);
+	smstate_set_opts(ss, &o);
+	smstate_start(ss);
+	n = fake_nsent();
+	smstate_elect(ss, &fab, elect_cb, NULL);
+	answer(n, PEER_A, 15, SM_MASTER, KEY);
+	no_answer(n + 1);
+	no_answer(next_poll());
+	no_answer(next_poll());
+	ck_assert_int_eq(smstate_state(ss), SM_DISCOVERING);
+	n = fake_nsent();
+	smstate_elect(ss, &fab, elect_cb, NULL);
+	ck_assert_uint_eq(fake_nsent(), n + 8);         /* 2 x 4 copies */
+	for (size_t i = n; i < n + 8; i++)
+		no_answer(i);
+	ck_assert_int_eq(smstate_state(ss), SM_MASTER);
+	stop();
+}
+END_TEST
+
+static int left_calls;
+static bool left_handed;
+
+static void
+left_cb(void *arg, bool handed)
+{
+	(void)arg;
+	left_calls++;
+	left_handed = handed;
+}
+
+/* Issue 31 point 8: leaving (SIGTERM), a master hands the subnet to its
+ * best trusted standby and is done when the standby acknowledges; with
+ * no standby there is nothing to wait for. */
+START_TEST(test_leave_hands_over)
+{
+	size_t i;
+
+	start(9, KEY);
+	smstate_start(ss);
+	ck_assert(!smstate_leave(ss, left_cb, NULL));   /* not master */
+	ck_assert_uint_eq(elect_with_a(3, SM_STANDBY, KEY), SM_MASTER);
+	left_calls = 0;
+	ck_assert(smstate_leave(ss, left_cb, NULL));
+	i = last_sminfo(MAD_SET);
+	ck_assert_uint_eq(sent_field(i, IB_MAD_ATTRMOD_F), SM_SIG_HANDOVER);
+	ck_assert_uint_eq(fake_sent(i)->mad[128 + 1], 2);
+	answer(i, PEER_A, 3, SM_STANDBY, KEY);
+	ck_assert_int_eq(smstate_state(ss), SM_STANDBY);
+	ck_assert_int_eq(left_calls, 0);                /* waits for the ACK */
+	ck_assert_uint_eq(set_from(PEER_A, SM_SIG_ACKNOWLEDGE, SM_STANDBY,
+	    KEY), 0);
+	ck_assert_int_eq(left_calls, 1);
+	ck_assert(left_handed);
+	stop();
+
+	/* an untrusted standby (another key) is not handed the subnet */
+	start(9, KEY);
+	smstate_start(ss);
+	ck_assert_uint_eq(elect_with_a(3, SM_STANDBY, 0x1), SM_MASTER);
+	ck_assert(!smstate_leave(ss, left_cb, NULL));
+	stop();
+}
+END_TEST
+
 static Suite *
 smstate_suite(void)
 {
@@ -876,6 +1143,12 @@ smstate_suite(void)
 	tcase_add_test(tc, test_sm_key);
 	tcase_add_test(tc, test_watch_and_trap);
 	tcase_add_test(tc, test_requests_present_mkey);
+	tcase_add_test(tc, test_returning_sm);
+	tcase_add_test(tc, test_trap144_noted);
+	tcase_add_test(tc, test_waiting_sends_trap144);
+	tcase_add_test(tc, test_elect_copies);
+	tcase_add_test(tc, test_lost_master_hold);
+	tcase_add_test(tc, test_leave_hands_over);
 	suite_add_tcase(s, tc);
 	return s;
 }
