@@ -52,6 +52,8 @@ struct fabric_port {
 	uint8_t info_valid;     /* info[] holds a PortInfo read this sweep */
 	uint8_t info[64];       /* raw PortInfo as read */
 	uint32_t path;          /* CA/router port: index into fabric->paths */
+	uint8_t kept;           /* not read this sweep: kept as the model in
+				 * use knew it (core/graft.h) */
 };
 
 struct fabric_node {
@@ -72,6 +74,8 @@ struct fabric_node {
 	uint8_t sw_info[64];    /* switch: raw SwitchInfo as read */
 	uint8_t node_info[64];  /* raw NodeInfo as read */
 	char desc[65];          /* NodeDescription, NUL-terminated */
+	uint8_t kept;           /* not reached this sweep: kept as the model
+				 * in use knew it, ports and all */
 };
 
 struct fabric {

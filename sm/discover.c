@@ -501,6 +501,11 @@ discover_holes(const struct fabric *f,
 		const struct fabric_node *node = &f->nodes[n];
 		bool sw = node->type == NODE_SWITCH;
 
+		if (node->kept) {
+			/* not reached: kept as the model in use knew it */
+			count += hole(n, 0, HOLE_KEPT, cb, arg);
+			continue;
+		}
 		if (sw && !node->sw_info_valid) {
 			/* its ports were never asked about */
 			count += hole(n, 0, HOLE_SWITCH_INFO, cb, arg);
@@ -512,7 +517,7 @@ discover_holes(const struct fabric *f,
 
 			if (!sw && !port->present)
 				continue;       /* a CA port not reached */
-			if (!port->info_valid)
+			if (!port->info_valid || port->kept)
 				count += hole(n, (uint8_t)num, HOLE_PORT_INFO, cb,
 				    arg);
 			else if (num != 0 && port->state >= PORT_INIT &&
@@ -531,6 +536,7 @@ discover_hole_text(const struct fabric *f, const struct discover_hole *h,
 		[HOLE_SWITCH_INFO] = "SwitchInfo not read",
 		[HOLE_PORT_INFO] = "PortInfo not read",
 		[HOLE_PEER] = "up, but the node behind it did not answer",
+		[HOLE_KEPT] = "did not answer; kept as it was, routes and all",
 	};
 	const struct fabric_node *n = &f->nodes[h->node];
 	char desc[65];
@@ -542,7 +548,7 @@ discover_hole_text(const struct fabric *f, const struct discover_hole *h,
 		desc[i] = n->desc[i] >= 0x20 && n->desc[i] < 0x7f ? n->desc[i] :
 		    '?';
 	desc[i] = '\0';
-	if (h->kind == HOLE_SWITCH_INFO)
+	if (h->kind == HOLE_SWITCH_INFO || h->kind == HOLE_KEPT)
 		snprintf(buf, len, "%s \"%s\" 0x%016" PRIx64 ": %s",
 		    fabric_node_type_name(n->type), desc, n->guid,
 		    what[h->kind]);

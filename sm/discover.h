@@ -52,8 +52,11 @@ void discover_set_alias(struct discovery *d, struct alias_store *alias);
 /* What a discovery left unknown in f, so that a sweep that lost an SMP is
  * never taken for a whole fabric: a switch whose SwitchInfo was not read, a
  * port (of a switch, or a CA port reached) whose PortInfo was not read, or
- * a port that is up but whose peer was not reached. */
-enum discover_hole_kind { HOLE_SWITCH_INFO, HOLE_PORT_INFO, HOLE_PEER };
+ * a port that is up but whose peer was not reached; once the silent parts
+ * are kept from the model in use (core/graft.h), a node kept (one hole
+ * for the node) or a port kept. */
+enum discover_hole_kind { HOLE_SWITCH_INFO, HOLE_PORT_INFO, HOLE_PEER,
+			  HOLE_KEPT };
 
 struct discover_hole {
 	uint32_t node;

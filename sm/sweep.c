@@ -16,6 +16,7 @@
 #include "core/alias.h"
 #include "core/alloc.h"
 #include "core/file.h"
+#include "core/graft.h"
 #include "core/query.h"
 #include "sm/discover.h"
 #include "core/fabric.h"
@@ -40,9 +41,6 @@ enum sweep_event { EV_HEAVY, EV_LIGHT, EV_DISCOVERED, EV_FAILED,
 		   EV_INHERIT, EV_INHERITED, EV_INCOMPLETE, EV_VPORTS,
 		   EV_COUNT };
 
-/* Heavy sweeps in a row that may find fewer nodes than the fabric in use,
- * with ports left unreached, before the smaller fabric is programmed. */
-#define SWEEP_HOLD_MAX 3
 /* Times a light sweep's SwitchInfo Get is sent when no round is
  * answered, before the switch is taken for changed. */
 #define LIGHT_ROUNDS 2
@@ -62,7 +60,6 @@ struct sweep {
 	bool up;                /* the last heavy sweep was complete */
 	double up_mono, up_wall; /* when it last became up */
 	unsigned cur_holes;     /* discover_holes() of cur, kept by adopt_next */
-	unsigned holds;         /* sweeps in a row held by hold_partial() */
 	ev_idle idle;           /* starts requested sweeps when idle */
 	ev_timer timer;         /* light sweep period / retry after failure */
 	struct lid_map *lids;
@@ -456,6 +453,17 @@ idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 }
 
 void
+sweep_forget(struct sweep *sw)
+{
+	if (!sw->learn)
+		log_info("sweep: another SM may have written the fabric: the "
+		    "next sweep reads what the devices hold");
+	program_forget(sw->prog);
+	vports_forget(sw->vports);
+	sw->learn = true;
+}
+
+void
 sweep_reroute(struct sweep *sw)
 {
 	sw->reroute = true;
@@ -544,6 +552,10 @@ on_discovered(void *arg, const struct discover_result *r)
 	sw->discover_secs = sw->t_discovered - sw->sweep_started;
 	if (!r->ok) {
 		snprintf(sw->why, sizeof(sw->why), "discovery failed: %s", r->why);
+		/* A master blind to its fabric (its own port down) cannot
+		 * tell what a standby that took over meanwhile wrote. */
+		if (smstate_may_write(sw->ss) && sw->have_cur)
+			sweep_forget(sw);
 		fsm(sw, EV_FAILED);
 		return;
 	}
@@ -1019,45 +1031,31 @@ keep_held_routes(struct sweep *sw)
 		    ir.kept);
 }
 
-/* A discovery that left ports unreached and lost nodes the fabric in use
- * has is more likely to have lost SMPs than nodes: programming it would
- * take the routes away from nodes that are still there. Keep the routes
- * and look again, a few times, before programming the smaller fabric (the
- * nodes may really be gone, and the rest of the fabric must not wait for
- * them forever). */
-static bool
-hold_partial(struct sweep *sw)
+/* Nodes a discovery could not reach behind ports that are up (lost SMPs,
+ * a silent management agent) are kept as the model in use knew them, with
+ * their LIDs and routes, until their links are seen down
+ * (core/graft.h): a sweep that lost SMPs must not withdraw the routes of
+ * nodes that are still there. The sweep stays incomplete meanwhile. */
+static void
+keep_silent(struct sweep *sw)
 {
-	unsigned holes, lost = 0;
+	unsigned n;
 
-	if (!sw->have_cur || sw->holds >= SWEEP_HOLD_MAX ||
-	    (holes = discover_holes(sw->next, NULL, NULL)) == 0) {
-		sw->holds = 0;
-		return false;
-	}
-	for (uint32_t n = 0; n < sw->cur->nnodes; n++)
-		if (fabric_node_by_guid(sw->next, sw->cur->nodes[n].guid) ==
-		    FABRIC_NONE)
-			lost++;
-	if (lost == 0) {
-		sw->holds = 0;
-		return false;
-	}
-	sw->holds++;
-	snprintf(sw->why, sizeof(sw->why), "discovery incomplete: %u port%s "
-	    "not reached, %u node%s of the fabric in use not found; its "
-	    "routes are kept (%u of %u)", holes, holes == 1 ? "" : "s", lost,
-	    lost == 1 ? "" : "s", sw->holds, SWEEP_HOLD_MAX);
-	return true;
+	if (!sw->have_cur || (n = fabric_graft_silent(sw->next, sw->cur)) == 0)
+		return;
+	if (sw->persist[0])
+		log_debug("sweep: %u node%s not read kept as they were", n,
+		    n == 1 ? "" : "s");
+	else
+		log_info("sweep: %u node%s not read this sweep kept as they "
+		    "were, routes and all, until their links are seen down", n,
+		    n == 1 ? "" : "s");
 }
 
 static void
 compute(struct sweep *sw)
 {
-	if (hold_partial(sw)) {
-		fsm(sw, EV_FAILED);
-		return;
-	}
+	keep_silent(sw);
 	if (assign_lids(sw) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no LID for the SM's port");
 		fsm(sw, EV_FAILED);
@@ -1496,6 +1494,29 @@ repair(struct sweep *sw)
 	sw->repairs++;
 }
 
+/* Nodes away from the model in use come back holding whatever was
+ * written to them meanwhile (another SM, a reset): what the programmer
+ * knew of them is void. */
+static void
+forget_returning(struct sweep *sw)
+{
+	const struct fabric *f = sw->next;
+
+	if (!sw->have_cur)
+		return;
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		const struct fabric_node *node = &f->nodes[n];
+
+		if (fabric_node_by_guid(sw->cur, node->guid) != FABRIC_NONE)
+			continue;
+		program_forget_node(sw->prog, node->guid);
+		for (uint8_t k = 1; node->type != NODE_SWITCH &&
+		    k <= node->nports; k++)
+			program_forget_node(sw->prog,
+			    f->ports[fabric_port_idx(f, n, k)].guid);
+	}
+}
+
 static void
 route_program(struct sweep *sw)
 {
@@ -1543,6 +1564,7 @@ route_program(struct sweep *sw)
 	}
 	sw->pk_fabric = sw->next;
 	build_pkeys(sw);
+	forget_returning(sw);
 	sw->t_programming = now();
 	sw->compute_secs = sw->t_programming - sw->t_elected;
 	program_start(sw->prog, sw->next, sw->next_lft, sw->want, sm_lid,
@@ -1810,6 +1832,7 @@ on_inherited(void *arg, unsigned failures)
 static void
 start_inherit(struct sweep *sw)
 {
+	keep_silent(sw);
 	learn_lids(sw);
 	if (assign_lids(sw) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no LID for the SM's port");

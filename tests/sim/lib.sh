@@ -295,6 +295,41 @@ sim_cmd() {
 	tail -c +"$((off + 1))" "$T/ibsim.log" | sed 's/sim> //g' | grep -v '^[[:space:]]*$' || true
 }
 
+# sim_cmds CMD...: several console commands at once (one per argument),
+# waiting until ibsim has processed them all; what it answered is not
+# printed. Much faster than one sim_cmd each for a command per switch.
+sim_cmds() {
+	local before i=0 c
+	[ -n "$SIM_PID" ] || fail "sim_cmds: ibsim is not running"
+	before=$(_prompts)
+	for c in "$@"; do
+		printf '%s\n' "$c" >&8 || fail "sim_cmds: cannot write to ibsim's console"
+		printf '%s\n' "$c" >>"$T/sim_cmds.log"
+	done
+	until [ "$(_prompts)" -ge $((before + $#)) ]; do
+		kill -0 "$SIM_PID" 2>/dev/null || fail "ibsim died on console commands: $*"
+		[ $i -lt 300 ] || fail "ibsim did not process $# console commands in 30 s"
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# sim_switches: the switch names of the running net file.
+sim_switches() {
+	sed -n 's/^Switch[[:space:]]\{1,\}[0-9]\{1,\}[[:space:]]\{1,\}"\([^"]*\)".*/\1/p' "$SIM_NET"
+}
+
+# sim_loss RATE: ibsim drops RATE % of the packets entering any port of
+# every switch (`Error "switch" RATE`); 0 clears it.
+sim_loss() {
+	local s cmds=()
+	for s in $(sim_switches); do
+		cmds+=("Error \"$s\" $1")
+	done
+	sim_cmds "${cmds[@]}"
+	log "loss at every switch: $1 %"
+}
+
 # sim_example NAME: copy one of ibsim's own example fabrics (installed with
 # ibsim-utils, possibly gzipped) into $T and print the copy's path.
 sim_example() {
