@@ -54,6 +54,8 @@ struct fabric_port {
 	uint32_t path;          /* CA/router port: index into fabric->paths */
 	uint8_t kept;           /* not read this sweep: kept as the model in
 				 * use knew it (core/graft.h) */
+	uint8_t held;           /* switch link up but held out of routing
+				 * while it flaps (sm/holddown.h) */
 };
 
 struct fabric_node {

@@ -496,14 +496,28 @@ mcast_leave(struct mcast_store *s, struct mcast_group *g, uint64_t port_guid,
 
 /* Drop the memberships of ports present() denies in one group; returns
  * how many went. The group itself is left to the caller. */
+struct prune_by_port {
+	bool (*present)(void *, uint64_t);
+	void *arg;
+};
+
+static bool
+by_port(void *arg, const struct mcast_group *g, uint64_t guid)
+{
+	const struct prune_by_port *b = arg;
+
+	(void)g;
+	return b->present(b->arg, guid);
+}
+
 static size_t
 group_prune(struct mcast_store *s, struct mcast_group *g,
-    bool (*present)(void *, uint64_t), void *parg)
+    bool (*keep)(void *, const struct mcast_group *, uint64_t), void *parg)
 {
 	size_t i = 0, k = 0;
 
 	while (i < g->nmembers) {
-		if (!present(parg, g->members[i].port_guid)) {
+		if (!keep(parg, g, g->members[i].port_guid)) {
 			member_drop(s, g, i);
 			k++;
 		} else
@@ -516,13 +530,23 @@ size_t
 mcast_prune(struct mcast_store *s, bool (*present)(void *, uint64_t),
     void *parg, mcast_changed_fn *changed, void *carg)
 {
+	struct prune_by_port b = { present, parg };
+
+	return mcast_prune_members(s, by_port, &b, changed, carg);
+}
+
+size_t
+mcast_prune_members(struct mcast_store *s,
+    bool (*keep)(void *arg, const struct mcast_group *g, uint64_t port_guid),
+    void *parg, mcast_changed_fn *changed, void *carg)
+{
 	struct mcast_group *g;
 	size_t i = 0, k, total = 0;
 	uint16_t mlid, last = 0;
 
 	while (i < s->n) {
 		g = s->v[i];
-		k = group_prune(s, g, present, parg);
+		k = group_prune(s, g, keep, parg);
 		total += k;
 		if (k == 0) {
 			i++;

@@ -194,6 +194,11 @@ typedef void mcast_changed_fn(void *arg, uint16_t mlid);
 size_t mcast_prune(struct mcast_store *s,
     bool (*present)(void *arg, uint64_t port_guid), void *parg,
     mcast_changed_fn *changed, void *carg);
+/* The same with a predicate that sees the group: memberships keep()
+ * refuses end (a port no longer in the group's partition). */
+size_t mcast_prune_members(struct mcast_store *s,
+    bool (*keep)(void *arg, const struct mcast_group *g, uint64_t port_guid),
+    void *parg, mcast_changed_fn *changed, void *carg);
 /* The same for one port. */
 size_t mcast_forget_port(struct mcast_store *s, uint64_t port_guid,
     mcast_changed_fn *changed, void *carg);

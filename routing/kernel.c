@@ -15,7 +15,8 @@ kernel_link_usable(const struct fabric *f, uint32_t p)
 	uint32_t q = f->ports[p].peer;
 
 	return q != FABRIC_NONE && f->ports[p].state != PORT_DOWN &&
-	    f->ports[q].state != PORT_DOWN;
+	    f->ports[q].state != PORT_DOWN && !f->ports[p].held &&
+	    !f->ports[q].held;
 }
 
 uint32_t

@@ -16,7 +16,8 @@
 #include "core/fabric.h"
 #include "core/lft.h"
 
-/* A cable that carries traffic: both ends known and neither DOWN. */
+/* A cable that carries traffic: both ends known, neither DOWN, neither
+ * held out of routing (sm/holddown.h). */
 bool kernel_link_usable(const struct fabric *f, uint32_t p);
 
 /* The switch (index of s) end port p hangs off and the port there that

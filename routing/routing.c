@@ -487,6 +487,63 @@ routing_report_fill(const struct fabric *f, const struct lft_set *s,
 }
 
 uint64_t
+routing_max_link_routes(const struct fabric *f, const struct lft_set *s)
+{
+	uint32_t *cas = xcalloc(s->nsw ? s->nsw : 1, sizeof(*cas));
+	uint64_t *load = xcalloc(f->nports ? f->nports : 1, sizeof(*load));
+	uint64_t max = 0;
+
+	/* CA ports (sources) per switch they are cabled to */
+	for (uint32_t p = 0; p < f->nports; p++) {
+		const struct fabric_port *port = &f->ports[p];
+		uint32_t q = port->peer, n;
+
+		if (f->nodes[port->node].type == NODE_SWITCH || !port->present ||
+		    q == FABRIC_NONE || port->state == PORT_DOWN)
+			continue;
+		n = f->ports[q].node;
+		if (f->nodes[n].type == NODE_SWITCH &&
+		    s->node_sw[n] != FABRIC_NONE)
+			cas[s->node_sw[n]]++;
+	}
+	for (uint32_t p = 0; p < f->nports; p++) {
+		const struct fabric_port *dst = &f->ports[p];
+		uint16_t lid = dst->lid;
+
+		if (f->nodes[dst->node].type == NODE_SWITCH || !dst->present ||
+		    lid == 0 || lid > s->max_lid)
+			continue;
+		for (uint32_t from = 0; from < s->nsw; from++) {
+			uint32_t sw = from, hops = 0;
+
+			if (cas[from] == 0)
+				continue;
+			while (hops++ < s->nsw) {
+				uint32_t n = s->sw_node[sw], out, q;
+				uint8_t e = lft_row(s, sw)[lid];
+
+				if (e == LFT_NO_ROUTE || e == 0 ||
+				    e > f->nodes[n].nports)
+					break;
+				out = fabric_port_idx(f, n, e);
+				if ((q = f->ports[out].peer) == FABRIC_NONE ||
+				    f->nodes[f->ports[q].node].type != NODE_SWITCH)
+					break;          /* delivered, or lost */
+				load[out] += cas[from];
+				if (load[out] > max)
+					max = load[out];
+				sw = s->node_sw[f->ports[q].node];
+				if (sw == FABRIC_NONE)
+					break;
+			}
+		}
+	}
+	free(cas);
+	free(load);
+	return max;
+}
+
+uint64_t
 routing_blocks_changed(const struct fabric *f, const struct lft_set *s,
     const struct fabric *prev_fabric, const struct lft_set *prev)
 {

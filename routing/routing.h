@@ -98,6 +98,15 @@ int routing_run(const struct routing_engine *const *chain, size_t n,
 uint64_t routing_blocks_changed(const struct fabric *f, const struct lft_set *s,
     const struct fabric *prev_fabric, const struct lft_set *prev);
 
+/* The busiest inter-switch link for all-to-all traffic between CA ports:
+ * every CA port sending to every other CA port's LID along the tables,
+ * the routes crossing each directed inter-switch link counted, the most
+ * returned (what fabcheck --loads calls max_link_load). This, not the
+ * LIDs a port forwards, is what a cable carries when every host talks
+ * to every other. Pairs that do not arrive count up to where they stop. */
+uint64_t routing_max_link_routes(const struct fabric *f,
+    const struct lft_set *s);
+
 /* Walk every (switch, destination LID) through the tables and fill the
  * hop histogram, load figures and unreachable count of rep. */
 void routing_report_fill(const struct fabric *f, const struct lft_set *s,

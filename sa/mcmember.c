@@ -578,7 +578,28 @@ on_pruned(void *arg, uint16_t mlid)
 	changed(arg, mlid);
 }
 
-/* Members of ports that left; groups that went with them are reported. */
+struct pk_ctx {
+	const struct sa_view *v;
+	struct guid_hash *ends;
+};
+
+/* A member whose port no longer holds the group's P_Key (a partition
+ * removed or changed by a reload) is no member any more: multicast
+ * follows the partitions, and the MFTs stop forwarding to it. */
+static bool
+in_partition(void *arg, const struct mcast_group *g, uint64_t guid)
+{
+	const struct pk_ctx *c = arg;
+	uint32_t e = guid_hash_get(c->ends, guid);
+	bool full;
+
+	if (e == GUID_HASH_NONE || c->v->pk == NULL)
+		return true;
+	return sa_scope_has(c->v, e, g->p.pkey, &full);
+}
+
+/* Members of ports that left, or that left the group's partition; groups
+ * that went with them are reported. */
 static void
 prune(struct mcm *m, const struct sa_view *v)
 {
@@ -610,10 +631,18 @@ prune(struct mcm *m, const struct sa_view *v)
 		memcpy(before[i], g->mgid, 16);
 		pkeys[i++] = g->p.pkey;
 	}
-	if (mcast_prune(s, present, &ends, on_pruned, m) > 0)
-		for (i = 0; i < n; i++)
-			if (mcast_find(s, before[i]) == NULL)
-				sa_mcmember_trap(m, 67, before[i], pkeys[i]);
+	{
+		struct pk_ctx pc = { .v = v, .ends = &ends };
+		size_t gone = mcast_prune(s, present, &ends, on_pruned, m);
+
+		gone += mcast_prune_members(s, in_partition, &pc, on_pruned,
+		    m);
+		if (gone > 0)
+			for (i = 0; i < n; i++)
+				if (mcast_find(s, before[i]) == NULL)
+					sa_mcmember_trap(m, 67, before[i],
+					    pkeys[i]);
+	}
 	free(before);
 	free(pkeys);
 	guid_hash_fini(&ends);

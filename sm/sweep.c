@@ -19,6 +19,7 @@
 #include "core/graft.h"
 #include "core/query.h"
 #include "sm/discover.h"
+#include "sm/holddown.h"
 #include "core/fabric.h"
 #include "sm/inherit.h"
 #include "sm/lid.h"
@@ -62,6 +63,8 @@ struct sweep {
 	unsigned cur_holes;     /* discover_holes() of cur, kept by adopt_next */
 	ev_idle idle;           /* starts requested sweeps when idle */
 	ev_timer timer;         /* light sweep period / retry after failure */
+	struct holddown *hd;    /* flapping links held out of routing */
+	ev_timer hd_timer;      /* a heavy sweep when the first is released */
 	struct lid_map *lids;
 	struct programmer *prog;
 	char guid2lid[4096], stats[4096];
@@ -1052,10 +1055,42 @@ keep_silent(struct sweep *sw)
 		    n == 1 ? "" : "s");
 }
 
+/* Links back within HOLDDOWN_SECS of going down are held out of routing
+ * until they stay up that long; a heavy sweep then moves routes onto
+ * them. */
+static void
+hold_flapping(struct sweep *sw)
+{
+	double release, t = now();
+	unsigned n;
+
+	n = holddown_apply(sw->hd, sw->next, sw->have_cur ? sw->cur : NULL, t,
+	    &release);
+	if (n == 0)
+		return;
+	log_info("routing: %u link%s back within %.0f s of going down: held "
+	    "out of routing until %s up that long", n, n == 1 ? "" : "s",
+	    HOLDDOWN_SECS, n == 1 ? "it stays" : "they stay");
+	ev_timer_stop(sw->loop, &sw->hd_timer);
+	ev_timer_set(&sw->hd_timer, release - t + 0.05, 0.);
+	ev_timer_start(sw->loop, &sw->hd_timer);
+}
+
+static void
+hd_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sweep *sw = w->data;
+
+	(void)loop;
+	(void)revents;
+	sweep_request(sw, true);
+}
+
 static void
 compute(struct sweep *sw)
 {
 	keep_silent(sw);
+	hold_flapping(sw);
 	if (assign_lids(sw) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no LID for the SM's port");
 		fsm(sw, EV_FAILED);
@@ -1173,13 +1208,6 @@ base_for_next(struct sweep *sw, struct lft_set *out)
 	return 0;
 }
 
-/* Links came back: besides the routes that keep the ports in use (in
- * next_lft), route preferring the balanced tables' ports, and afresh;
- * take the best spread (fewest LIDs on the busiest port, nothing less
- * reachable), among equals the routes towards the balanced tables, and
- * the routes in place only when no other spreads better or as well at
- * fewer blocks. After a flap that is the balanced tables again, reached
- * by writing back just the blocks the failure changed. */
 /* The balanced tables themselves as a candidate: when they reach every
  * pair the engine's route does (and have no credit loop where its tables
  * have none), the fabric is whole again as they knew it. */
@@ -1205,81 +1233,156 @@ base_itself(struct sweep *sw, const struct lft_set *base, struct lft_set *out,
 	return 0;
 }
 
-/* Links came back: besides the routes that keep the ports in use (in
- * next_lft), the balanced tables themselves (the last routed afresh),
- * routes preferring their ports, and routes afresh; take the best spread
- * (fewest LIDs on the busiest port, nothing less reachable), among equals
- * in that order, and the routes in place only when no other spreads
- * better or as well at fewer blocks. After a flap that is the balanced
- * tables again, reached by writing back just the blocks the failure
- * changed. */
+/* The tables in use, laid out for the new model, as a candidate: a link
+ * that came back may change nothing fresh routing would improve. */
+static int
+in_use_itself(struct sweep *sw, struct lft_set *out, struct route_report *rep)
+{
+	struct lft_set *h = out;
+	int acyclic;
+
+	if (lft_set_init(h, sw->next) < 0)
+		fatal("sweep: out of memory");
+	for (uint32_t i = 0; i < h->nsw; i++) {
+		uint32_t n = fabric_node_by_guid(sw->cur,
+		    sw->next->nodes[h->sw_node[i]].guid), ci, last;
+
+		if (n == FABRIC_NONE || (ci = sw->cur_lft->node_sw[n]) ==
+		    FABRIC_NONE)
+			continue;
+		last = h->max_lid < sw->cur_lft->max_lid ? h->max_lid :
+		    sw->cur_lft->max_lid;
+		memcpy(lft_row(h, i), lft_row(sw->cur_lft, ci), last + 1u);
+	}
+	acyclic = cdg_acyclic(sw->next, h, NULL);
+	if (repair_lost_pairs(sw->next, h, sw->next_lft) > 0 ||
+	    (!acyclic && sw->report.deadlock_free == 1)) {
+		lft_set_fini(h);
+		return -1;
+	}
+	*rep = sw->report;
+	routing_report_fill(sw->next, h, rep);
+	rep->deadlock_free = acyclic;
+	return 0;
+}
+
+/*
+ * Links came back (issue 31 point 4). The target is the balance of the
+ * engine's fresh tables for the fabric as it is now (a route of it now, or
+ * the balanced tables when they were routed afresh for this whole fabric),
+ * whatever the SM saw when it started or took over: the busiest link for all-to-all traffic
+ * between CAs (routing_max_link_routes; the LIDs a port forwards do not
+ * show how routes pile up on a cable) no worse than theirs, no longer in
+ * switch hops, nothing less reachable. Reached with the fewest block writes among the tables that
+ * meet it: the tables in use as they are, the engine's route preferring
+ * their ports (next_lft on entry), the balanced tables last routed afresh
+ * and the route preferring their ports, and the fresh tables themselves;
+ * the balanced tables whenever they meet it (a heal then undoes exactly
+ * what the faults changed).
+ */
+enum { CAND_IN_USE, CAND_PREFER_IN_USE, CAND_BASE, CAND_TOWARDS_BASE,
+       CAND_FRESH, CAND_N };
+
+/* Switch hops over every (switch, LID) pair: tables no longer than the
+ * fresh ones take no detour the fabric no longer needs. */
+static uint64_t
+total_hops(const struct route_report *r)
+{
+	uint64_t t = 0;
+
+	for (unsigned i = 1; i <= ROUTE_HOPS_MAX; i++)
+		t += (uint64_t)i * r->hops[i];
+	return t;
+}
+
 static void
 rebalance(struct sweep *sw, const struct routing_opts *base_opts)
 {
-	static const char *const how[3] = { "towards the balanced tables",
-	    "afresh", "back to the balanced tables" };
-	static const int order[3] = { 2, 0, 1 };
+	static const char *const how[CAND_N] = { "kept as they are",
+	    "towards the tables in use", "back to the balanced tables",
+	    "towards the balanced tables", "afresh" };
 	struct routing_opts o = *base_opts;
-	struct lft_set cand[3], base;
-	struct route_report rep[3];
-	uint64_t cost[3], here = sw->report.blocks_changed;
-	int best = -1, have[3] = { 0, 0, 0 }, i;
+	struct lft_set cand[CAND_N], base;
+	struct route_report rep[CAND_N];
+	uint64_t cost[CAND_N], links[CAND_N], target;
+	int best = -1, have[CAND_N] = { 0 }, i;
 
 	memset(cand, 0, sizeof(cand));
 	memset(&base, 0, sizeof(base));
+	o.prev_fabric = sw->cur;
+	o.prev = sw->cur_lft;
+	o.fresh = true;
+	have[CAND_FRESH] = routing_run(sw->o.chain, sw->o.nchain, sw->next,
+	    &o, &cand[CAND_FRESH], &rep[CAND_FRESH], NULL) == 0;
+	if (!have[CAND_FRESH])
+		return;         /* the route in next_lft stands */
+	/* next_lft: the engine's route of this fabric preferring the ports
+	 * in use */
+	if (lft_set_copy(&cand[CAND_PREFER_IN_USE], sw->next_lft,
+	    sw->next->nnodes) < 0)
+		fatal("sweep: out of memory");
+	rep[CAND_PREFER_IN_USE] = sw->report;
+	have[CAND_PREFER_IN_USE] = 1;
+	have[CAND_IN_USE] = in_use_itself(sw, &cand[CAND_IN_USE],
+	    &rep[CAND_IN_USE]) == 0;
 	if (base_for_next(sw, &base) == 0) {
 		o.prev_fabric = sw->next;
 		o.prev = &base;
 		o.fresh = false;
-		have[0] = routing_run(sw->o.chain, sw->o.nchain, sw->next, &o,
-		    &cand[0], &rep[0], NULL) == 0;
-		have[2] = base_itself(sw, &base, &cand[2], &rep[2]) == 0;
+		have[CAND_TOWARDS_BASE] = routing_run(sw->o.chain,
+		    sw->o.nchain, sw->next, &o, &cand[CAND_TOWARDS_BASE],
+		    &rep[CAND_TOWARDS_BASE], NULL) == 0;
+		have[CAND_BASE] = base_itself(sw, &base, &cand[CAND_BASE],
+		    &rep[CAND_BASE]) == 0;
 	}
-	o.prev_fabric = sw->cur;
-	o.prev = sw->cur_lft;
-	o.fresh = true;
-	have[1] = routing_run(sw->o.chain, sw->o.nchain, sw->next, &o, &cand[1],
-	    &rep[1], NULL) == 0;
-	for (int k = 0; k < 3; k++) {
-		if (!have[i = order[k]])
+	for (i = 0; i < CAND_N; i++)
+		if (have[i])
+			links[i] = routing_max_link_routes(sw->next, &cand[i]);
+	/* The balanced tables, routed afresh for a fabric with every link
+	 * this one has, are the engine's fresh tables as much as a route of
+	 * it now (ties broken another way); routed for a degraded fabric (a
+	 * start or a takeover with a cable down) they are not. */
+	target = links[CAND_FRESH];
+	if (have[CAND_BASE] && sw->base_links >= switch_links(sw->next) &&
+	    links[CAND_BASE] > target)
+		target = links[CAND_BASE];
+	for (i = 0; i < CAND_N; i++) {
+		if (!have[i])
 			continue;
 		cost[i] = routing_blocks_changed(sw->next, &cand[i], sw->cur,
 		    sw->cur_lft);
-		/* The balanced tables, and routes towards them, are taken even
-		 * when the routes in place spread as evenly over ports at
-		 * fewer blocks: what the busiest port carries does not show
-		 * how routes pile up on cables, and the routes in place may
-		 * have been repaired around the fault (repair()), not
-		 * balanced. */
-		if (rep[i].unreachable > sw->report.unreachable ||
-		    rep[i].max_port_load > sw->report.max_port_load ||
-		    (rep[i].max_port_load == sw->report.max_port_load &&
-		    cost[i] >= here && (i == 1 || cost[i] == 0)))
+		if (links[i] > target ||
+		    rep[i].unreachable > rep[CAND_FRESH].unreachable ||
+		    total_hops(&rep[i]) > total_hops(&rep[CAND_FRESH]))
 			continue;
-		if (best < 0 || rep[i].max_port_load < rep[best].max_port_load)
+		/* back to the balanced tables when they meet it: a heal
+		 * undoes what the faults changed, and the routes are those
+		 * of the fresh start again */
+		if (best == CAND_BASE)
+			continue;
+		if (best < 0 || i == CAND_BASE || cost[i] < cost[best])
 			best = i;
 	}
-	if (best < 0) {
-		log_debug("routing: links came back; the routes in place stay "
-		    "(busiest port %u LIDs)", sw->report.max_port_load);
-	} else {
-		log_info("routing: links came back: %s rebalanced %s (busiest "
-		    "port %u -> %u LIDs, %" PRIu64 " blocks changed instead of "
-		    "%" PRIu64 ")", rep[best].engine, how[best],
-		    sw->report.max_port_load, rep[best].max_port_load,
-		    cost[best], here);
+	if (best < 0)
+		best = CAND_FRESH;
+	log_info("routing: links came back: %s tables %s (busiest link %"
+	    PRIu64 " all-to-all routes, as routed afresh %" PRIu64 "; %"
+	    PRIu64 " blocks changed)", rep[best].engine, how[best],
+	    links[best], target, cost[best]);
+	if (best != CAND_PREFER_IN_USE) {
 		lft_drop(sw, sw->next_lft);
 		*sw->next_lft = cand[best];
 		memset(&cand[best], 0, sizeof(cand[best]));
 		sw->report = rep[best];
-		sw->report.blocks_changed = cost[best];
-		sw->rebalances++;
-		/* routes afresh on a fabric still missing links the balanced
-		 * tables knew are not the whole fabric's balance */
-		sw->base_next = best == 1 &&
-		    switch_links(sw->next) >= sw->base_links;
 	}
-	for (i = 0; i < 3; i++)
+	sw->report.blocks_changed = cost[best];
+	if (best != CAND_IN_USE)
+		sw->rebalances++;
+	/* the tables routed afresh on a fabric still missing links the
+	 * balanced tables knew are not the whole fabric's balance */
+	sw->base_next = best == CAND_FRESH &&
+	    switch_links(sw->next) >= sw->base_links;
+	for (i = 0; i < CAND_N; i++)
 		lft_set_fini(&cand[i]);
 	lft_set_fini(&base);
 }
@@ -1522,7 +1625,7 @@ route_program(struct sweep *sw)
 {
 	struct routing_opts ropts = sw->o.ropts;
 	uint16_t sm_lid;
-	bool hold, vp;
+	bool hold, vp, rebalanced = false;
 
 	sm_lid = sw->next->ports[sw->next->sm_port].lid;
 	if (sw->have_cur) {
@@ -1543,12 +1646,17 @@ route_program(struct sweep *sw)
 	sw->base_next = sw->reroute || !sw->have_cur;
 	if (sw->reroute)
 		sw->rebalances++;
-	else if (sw->have_cur && sw->held.nsw == 0 && links_came_back(sw))
+	else if (sw->have_cur && sw->held.nsw == 0 && links_came_back(sw)) {
 		rebalance(sw, &ropts);
+		rebalanced = true;
+	}
 	else if (sw->have_cur && sw->held.nsw == 0 && !sw->keep_routes &&
 	    only_losses(sw))
 		repair(sw);
-	hold = !sw->reroute && (sw->held.nsw > 0 || held_from_cur(sw));
+	/* a subnet taken over keeps the routes in place that deliver, but
+	 * not against a rebalance: links that came back are the engine's */
+	hold = !sw->reroute && !rebalanced &&
+	    (sw->held.nsw > 0 || held_from_cur(sw));
 	vp = sw->o.virt_mode == 2 && sw->next_vp->n > 0;
 	/* held routes and vport LIDs change next_lft after this: then the
 	 * balanced tables are a copy */
@@ -2345,6 +2453,9 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	sw->idle.data = sw;
 	ev_timer_init(&sw->timer, timer_cb, 0., 0.);
 	sw->timer.data = sw;
+	sw->hd = holddown_new(HOLDDOWN_SECS);
+	ev_timer_init(&sw->hd_timer, hd_timer_cb, 0., 0.);
+	sw->hd_timer.data = sw;
 	return sw;
 }
 
@@ -2359,6 +2470,8 @@ sweep_free(struct sweep *sw)
 	lft_set_fini(&sw->held);
 	ev_idle_stop(sw->loop, &sw->idle);
 	ev_timer_stop(sw->loop, &sw->timer);
+	ev_timer_stop(sw->loop, &sw->hd_timer);
+	holddown_free(sw->hd);
 	program_free(sw->prog);
 	vports_free(sw->vports);
 	vport_set_fini(sw->cur_vp);

@@ -233,5 +233,26 @@ has_group h1 $SBC && fail "$SBC still there after its last full member left (no 
 has_group h1 ff12:401b:ffff::ffff:ffff || fail "Default's broadcast group went with the reload"
 log "6. reload: unjoined broadcast group deleted, joined one kept until its last full member left"
 
+# ---- 7. a reload that removes a partition removes its multicast state
+# (issue 31 point 10): its members no longer hold its P_Key, so they are
+# members no more, the group goes and the MFTs stop forwarding its MLID
+cp "$CONF" "$T/partitions.conf"
+ctl reload >"$T/reload.out" 2>&1 || fail "ibsmctl reload failed: $(cat "$T/reload.out")"
+poll_until 20 has_group h1 $SBC >/dev/null || fail "storage's broadcast group not pre-created again"
+out=$(expect 0x0000 h1 join $SBC 1)
+smlid=$(field "$out" mlid)
+expect 0x0000 h2 join $SBC 1 >/dev/null
+poll_until 10 mcheck --mlid "$smlid" --recv h1,h2 >/dev/null ||
+    fail "storage's broadcast group $smlid: tree wrong: $(mcheck --mlid "$smlid" --recv h1,h2)"
+sed -i '/^storage=0x0010/,/;$/d' "$T/partitions.conf"
+grep -q '^storage' "$T/partitions.conf" && fail "test bug: storage still in the file"
+ctl reload >"$T/reload.out" 2>&1 || fail "ibsmctl reload failed: $(cat "$T/reload.out")"
+poll_until 20 lacks_group h1 $SBC >/dev/null ||
+    fail "storage's joined broadcast group survived the removal of its partition"
+poll_until 10 mcheck --mlid "$smlid" --absent >/dev/null ||
+    fail "MFT entries towards storage's former members left: $(mcheck --mlid "$smlid" --absent)"
+has_group h1 ff12:401b:ffff::ffff:ffff || fail "Default's broadcast group went with the reload"
+log "7. reload removing storage: its joined group and MFT entries (MLID $smlid) gone"
+
 sm_stop
 log "PASS"
