@@ -11,7 +11,7 @@
 #      within CHURN_MAX (3 full rewrites of the fabric's 320 blocks; ten
 #      flaps without loss write about 470, and a sweep that lost nodes
 #      used to route them away and back: 1,498 and 4,242 were seen), and
-#      the fabric is right after. LOSS_CHURN_RUNS runs (1).
+#      the fabric is right after. LOSS_CHURN_RUNS runs (2).
 # ibsim never seeds its random(): SMPs sent before each run move it to
 # another pattern of loss.
 . "$(dirname "$0")/lib.sh"
@@ -19,7 +19,7 @@ skip_unless_sim
 [ "$SM" = opensm ] && skip "SM=opensm: ibsmd's loss handling is under test"
 
 : "${LOSS_FLAP_RUNS:=2}"
-: "${LOSS_CHURN_RUNS:=1}"
+: "${LOSS_CHURN_RUNS:=2}"
 : "${LOSS_SECS:=36}"            # under loss after the flap (the issue's 36 s)
 : "${CHURN_LOSS:=20}"
 NET=$FABRICS/ft3_8.net
