@@ -2,7 +2,7 @@
  * bench/routing.c: the routing engines alone, on k-ary three-level fat
  * trees built in memory, timed and measured one engine per process.
  *
- *     routing-bench [-n] K ENGINE...
+ *     routing-bench [-n] [-k KEPT] K ENGINE...
  *
  * For each ENGINE the program forks a child that builds the fabric
  * (testfab_ft3(), tests/unit/testfab.c), sizes the tables (lft_set_init),
@@ -12,6 +12,9 @@
  *   - routing_report_fill() on its tables (the walk of every switch-LID pair
  *     that ibsmd does after routing),
  *   - cdg_acyclic() on its tables (the deadlock check; -n skips it),
+ *   - with -k KEPT, acyclic_keep() (routing/acyclic.h): KEPT's tables (as
+ *     another SM may leave them, e.g. minhop's, with a credit loop) kept
+ *     against the engine's, their loops broken,
  * and reports, besides each phase's seconds, the child's peak RSS after
  * each phase (getrusage, in the child) and overall (wait4, in the parent).
  * A fresh child per engine makes each peak that engine's own: the parent
@@ -40,6 +43,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include "routing/acyclic.h"
 #include "routing/cdg.h"
 #include "core/fabric.h"
 #include "core/log.h"
@@ -59,7 +63,16 @@ struct result {
 	uint64_t hops[ROUTE_HOPS_MAX + 1];
 	int acyclic;            /* 1, 0, or -1 not run */
 	uint64_t cdg_edges;
+	/* -k: acyclic_keep() of KEPT's tables against the engine's */
+	int keep_rc;            /* its return, or -2 not run */
+	int kept_acyclic;       /* KEPT's tables had no credit loop */
+	double keep_s;
+	long rss_keep_kb;
+	struct acyclic_result keep;
+	uint64_t blocks_total, blocks_engine;   /* all; the engine's vs KEPT's */
 };
+
+static const char *kept_name;
 
 static double
 now(void)
@@ -79,6 +92,29 @@ peak_kb(void)
 	return ru.ru_maxrss;
 }
 
+
+/* KEPT's tables for f, their credit loops broken against the engine's s. */
+static void
+keep(const struct fabric *f, const struct lft_set *s, struct result *r)
+{
+	const struct routing_engine *re = routing_engine_find(kept_name);
+	static const struct routing_opts none;
+	struct lft_set m;
+	char why[256];
+	double t;
+
+	if (re == NULL || lft_set_init(&m, f) != 0 ||
+	    re->route(f, &none, &m, why, sizeof(why)) != 0)
+		return;
+	r->kept_acyclic = cdg_acyclic(f, &m, NULL);
+	r->blocks_total = (uint64_t)m.nsw * (m.max_lid / 64u + 1);
+	r->blocks_engine = routing_blocks_changed(f, s, f, &m);
+	t = now();
+	r->keep_rc = acyclic_keep(f, &m, s, ACYCLIC_BUDGET, &r->keep);
+	r->keep_s = now() - t;
+	r->rss_keep_kb = peak_kb();
+	lft_set_fini(&m);
+}
 
 static void
 run_engine(unsigned k, const char *name, int do_cdg, struct result *r)
@@ -130,6 +166,9 @@ run_engine(unsigned k, const char *name, int do_cdg, struct result *r)
 		r->cdg_s = now() - t;
 		r->rss_cdg_kb = peak_kb();
 	}
+	r->keep_rc = -2;
+	if (kept_name != NULL)
+		keep(&f, &s, r);
 	lft_set_fini(&s);
 	fabric_fini(&f);
 }
@@ -208,15 +247,21 @@ main(int argc, char **argv)
 	double wall;
 	char *end;
 
-	while ((opt = getopt(argc, argv, "n")) != -1) {
+	while ((opt = getopt(argc, argv, "nk:")) != -1) {
+		if (opt == 'k') {
+			kept_name = optarg;
+			continue;
+		}
 		if (opt != 'n') {
-			fprintf(stderr, "usage: routing-bench [-n] K ENGINE...\n");
+			fprintf(stderr, "usage: routing-bench [-n] [-k KEPT] K "
+			    "ENGINE...\n");
 			return 2;
 		}
 		do_cdg = 0;
 	}
 	if (argc - optind < 2) {
-		fprintf(stderr, "usage: routing-bench [-n] K ENGINE...\n");
+		fprintf(stderr, "usage: routing-bench [-n] [-k KEPT] K "
+		    "ENGINE...\n");
 		return 2;
 	}
 	k = (unsigned)strtoul(argv[optind], &end, 10);
@@ -275,6 +320,17 @@ main(int argc, char **argv)
 			printf("  cdg_acyclic      %9.3f s   peak RSS %8.1f MiB   "
 			    "%s\n", r.cdg_s, mib(r.rss_cdg_kb), r.acyclic ?
 			    "acyclic" : "CYCLE");
+		if (r.keep_rc != -2)
+			printf("  acyclic_keep     %9.3f s   peak RSS %8.1f MiB   "
+			    "%s's tables%s: rc %d, %" PRIu64 " entries and %"
+			    PRIu64 " of %" PRIu64 " blocks changed (%s's differ in "
+			    "%" PRIu64 "), %u LIDs, %u wholly %s's, %" PRIu64
+			    " links visited\n", r.keep_s, mib(r.rss_keep_kb),
+			    kept_name, r.kept_acyclic ? " (no credit loop)" :
+			    " (a credit loop)", r.keep_rc, r.keep.changed,
+			    r.keep.blocks, r.blocks_total, name,
+			    r.blocks_engine, r.keep.lids, r.keep.engine_lids,
+			    name, r.keep.searched);
 		printf("  process          %9.3f s   peak RSS %8.1f MiB   "
 		    "(wall; CPU %.3f s user + %.3f s sys)\n", wall,
 		    mib(ru.ru_maxrss), (double)ru.ru_utime.tv_sec +
@@ -287,6 +343,12 @@ main(int argc, char **argv)
 		    " max_hops=%u\n", k, name, r.route_s, r.report_s, r.cdg_s,
 		    r.acyclic, mib(r.rss_built_kb), mib(r.rss_route_kb),
 		    mib(ru.ru_maxrss), r.unreachable, max_hop);
+		if (r.keep_rc != -2)
+			printf("RESULT k=%u engine=%s kept=%s keep_rc=%d keep_s=%.6f "
+			    "keep_blocks=%" PRIu64 " blocks=%" PRIu64
+			    " engine_blocks=%" PRIu64 "\n", k, name, kept_name,
+			    r.keep_rc, r.keep_s, r.keep.blocks, r.blocks_total,
+			    r.blocks_engine);
 	}
 	return failed;
 }

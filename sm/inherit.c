@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
+#include "routing/acyclic.h"
 #include "routing/kernel.h"
 #include "routing/routing.h"
 
@@ -232,6 +233,22 @@ delivers(struct column *c, const uint32_t *best)
 	return all;
 }
 
+/* The end port each LID of s (sized for f) belongs to, FABRIC_NONE. */
+static uint32_t *
+owners(const struct fabric *f, const struct lft_set *s)
+{
+	uint32_t *owner = xcalloc((size_t)s->max_lid + 1, sizeof(*owner));
+
+	for (uint32_t lid = 0; lid <= s->max_lid; lid++)
+		owner[lid] = FABRIC_NONE;
+	for (uint32_t p = 0; p < f->nports; p++)
+		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0 &&
+		    f->ports[p].lid <= s->max_lid &&
+		    owner[f->ports[p].lid] == FABRIC_NONE)
+			owner[f->ports[p].lid] = p;
+	return owner;
+}
+
 void
 inherit_merge(const struct fabric *f, const struct lft_set *held,
     struct lft_set *out, struct inherit_result *res)
@@ -247,14 +264,7 @@ inherit_merge(const struct fabric *f, const struct lft_set *held,
 	};
 
 	memset(res, 0, sizeof(*res));
-	owner = xcalloc((size_t)out->max_lid + 1, sizeof(*owner));
-	for (uint32_t lid = 0; lid <= out->max_lid; lid++)
-		owner[lid] = FABRIC_NONE;
-	for (uint32_t p = 0; p < f->nports; p++)
-		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0 &&
-		    f->ports[p].lid <= out->max_lid &&
-		    owner[f->ports[p].lid] == FABRIC_NONE)
-			owner[f->ports[p].lid] = p;
+	owner = owners(f, out);
 	for (uint32_t lid = 1; lid <= out->max_lid && held->nsw == nsw &&
 	    held->max_lid == out->max_lid; lid++) {
 		if (owner[lid] == FABRIC_NONE ||
@@ -295,4 +305,39 @@ inherit_merge(const struct fabric *f, const struct lft_set *held,
 	free(c.val);
 	free(c.hops);
 	free(c.stack);
+}
+
+int
+inherit_break_loops(const struct fabric *f, const struct lft_set *held,
+    const struct lft_set *engine, struct lft_set *out,
+    struct inherit_result *res, struct acyclic_result *ar)
+{
+	uint32_t *owner, sw;
+	uint8_t tp;
+	bool as_held, as_engine;
+
+	if (held->nsw != out->nsw || held->max_lid != out->max_lid ||
+	    acyclic_keep(f, out, engine, ACYCLIC_BUDGET, ar) < 0)
+		return -1;
+	memset(res, 0, sizeof(*res));
+	owner = owners(f, out);
+	for (uint32_t lid = 1; lid <= out->max_lid; lid++) {
+		if (owner[lid] == FABRIC_NONE ||
+		    kernel_attach(f, out, owner[lid], &tp) == FABRIC_NONE)
+			continue;
+		as_held = as_engine = true;
+		for (sw = 0; sw < out->nsw; sw++) {
+			as_held &= lft_row(out, sw)[lid] == lft_row(held, sw)[lid];
+			as_engine &= lft_row(out, sw)[lid] ==
+			    lft_row(engine, sw)[lid];
+		}
+		if (as_held)
+			res->kept++;
+		else if (as_engine)
+			res->computed++;
+		else
+			res->mixed++;
+	}
+	free(owner);
+	return 0;
 }

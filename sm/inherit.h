@@ -23,6 +23,7 @@
 
 #include "core/fabric.h"
 #include "core/lft.h"
+#include "routing/acyclic.h"
 
 struct mad_engine;
 struct inherit;
@@ -52,5 +53,12 @@ struct inherit_result {
  * sized for f): out becomes the merge. */
 void inherit_merge(const struct fabric *f, const struct lft_set *held,
     struct lft_set *out, struct inherit_result *res);
+/* out, the merge (for f), has a credit loop and the engine promised
+ * none: only the entries a loop forces take engine's (the engine's tables
+ * for f; routing/acyclic.h), and res is counted again for the result.
+ * Returns 0, or -1 with out and res unchanged (then use engine's). */
+int inherit_break_loops(const struct fabric *f, const struct lft_set *held,
+    const struct lft_set *engine, struct lft_set *out,
+    struct inherit_result *res, struct acyclic_result *ar);
 
 #endif

@@ -1005,13 +1005,28 @@ keep_held_routes(struct sweep *sw)
 	size_t bytes = (size_t)out->nsw * ((size_t)out->max_lid + 1);
 	uint8_t *computed = malloc(bytes ? bytes : 1);
 	struct inherit_result ir;
+	struct acyclic_result ar;
+	struct lft_set eng;
+	bool loop;
 
 	if (computed == NULL)
 		fatal("sweep: out of memory");
 	memcpy(computed, out->port, bytes);
 	inherit_merge(sw->next, &sw->held, out, &ir);
-	if (re != NULL && re->deadlock_free && !cdg_acyclic(sw->next, out,
-	    NULL)) {
+	eng = *out;
+	eng.port = computed;
+	loop = re != NULL && re->deadlock_free && !cdg_acyclic(sw->next, out,
+	    NULL);
+	if (loop && inherit_break_loops(sw->next, &sw->held, &eng, out, &ir,
+	    &ar) == 0) {
+		log_info("sweep: the routes in place and %s's mixed have a "
+		    "credit loop: broken with %s's entries in %u LIDs (%"
+		    PRIu64 " entries, %" PRIu64 " LFT blocks, %u LIDs wholly "
+		    "%s's)", re->name, re->name, ar.lids, ar.changed,
+		    ar.blocks, ar.engine_lids, re->name);
+		routing_report_fill(sw->next, out, &sw->report);
+		sw->report.deadlock_free = 1;
+	} else if (loop) {
 		log_warnx("sweep: the routes in place and %s's mixed have a "
 		    "credit loop: %s's routes used", re->name, re->name);
 		memcpy(out->port, computed, bytes);

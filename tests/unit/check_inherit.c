@@ -5,10 +5,12 @@
  * testfab_check() judges the result with its own BFS.
  */
 #include <check.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/fabric.h"
+#include "routing/cdg.h"
 #include "routing/routing.h"
 #include "sm/inherit.h"
 #include "tests/unit/testfab.h"
@@ -169,6 +171,64 @@ START_TEST(test_nothing_held)
 }
 END_TEST
 
+/*
+ * Another SM's minhop tables on a three-level fat tree (a credit loop
+ * between switch routes), ftree computing: the merge keeps them all and
+ * has the loop; inherit_break_loops() gives the engine's entries only to
+ * switch LIDs, the result is acyclic and delivers, and the LIDs are
+ * counted again (those routed as in place, partly, as computed).
+ */
+START_TEST(test_break_loops)
+{
+	struct fabric g;
+	struct lft_set mh, ft, out;
+	struct inherit_result r;
+	struct acyclic_result ar;
+	struct testfab_stats st;
+	char why[128] = "";
+	uint32_t sw, lid, cas = 0, kept = 0;
+
+	fabric_init(&g);
+	testfab_ft3(&g, 4);
+	testfab_lids(&g);
+	ck_assert_int_eq(lft_set_init(&mh, &g), 0);
+	ck_assert_int_eq(lft_set_init(&ft, &g), 0);
+	ck_assert_int_eq(re_minhop.route(&g, &(struct routing_opts){ 0 }, &mh,
+	    why, sizeof(why)), 0);
+	ck_assert_int_eq(re_ftree.route(&g, &(struct routing_opts){ 0 }, &ft,
+	    why, sizeof(why)), 0);
+	ck_assert_int_eq(lft_set_copy(&out, &ft, g.nnodes), 0);
+	inherit_merge(&g, &mh, &out, &r);
+	ck_assert_uint_eq(r.kept, out.max_lid);
+	ck_assert(!cdg_acyclic(&g, &out, NULL));
+	ck_assert_int_eq(inherit_break_loops(&g, &mh, &ft, &out, &r, &ar), 0);
+	ck_assert(cdg_acyclic(&g, &out, NULL));
+	testfab_check(&g, &out, &st);
+	ck_assert_uint_eq(st.unreached, 0);
+	ck_assert_uint_gt(ar.lids, 0);
+	ck_assert_uint_eq(r.kept + r.mixed + r.computed, out.max_lid);
+	ck_assert_uint_eq(r.mixed + r.computed, ar.lids);
+	for (lid = 1; lid <= out.max_lid; lid++) {
+		uint32_t p = fabric_port_by_lid(&g, (uint16_t)lid);
+		bool same = true;
+
+		for (sw = 0; sw < out.nsw; sw++)
+			same &= lft_row(&out, sw)[lid] == lft_row(&mh, sw)[lid];
+		kept += same;
+		if (g.nodes[g.ports[p].node].type == NODE_SWITCH)
+			continue;
+		cas++;
+		ck_assert_msg(same, "the routes to CA LID %u changed", lid);
+	}
+	ck_assert_uint_eq(r.kept, kept);
+	ck_assert_uint_eq(cas, 16);
+	lft_set_fini(&mh);
+	lft_set_fini(&ft);
+	lft_set_fini(&out);
+	fabric_fini(&g);
+}
+END_TEST
+
 static Suite *
 inherit_suite(void)
 {
@@ -181,6 +241,7 @@ inherit_suite(void)
 	tcase_add_test(tc, test_no_longer_than_computed);
 	tcase_add_test(tc, test_cable_gone);
 	tcase_add_test(tc, test_nothing_held);
+	tcase_add_test(tc, test_break_loops);
 	suite_add_tcase(s, tc);
 	return s;
 }
