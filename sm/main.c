@@ -32,6 +32,7 @@
 #endif
 
 #include "config/config.h"
+#include "config/opensm.h"
 #include "sm/ctl.h"
 #include "mcast/group.h"
 #include "sm/mcast.h"
@@ -88,6 +89,7 @@ struct daemon {
 	struct { const char *name; const char *value; } cli[MAX_CLI];
 	size_t ncli;
 	bool once, check, verbose, list_ports;
+	const char *convert;            /* --convert-opensm-conf FILE */
 	/* running state */
 	uint64_t guid;
 	struct ibsmd_config cfg;
@@ -129,15 +131,19 @@ usage(FILE *fp)
 "      --smp-retries N        retries of an unanswered SMP (default 3)\n"
 "  -O, --option NAME=VALUE    set any ibsmd.conf option (repeatable)\n"
 "      --list-ports           print the port GUIDs of the instances to run\n"
+"      --convert-opensm-conf FILE  print FILE (an opensm.conf) as an ibsmd.conf\n"
 "  -h, --help                 this help\n"
 "  -V, --version              print the version\n");
 }
 
+/* Errors, then the notes on values read another way than written. */
 static void
 print_errors(const struct config_errors *e)
 {
 	for (size_t i = 0; i < e->n; i++)
 		fprintf(stderr, "%s\n", e->line[i]);
+	for (size_t i = 0; i < e->nnotes; i++)
+		fprintf(stderr, "%s\n", e->note[i]);
 }
 
 /* An error of our own among the loader's, in the same list. */
@@ -854,6 +860,8 @@ reload(void *arg, char **errors)
 		pkey_errors_fini(&pe);
 		return -1;
 	}
+	for (size_t i = 0; i < ce.nnotes; i++)
+		log_info("reload: %s", ce.note[i]);
 	config_reload_diff(&d->cfg, &next, on_diff, &dc);
 	if (dc.restart[0])
 		log_warnx("reload: changed but only applied after a restart: %s",
@@ -1021,6 +1029,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		{ "list-ports", no_argument, NULL, 7 },
 		{ "config-dir", required_argument, NULL, 8 },
 		{ "virtualization", required_argument, NULL, 9 },
+		{ "convert-opensm-conf", required_argument, NULL, 10 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1070,6 +1079,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		case 5: rc |= add_cli(d, "allow_both_pkeys", "true"); break;
 		case 6: name = "partition_enforcement"; break;
 		case 9: name = "virtualization.mode"; break;
+		case 10: d->convert = optarg; break;
 		case 'O':
 			if ((eq = strchr(optarg, '=')) == NULL) {
 				fprintf(stderr, "ibsmd: -O wants NAME=VALUE, not "
@@ -1123,6 +1133,45 @@ list_ports(const struct ibsmd_config *cfg)
 		return EXIT_FAIL;
 	printf("0x%016" PRIx64 "\n", g);
 	return EXIT_OK;
+}
+
+static int
+read_named(void *arg, const char *path, char **text, size_t *len, char *why,
+    size_t whylen)
+{
+	(void)arg;
+	why[0] = '\0';
+	return config_read_file(path, CONFIG_MAX_BYTES, text, len, why,
+	    whylen);
+}
+
+/* --convert-opensm-conf: the opensm.conf as an ibsmd.conf on stdout. */
+static int
+convert_opensm(const char *path)
+{
+	struct opensm_reader rd = { .read = read_named };
+	struct config_errors ce = { 0 };
+	char why[160], *text;
+	size_t len;
+	int r;
+
+	r = config_read_file(path, CONFIG_MAX_BYTES, &text, &len, why,
+	    sizeof(why));
+	if (r != CONFIG_OK) {
+		fprintf(stderr, "ibsmd: %s: %s\n", path, r == CONFIG_MISSING ?
+		    "no such file" : why);
+		return EXIT_FAIL;
+	}
+	r = opensm_convert(path, text, len, &rd, stdout, &ce);
+	free(text);
+	print_errors(&ce);
+	config_errors_fini(&ce);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "ibsmd: cannot write the conversion: %s\n",
+		    strerror(errno));
+		return EXIT_FAIL;
+	}
+	return r < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
 /* -n: configuration and partitions checked; -nv: printed back. */
@@ -1183,6 +1232,8 @@ main(int argc, char *argv[])
 		return EXIT_USAGE;
 	log_init("ibsmd", NULL, LOG_LVL_INFO);
 	config_set_engine_names(routing_engine_name);
+	if (d.convert != NULL)
+		return convert_opensm(d.convert);
 
 	/* The port GUID names the per-instance file: from the command line
 	 * or the common file, else the first InfiniBand port. */
@@ -1196,6 +1247,7 @@ main(int argc, char *argv[])
 	}
 	d.guid = first.port_guid;
 	config_fini(&first);
+	config_errors_fini(&ce);	/* its notes come again below */
 	if (d.list_ports) {
 		if (build_config(&d, d.guid, &d.cfg, &ce) < 0) {
 			print_errors(&ce);
@@ -1219,6 +1271,8 @@ main(int argc, char *argv[])
 		print_errors(&ce);
 		return d.check ? EXIT_FAIL : EXIT_USAGE;
 	}
+	print_errors(&ce);		/* the notes */
+	config_errors_fini(&ce);
 	if ((bad = sweep_engines(&d.cfg, &so)) != NULL) {
 		/* the per-instance file named one */
 		fprintf(stderr, "ibsmd: unknown routing engine '%s'\n", bad);
