@@ -35,6 +35,9 @@ struct peer {
 	bool refused;           /* refused our HANDOVER since it last
 				 * changed priority or state */
 	bool watched;           /* a watch Get to it is under way */
+	bool key_told;          /* its other SM_Key was logged ... */
+	uint64_t told_key;      /* ... being this one (and ours that) */
+	uint64_t told_ours;
 };
 
 enum qkind { Q_ELECT, Q_POLL, Q_WATCH, Q_HANDOVER, Q_ACK };
@@ -278,6 +281,38 @@ query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
 	return 0;
 }
 
+/* An SM of another key never hands over to us nor we to it: say once
+ * (per key) what to set, so that a mixed subnet as shipped can be made
+ * one that hands over. */
+static void
+tell_key(struct smstate *s, struct peer *p, uint64_t key)
+{
+	if (key == s->o.sm_key) {
+		if (p->key_told)
+			log_info("sm: SM 0x%016" PRIx64 " now has our SM_Key: "
+			    "handovers with it are possible", p->pub.guid);
+		p->key_told = false;
+		return;
+	}
+	if (p->key_told && p->told_key == key && p->told_ours == s->o.sm_key)
+		return;
+	p->key_told = true;
+	p->told_key = key;
+	p->told_ours = s->o.sm_key;
+	if (key != 0)
+		log_warnx("sm: SM 0x%016" PRIx64 " (LID %u) has SM_Key "
+		    "0x%016" PRIx64 ", ours is 0x%016" PRIx64 ": no handover "
+		    "either way until both have one key; to join it, set "
+		    "sm_key: 0x%016" PRIx64 " (OpenSM: sm_key in opensm.conf)",
+		    p->pub.guid, p->pub.lid, key, s->o.sm_key, key);
+	else
+		log_warnx("sm: SM 0x%016" PRIx64 " (LID %u) answers SMInfo "
+		    "without its SM_Key (another key than ours, 0x%016" PRIx64
+		    ", or hidden by its M_Key): no handover either way until "
+		    "both have one key; set the same sm_key on both",
+		    p->pub.guid, p->pub.lid, s->o.sm_key);
+}
+
 /* Record an SMInfo answer of p; false when it is not p's. */
 static bool
 record(struct smstate *s, struct peer *p, const uint8_t *resp)
@@ -297,6 +332,7 @@ record(struct smstate *s, struct peer *p, const uint8_t *resp)
 	p->pub.state = (enum sm_state)get(d, IB_SMINFO_STATE_F);
 	p->pub.trusted = mad_get_field64((void *)d, 0, IB_SMINFO_KEY_F) ==
 	    s->o.sm_key;
+	tell_key(s, p, mad_get_field64((void *)d, 0, IB_SMINFO_KEY_F));
 	p->pub.answered = true;
 	p->pub.misses = 0;
 	p->last_answer = now(s);
