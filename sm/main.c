@@ -121,7 +121,7 @@ usage(FILE *fp)
 "  -P, --partitions FILE      partitions.conf (default " IBSMD_SYSCONFDIR "/partitions.conf)\n"
 "      --allow-both-pkeys     '=both' members get full and limited P_Keys\n"
 "      --partition-enforcement MODE  both, in, out or off (default both)\n"
-"      --virtualization MODE  SR-IOV: off, ignore or enabled (default off)\n"
+"      --virtualization MODE  SR-IOV: off, disabled or enabled (default off)\n"
 "  -p, --priority N           SM priority 0-15 (default 0)\n"
 "  -l, --log-level LEVEL      error, warn, info or debug (default info)\n"
 "  -f, --log-file FILE        log to FILE, 'syslog' or '-' for stderr (default -)\n"

@@ -104,7 +104,7 @@ struct sweep_status {
 	uint64_t failures_in_row;
 	uint64_t programs;              /* heavy sweeps that programmed */
 	struct program_result last_program;
-	/* vports (virtualization ignore or enabled; else all 0, virt
+	/* vports (virtualization disabled or enabled; else all 0, virt
 	 * false): hosts, vports up (INIT or better, not the physical
 	 * function), those with a LID of their own, managed by the last
 	 * vport programming, and vport sweeps */

@@ -17,7 +17,7 @@
 #   - a VM migration (h1 vport 1 down, h13 vport 5 up with its GUID): the
 #     same LID, at most one LFT block written per switch, dump_fts shows
 #     the new exit ports; a VM stop likewise;
-#   - virtualization ignore: a VM that starts stays INIT without a LID;
+#   - virtualization disabled: a VM that starts stays INIT without a LID;
 #   - virtualization off: no vport attribute reaches any device; a port
 #     without the capability bit (h2: alias GUIDs only) never gets one.
 . "$(dirname "$0")/lib.sh"
@@ -246,15 +246,15 @@ for h in $HOSTS h2; do
 done
 log "off: no vport attribute sent"
 sm_stop
-# ignore: vports are read but a VM that starts is not brought up
-sm_start --virtualization ignore -s 1
+# disabled: vports are read but a VM that starts is not brought up
+sm_start --virtualization disabled -s 1
 wait_subnet_up 90
 vdev_cmd h5 vport 5 up "$(vguid h5 5)" lidreq >/dev/null
 sleep 3
 [ "$(vfield h5 5 state)" = init ] && [ "$(vfield h5 5 lid)" = 0 ] ||
-    fail "ignore: a new vport was brought up: $(vdev_cmd h5 dump | grep '^vport 5')"
-[ -n "$(vdev_cmd h5 counters | grep '^smp 0xffb0')" ] || fail "ignore: vports not read"
-log "ignore: vports read, the new one left in INIT without a LID"
+    fail "disabled: a new vport was brought up: $(vdev_cmd h5 dump | grep '^vport 5')"
+[ -n "$(vdev_cmd h5 counters | grep '^smp 0xffb0')" ] || fail "disabled: vports not read"
+log "disabled: vports read, the new one left in INIT without a LID"
 sm_stop
 # enabled again: h2 (no capability bit) still never gets one
 sm_start --virtualization enabled -P "$T/partitions.conf" -s 1
