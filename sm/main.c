@@ -55,7 +55,10 @@
 #include "sm/vfguid.h"
 #include "mad/transport.h"
 
-/* Exit codes (documented in ibsmd(8)). */
+/* Exit codes (documented in ibsmd(8)). EXIT_USAGE is every mistake of
+ * the command line or the configuration at start, the partitions file and
+ * the log file included: ibsmd@.service does not restart on it
+ * (RestartPreventExitStatus), since no restart mends a file. */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_LOCKED = 3 };
 
 #define MAX_CLI 64
@@ -1284,7 +1287,7 @@ main(int argc, char *argv[])
 	if (log_init("ibsmd", d.cfg.log_file, d.cfg.log_level) < 0) {
 		fprintf(stderr, "ibsmd: cannot open log %s: %s\n",
 		    d.cfg.log_file, strerror(errno));
-		return EXIT_FAIL;
+		return EXIT_USAGE;
 	}
 	pkey_errors_init(&pe);
 	if ((d.policy = load_policy(&d.cfg, &pe, &missing, &ce)) == NULL) {
@@ -1296,7 +1299,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "%sibsmd: %s rejected; not starting\n",
 		    t ? t : "", d.cfg.partitions_file);
 		free(t);
-		return EXIT_FAIL;
+		return EXIT_USAGE;
 	}
 	pkey_errors_fini(&pe);
 	if (missing)
