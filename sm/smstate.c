@@ -456,9 +456,12 @@ on_query(void *arg, int status, const uint8_t *resp)
 			p->asked = true;
 		else if (p != NULL) {
 			p->pub.misses++;
+			char st[96];
+
 			log_info("sm: SM port 0x%016" PRIx64 " did not answer "
-			    "SMInfo (status %d); left out of the election",
-			    q->guid, status);
+			    "SMInfo (%s); left out of the election", q->guid,
+			    mad_status_text(MGMT_CLASS_SMP_DR, status, st,
+			    sizeof(st)));
 		}
 		if (--s->elect_pending == 0)
 			finish_election(s);
@@ -490,14 +493,18 @@ on_query(void *arg, int status, const uint8_t *resp)
 			 * sweeps and refusals. */
 			if (p != NULL)
 				p->refused = true;
+			char st[96];
+
 			snprintf(why, sizeof(why), "0x%016" PRIx64 " refused "
-			    "the handover (status %d)", q->guid, status);
+			    "the handover (%s)", q->guid, mad_status_text(
+			    MGMT_CLASS_SMP_DR, status, st, sizeof(st)));
 			fsm(s, E_HANDOVER_FAILED, why);
 		}
 		break;
 	case Q_ACK:
-		log_debug("sm: ACKNOWLEDGE to 0x%016" PRIx64 ": status %d",
-		    q->guid, status);
+		log_debug("sm: ACKNOWLEDGE to 0x%016" PRIx64 ": %s", q->guid,
+		    mad_status_text(MGMT_CLASS_SMP_DR, status, why,
+		    sizeof(why)));
 		break;
 	}
 	free(q);
