@@ -67,8 +67,8 @@ log "1: one handover, one MASTER in each of $samples samples, no LFT block writt
 # ---- 2. DISABLE, STANDBY, DISCOVER from the sminfo tool
 polls() { ha_ctl m status --json | python3 -c '
 import json, sys
-c = json.load(sys.stdin)["mad"]["counters"]
-print(sum(x["sent"] for x in c if x["method"] == "Get" and x["attribute"] == "SMInfo"))'; }
+c = json.load(sys.stdin)["mad"]["counters"].get("smp", {})
+print(c.get("Get", {}).get("SMInfo", {}).get("sent", 0))'; }
 diag sminfo -s 3 "$lid_m" 3 >/dev/null 2>&1 || fail "DISABLE refused by a STANDBY"
 [ "$(ha_status m sm_state)" = NOTACTIVE ] || fail "m is $(ha_status m sm_state) after DISABLE"
 [ "$(ha_sminfo_state "$lid_m")" = SMINFO_NOTACT ] || fail "sminfo: m is not NOTACTIVE"

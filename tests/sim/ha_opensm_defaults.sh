@@ -8,9 +8,10 @@
 #    joins, finds it and stands by; ibsmd hands the subnet over: OpenSM
 #    MASTER, ibsmd STANDBY, one MASTER in every sample, one handover sent
 #    by ibsmd.
-# 2. ibsmd restarted with priority 12 finds OpenSM master and stands by;
-#    OpenSM hands the subnet over: ibsmd MASTER (one handover taken),
-#    OpenSM STANDBY, one MASTER in every sample, and the fabric right.
+# 2. The order README's "Moving from OpenSM" gives for a live fabric:
+#    ibsmd standing by for OpenSM gets priority 12 by a reload of its
+#    ibsmd.conf; OpenSM hands the subnet over: ibsmd MASTER (one handover
+#    taken), OpenSM STANDBY, one MASTER in every sample, the fabric right.
 # 3. ibsmd restarted with another key (0x2) stands by for the foreign
 #    OpenSM and says once, in its log, which sm_key to set (OpenSM's 1)
 #    however many polls follow.
@@ -25,7 +26,8 @@ POLL="-O sm_poll_interval=0.5 -O sm_poll_retries=3"
 sim_start "$FABRICS/ft2_8.net"
 
 # ---- 1. ibsmd master, OpenSM of higher priority joins: ibsmd hands over
-ha_start i1 h17 -p 0 $POLL
+printf 'sm_priority: 0\n' >"$T/i1.conf"
+ha_start i1 h17 $POLL
 ha_wait_up i1 60
 ha_opensm o h0 -p 5
 read -r guid_0 lid_0 <<<"$(ha_port h0)"
@@ -40,21 +42,21 @@ m=$(ha_one_master 8 "$lid_0" "$lid_17") || fail "1: not one master: $m"
 [ "$(ha_status i1 sm peers 0 sm_key_match)" = True ] || fail "1: keys differ at their defaults"
 log "1: defaults: ibsmd (0) handed over to OpenSM (5); OpenSM MASTER, ibsmd STANDBY"
 
-# ---- 2. ibsmd of higher priority joins OpenSM's subnet: OpenSM hands over
-ha_kill i1 TERM
-ha_start i2 h17 -p 12 $POLL
-ha_wait_state i2 MASTER 60
-ha_wait_up i2 30
+# ---- 2. the standby's priority raised by a reload: OpenSM hands over
+printf 'sm_priority: 12\n' >"$T/i1.conf"
+ha_ctl i1 reload >/dev/null || fail "2: reload failed"
+ha_wait_state i1 MASTER 60
+ha_wait_up i1 30
 ha_wait_sminfo "$lid_0" SMINFO_STANDBY 30
 m=$(ha_one_master 8 "$lid_0" "$lid_17") || fail "2: not one master: $m"
 [ "$m" = "$lid_17" ] || fail "2: the master is LID $m, not ibsmd's $lid_17"
-[ "$(ha_status i2 sm handovers_taken)" = 1 ] ||
-    fail "2: ibsmd took $(ha_status i2 sm handovers_taken) handovers"
+[ "$(ha_status i1 sm handovers_taken)" = 1 ] ||
+    fail "2: ibsmd took $(ha_status i1 sm handovers_taken) handovers"
 fabcheck --sm-guid "$guid_17" >/dev/null || fail "2: fabric check failed after the handover"
-log "2: defaults: OpenSM (5) handed over to ibsmd (12); ibsmd MASTER, OpenSM STANDBY"
+log "2: defaults: ibsmd's priority reloaded to 12: OpenSM (5) handed over; ibsmd MASTER, OpenSM STANDBY"
 
 # ---- 3. another key: said once which key to set
-ha_kill i2 TERM
+ha_kill i1 TERM
 ha_wait_sminfo "$lid_0" SMINFO_MASTER 30
 : >"$T/i3.log"
 ha_start i3 h17 -p 0 -O sm_key=0x2 $POLL

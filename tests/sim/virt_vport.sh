@@ -195,10 +195,10 @@ log "restart: every vport LID kept"
 lid=${VLID[h1.1]}
 nsw=$(awk '/^Unicast lids/' "$T/fts.txt" | wc -l)
 # sweeps that may rewrite tables: heavy ones and vport sweeps
-nsweeps() { echo $(( $(stat_get heavy_sweeps 0) + $(stat_get vport_sweeps 0) )); }
+nsweeps() { echo $(( $(stat_get sweep.heavy_sweeps 0) + $(stat_get vports.vport_sweeps 0) )); }
 heavy0=$(nsweeps)
 sent0=$(stat_get mad.sent)
-lset() { stat_get smp.Set.LinearForwardingTable.sent 0; }
+lset() { stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0; }
 lset0=$(lset)
 vdev_migrate h1 1 h13 5 "$RED" lidreq
 migrated() {
@@ -210,7 +210,7 @@ sleep 2
 [ "$(vfield h13 5 lid)" = "$lid" ] || fail "migration: LID $lid became $(vfield h13 5 lid)"
 sweeps=$(( $(nsweeps) - heavy0 ))
 lw=$(( $(lset) - lset0 ))
-log "migration: LID $lid kept; $sweeps sweep(s) since the move ($(( $(stat_get vport_sweeps 0) )) vport sweeps so far) wrote $lw LFT blocks ($nsw switches), $(( $(stat_get mad.sent) - sent0 )) SMPs in all"
+log "migration: LID $lid kept; $sweeps sweep(s) since the move ($(( $(stat_get vports.vport_sweeps 0) )) vport sweeps so far) wrote $lw LFT blocks ($nsw switches), $(( $(stat_get mad.sent) - sent0 )) SMPs in all"
 # one sweep saw the whole move (the trap settle time): one block per
 # switch; a light sweep's poll may catch the stop alone first, then each
 # of the two sweeps rewrites one block per switch
