@@ -96,26 +96,34 @@ config_errors_fini(struct config_errors *errs)
 	for (size_t i = 0; i < errs->n; i++)
 		free(errs->line[i]);
 	free(errs->line);
-	errs->line = NULL;
-	errs->n = 0;
+	for (size_t i = 0; i < errs->nnotes; i++)
+		free(errs->note[i]);
+	free(errs->note);
+	memset(errs, 0, sizeof(*errs));
+}
+
+static void
+push_line(char ***v, size_t *n, char *s)
+{
+	char **l = realloc(*v, (*n + 1) * sizeof(*l));
+
+	if (l == NULL)
+		fatal("config");
+	*v = l;
+	(*v)[(*n)++] = s;
 }
 
 void
 config_errs_add(struct config_errors *errs, const char *fmt, ...)
 {
 	va_list ap;
-	char **l;
 	char *s;
 
 	va_start(ap, fmt);
 	if (vasprintf(&s, fmt, ap) < 0)
 		fatal("config");
 	va_end(ap);
-	l = realloc(errs->line, (errs->n + 1) * sizeof(*l));
-	if (l == NULL)
-		fatal("config");
-	errs->line = l;
-	errs->line[errs->n++] = s;
+	push_line(&errs->line, &errs->n, s);
 }
 
 /* ------------------------------------------------------------------ */
@@ -288,6 +296,26 @@ config_err_at(struct cfg_check *ck, unsigned line, unsigned col,
 		    msg);
 }
 
+void
+config_note_at(struct cfg_check *ck, unsigned line, unsigned col,
+    const char *fmt, ...)
+{
+	char msg[512], *s;
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (ck->name == NULL)
+		r = asprintf(&s, "command line: note: %s", msg);
+	else
+		r = asprintf(&s, "%s:%u:%u: note: %s", ck->name, line, col, msg);
+	if (r < 0)
+		fatal("config");
+	push_line(&ck->errs->note, &ck->errs->nnotes, s);
+}
+
 /* What a value of o must look like, for "expected ..." messages. */
 static void
 expected(const struct cfg_option *o, char *buf, size_t len)
@@ -369,6 +397,29 @@ check_range(struct cfg_check *ck, const struct cfg_option *o,
 		CFG_ERR(ck, nd, "%s: %s is out of range (%s to %s%s%s)",
 		    o->name, nd->text, lo, hi, o->unit ? " " : "",
 		    o->unit ? o->unit : "");
+	return -1;
+}
+
+/* The index an ENUM's other word stands for (with its note); -2 when the
+ * word is refused (error given), -1 when it is none of them. */
+static int
+find_word(struct cfg_check *ck, const struct cfg_option *o,
+    const struct cfg_node *nd)
+{
+	for (const struct cfg_word *w = o->words; w && w->text; w++) {
+		if (strcmp(w->text, nd->text) != 0)
+			continue;
+		if (w->value < 0) {
+			CFG_ERR(ck, nd, "%s: \"%s\" is refused: %s", o->name,
+			    w->text, w->note);
+			return -2;
+		}
+		if (w->note != NULL)
+			config_note_at(ck, nd->line, nd->col, "%s: \"%s\" read "
+			    "as %s: %s", o->name, w->text,
+			    o->allowed[w->value], w->note);
+		return w->value;
+	}
 	return -1;
 }
 
@@ -461,7 +512,7 @@ check_scalar(struct cfg_check *ck, const struct cfg_option *o,
 		return 0;
 	case CFG_STRING:
 	case CFG_PATH:
-		if (nd->len == 0) {
+		if (nd->len == 0 && !(o->flags & CFG_F_EMPTY_OFF)) {
 			CFG_ERR(ck, nd, "%s: empty %s", o->name,
 			    o->type == CFG_PATH ? "path" : "string");
 			return -1;
@@ -471,6 +522,8 @@ check_scalar(struct cfg_check *ck, const struct cfg_option *o,
 		return 0;
 	case CFG_ENUM:
 		r = find_allowed(o->allowed, nd->text);
+		if (r < 0 && (r = find_word(ck, o, nd)) == -2)
+			return -1;
 		if (r < 0) {
 			CFG_ERR(ck, nd, "%s: %s is not %s", o->name, got, exp);
 			return -1;

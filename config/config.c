@@ -35,9 +35,26 @@ static const char *const log_levels[] = { "error", "warn", "info", "debug",
 static const char *engines[CFG_ENGINES_MAX + 1];
 static const char *const enforcements[] = { "both", "in", "out", "off",
     NULL };
-static const char *const virt_modes[] = { "off", "ignore", "enabled", NULL };
+static const char *const virt_modes[] = { "off", "disabled", "enabled",
+    NULL };
 _Static_assert(CFG_VIRT_OFF == 0 && CFG_VIRT_IGNORE == 1 &&
     CFG_VIRT_ENABLED == 2, "virt_modes[] follows enum cfg_virt");
+/* NVIDIA's OpenSM (virt_enabled) numbers its modes 0 "ignore", 1
+ * "disable", 2 "enable"; VMware's guides say "enable". Its "ignore" is
+ * ibsmd's off, so ibsmd's disabled was once called ignore: the word is
+ * refused rather than read one way or the other. */
+static const struct cfg_word virt_words[] = {
+	{ "0", CFG_VIRT_OFF, NULL },
+	{ "1", CFG_VIRT_IGNORE, NULL },
+	{ "2", CFG_VIRT_ENABLED, NULL },
+	{ "disable", CFG_VIRT_IGNORE, "NVIDIA's word for its mode 1 "
+	    "(vports discovered, kept down)" },
+	{ "enable", CFG_VIRT_ENABLED, "NVIDIA's and VMware's word for "
+	    "mode 2" },
+	{ "ignore", -1, "NVIDIA's ignore (virt_enabled 0) is ibsmd's off; "
+	    "vports discovered but kept down is disabled (NVIDIA's 1)" },
+	{ NULL, 0, NULL },
+};
 
 #define OFF(f)	offsetof(struct ibsmd_config, f)
 
@@ -139,7 +156,7 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	},
 	[CFG_OPT_SM_KEY] = {
 		.name = "sm_key", .type = CFG_GUID, .offset = OFF(sm_key),
-		.unit = "64-bit key", .def = "0x0000000000000000",
+		.unit = "64-bit key", .def = "0x0000000000000001",
 		.reloadable = true,
 		.doc = "SM_Key: SMInfo Sets must carry it; no handover with "
 		    "SMs of another key.",
@@ -236,8 +253,9 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	},
 	[CFG_OPT_VIRT_MODE] = {
 		.name = "virtualization.mode", .type = CFG_ENUM,
-		.offset = OFF(virt_mode), .allowed = virt_modes, .def = "off",
-		.doc = "SR-IOV: off sends no vport attribute, ignore keeps "
+		.offset = OFF(virt_mode), .allowed = virt_modes,
+		.words = virt_words, .def = "off",
+		.doc = "SR-IOV: off sends no vport attribute, disabled keeps "
 		    "vports down, enabled.",
 	},
 	[CFG_OPT_VIRT_MAX_PORTS] = {
@@ -253,6 +271,20 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.def = "0",
 		.doc = "Byte 3 of generated alias GUIDs: give each subnet its "
 		    "own.",
+	},
+	[CFG_OPT_DUMP_FILES_DIR] = {
+		.name = "dump_files_dir", .type = CFG_PATH,
+		.offset = OFF(dump_files_dir), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF, .reloadable = true,
+		.doc = "OpenSM's opensm-subnet.lst, LFT, MFT and guid2lid dumps "
+		    "go here; \"\": none.",
+	},
+	[CFG_OPT_NODE_NAME_MAP] = {
+		.name = "node_name_map", .type = CFG_PATH,
+		.offset = OFF(node_name_map), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF, .reloadable = true,
+		.doc = "Node names by GUID (OpenSM's and ibnetdiscover's "
+		    "format); \"\": descriptions.",
 	},
 };
 
@@ -439,9 +471,8 @@ config_init(struct ibsmd_config *cfg)
 /* ------------------------------------------------------------------ */
 /* Printing */
 
-/* A string as YAML: plain when that reads back the same, else quoted. */
-static int
-yaml_string(const char *s, char *buf, size_t len)
+int
+config_yaml_string(const char *s, char *buf, size_t len)
 {
 	static const char indicators[] = "-?:,[]{}#&*!|>'\"%@`";
 	bool quote = *s == '\0' || strchr(indicators, *s) || *s == ' ' ||
@@ -494,7 +525,7 @@ config_value_text(const struct ibsmd_config *cfg,
 		return snprintf(buf, len, "0x%016" PRIx64, *(const uint64_t *)f);
 	case CFG_STRING:
 	case CFG_PATH:
-		return yaml_string(*(char *const *)f, buf, len);
+		return config_yaml_string(*(char *const *)f, buf, len);
 	case CFG_ENUM:
 		return snprintf(buf, len, "%s", o->allowed[config_get_enum(f)]);
 	case CFG_ENUM_LIST:
@@ -721,7 +752,8 @@ config_option_summary(const struct cfg_option *o, char *buf, size_t len)
 		snprintf(type, sizeof(type), "string");
 		break;
 	case CFG_PATH:
-		snprintf(type, sizeof(type), "path");
+		snprintf(type, sizeof(type), "path%s",
+		    o->flags & CFG_F_EMPTY_OFF ? ", or \"\" (off)" : "");
 		break;
 	case CFG_ENUM:
 		config_join_allowed(o->allowed, list, sizeof(list));

@@ -107,6 +107,8 @@ enum cfg_opt_id {
 	CFG_OPT_VIRT_MODE,		/* the virtualization: section */
 	CFG_OPT_VIRT_MAX_PORTS,
 	CFG_OPT_VIRT_GUID_BYTE,
+	CFG_OPT_DUMP_FILES_DIR,
+	CFG_OPT_NODE_NAME_MAP,
 	CFG_NOPTIONS
 };
 
@@ -114,6 +116,19 @@ enum cfg_opt_id {
 #define CFG_F_NOT_INSTANCE	0x1	/* refused in a per-instance file */
 #define CFG_F_ZERO_OFF		0x2	/* UINT, DOUBLE: 0 (off) is allowed
 					 * besides min to max */
+#define CFG_F_EMPTY_OFF		0x4	/* STRING, PATH: "" (off) is allowed */
+
+/*
+ * Other words an ENUM option reads (OpenSM's numbers, another vendor's
+ * names): value is the index in allowed[] it stands for, with a note
+ * saying how it was read (NULL: none); or -1 when the word is refused
+ * because it means something else elsewhere, note saying what to write.
+ */
+struct cfg_word {
+	const char *text;
+	int value;
+	const char *note;
+};
 
 struct cfg_option {
 	const char *name;
@@ -124,6 +139,7 @@ struct cfg_option {
 	const char *unit;		/* UINT, DOUBLE: "seconds"...; GUID: what
 					 * the 64 bits are if not a GUID */
 	const char *const *allowed;	/* ENUM, ENUM_LIST: NULL-terminated */
+	const struct cfg_word *words;	/* ENUM: more words, {NULL}-ended */
 	const char *def;		/* default, as it would be written */
 	bool reloadable;		/* SIGHUP applies a change at once */
 	unsigned flags;			/* CFG_F_* */
@@ -147,10 +163,11 @@ enum cfg_enforcement {			/* order of its allowed[] */
 	CFG_ENFORCE_BOTH, CFG_ENFORCE_IN, CFG_ENFORCE_OUT, CFG_ENFORCE_OFF
 };
 
-/* virtualization.mode; the values are OpenSM's virt_enabled 0, 1, 2. */
+/* virtualization.mode: off, disabled, enabled; the values are NVIDIA's
+ * OpenSM virt_enabled 0 (its "ignore"), 1 ("disable") and 2 ("enable"). */
 enum cfg_virt {
 	CFG_VIRT_OFF,		/* no vport attribute is ever sent */
-	CFG_VIRT_IGNORE,	/* vports discovered but kept down */
+	CFG_VIRT_IGNORE,	/* "disabled": vports discovered, kept down */
 	CFG_VIRT_ENABLED	/* vports and alias GUIDs managed */
 };
 
@@ -194,6 +211,9 @@ struct ibsmd_config {
 	enum cfg_virt virt_mode;	/* virtualization.mode */
 	unsigned virt_max_ports;	/* virtualization.max_ports_in_process */
 	unsigned virt_guid_byte;	/* virtualization.assigned_guid_byte */
+	char *dump_files_dir;		/* OpenSM's files after each sweep;
+					 * "": none */
+	char *node_name_map;		/* node names; "": descriptions */
 
 	/* Where each value came from, and its line in that file (0: none). */
 	enum cfg_source source[CFG_NOPTIONS];
@@ -201,11 +221,16 @@ struct ibsmd_config {
 	char *path[CFG_NSOURCES];	/* each file loaded, NULL if none */
 };
 
-/* Error lines, "FILE:LINE:COL: message", in the order found. Start zeroed;
- * loads append; free with config_errors_fini(). */
+/* Error lines, "FILE:LINE:COL: message", in the order found; and notes,
+ * "FILE:LINE:COL: note: message", on what was accepted but read another
+ * way than written (another SM's word for a value), kept whether the
+ * load succeeds or not. Start zeroed; loads append; free with
+ * config_errors_fini(). */
 struct config_errors {
 	size_t n;
 	char **line;
+	size_t nnotes;
+	char **note;
 };
 void config_errors_fini(struct config_errors *errs);
 

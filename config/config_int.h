@@ -79,6 +79,8 @@ void config_join_allowed(const char *const *allowed, char *buf, size_t len);
 const char *config_show(const char *s, size_t len, char *buf, size_t buflen);
 void config_errs_add(struct config_errors *errs, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* s as YAML: plain when that reads back the same, else double-quoted. */
+int config_yaml_string(const char *s, char *buf, size_t len);
 /* Shortest %g that reads back to the same double, without an exponent
  * when one does. */
 int config_format_double(double d, char *buf, size_t len);
@@ -90,6 +92,9 @@ bool config_node_null(const struct cfg_node *n);
 const char *config_kind_name(enum cfg_node_kind k);
 /* An error at line:col of ck's file (no position on the command line). */
 void config_err_at(struct cfg_check *ck, unsigned line, unsigned col,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A note (accepted, read another way than written) at line:col. */
+void config_note_at(struct cfg_check *ck, unsigned line, unsigned col,
     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 #define CFG_ERR(ck, nd, ...) \
 	config_err_at((ck), (nd)->line, (nd)->col, __VA_ARGS__)

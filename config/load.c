@@ -21,6 +21,7 @@
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "config/opensm.h"
 
 #define MAX_DEPTH	64	/* nested collections in a value */
 
@@ -297,22 +298,55 @@ is_section(const char *name)
 	return false;
 }
 
+/*
+ * The option called name: ibsmd's, or one OpenSM calls so with the same
+ * meaning (then *as is the name to show in messages: "virt_enabled
+ * (virtualization.mode)"). NULL with the error in msg when name is
+ * unknown, or OpenSM's for something ibsmd does otherwise.
+ */
+static const struct cfg_option *
+lookup(const char *name, size_t len, const char *value, char *as,
+    size_t aslen, char *msg, size_t mlen)
+{
+	const struct cfg_option *o = config_option(name);
+	const struct osm_option *osm;
+	const char *near;
+	char got[160];
+
+	if (o != NULL) {
+		snprintf(as, aslen, "%s", o->name);
+		return o;
+	}
+	if ((osm = opensm_option(name)) != NULL) {
+		if (osm->kind == OSM_ALIAS) {
+			snprintf(as, aslen, "%s (%s)", osm->name, osm->ibsmd);
+			return config_option(osm->ibsmd);
+		}
+		opensm_refusal(osm, value, msg, mlen);
+		return NULL;
+	}
+	config_show(name, len, got, sizeof(got));
+	near = config_nearest(name);
+	if (near != NULL)
+		snprintf(msg, mlen, "unknown option %s (did you mean %s?)", got,
+		    near);
+	else
+		snprintf(msg, mlen, "unknown option %s", got);
+	return NULL;
+}
+
 static void
 load_option(struct loader *ld, const struct cfg_node *key, struct cfg_value *v)
 {
-	const struct cfg_option *o = config_option(key->text);
-	const char *near;
-	char got[160];
+	const struct cfg_option *o;
+	struct cfg_option named;
+	char msg[512], as[128];
 	size_t id;
 
+	o = lookup(key->text, key->len, v->head.kind == CFG_NODE_SCALAR ?
+	    v->head.text : NULL, as, sizeof(as), msg, sizeof(msg));
 	if (o == NULL) {
-		config_show(key->text, key->len, got, sizeof(got));
-		near = config_nearest(key->text);
-		if (near != NULL)
-			CFG_ERR(&ld->ck, key, "unknown option %s (did you "
-			    "mean %s?)", got, near);
-		else
-			CFG_ERR(&ld->ck, key, "unknown option %s", got);
+		CFG_ERR(&ld->ck, key, "%s", msg);
 		return;
 	}
 	id = config_option_id(o);
@@ -324,11 +358,14 @@ load_option(struct loader *ld, const struct cfg_node *key, struct cfg_value *v)
 	}
 	if (ld->seen[id]) {
 		CFG_ERR(&ld->ck, key, "%s: set twice (first on line %u)",
-		    o->name, ld->seen[id]);
+		    as, ld->seen[id]);
 		return;
 	}
 	ld->seen[id] = key->line;
-	if (config_check_value(&ld->ck, o, v, ld->cfg) == 0) {
+	/* messages name the option as written */
+	named = *o;
+	named.name = as;
+	if (config_check_value(&ld->ck, &named, v, ld->cfg) == 0) {
 		ld->cfg->source[id] = ld->source;
 		ld->cfg->line[id] = ld->source == CFG_DEFAULT ? 0 : key->line;
 	}
@@ -470,6 +507,13 @@ load(struct ibsmd_config *cfg, const char *name, const char *text,
 		    "the file must be UTF-8", (unsigned char)text[bad]);
 		return CONFIG_INVALID;
 	}
+	if (opensm_conf_like(text, len, &line)) {
+		config_err_at(&ld.ck, line, 1, "this is an opensm.conf "
+		    "(OpenSM's \"name value\" lines), not an ibsmd.conf "
+		    "(YAML): convert it with ibsmd --convert-opensm-conf %s",
+		    name);
+		return CONFIG_INVALID;
+	}
 	config_copy(&scratch, cfg);
 	ld.cfg = &scratch;
 	if (!yaml_parser_initialize(&ld.parser))
@@ -540,25 +584,23 @@ int
 config_set(struct ibsmd_config *cfg, const char *name, const char *value,
     enum cfg_source source, struct config_errors *errs)
 {
-	const struct cfg_option *o = config_option(name);
+	const struct cfg_option *o;
+	struct cfg_option named;
 	struct cfg_check ck = { .errs = errs };
 	struct ibsmd_config scratch;
 	struct cfg_value v = { 0 };
-	const char *p, *near;
-	char got[160];
+	const char *p;
+	char msg[512], as[128];
 	size_t id, len;
 	int r;
 
+	o = lookup(name, strlen(name), value, as, sizeof(as), msg, sizeof(msg));
 	if (o == NULL) {
-		config_show(name, strlen(name), got, sizeof(got));
-		near = config_nearest(name);
-		if (near != NULL)
-			config_err_at(&ck, 0, 0, "unknown option %s (did you "
-			    "mean %s?)", got, near);
-		else
-			config_err_at(&ck, 0, 0, "unknown option %s", got);
+		config_err_at(&ck, 0, 0, "%s", msg);
 		return CONFIG_INVALID;
 	}
+	named = *o;
+	named.name = as;
 	id = config_option_id(o);
 	/* No quotes on a command line: text is literal for strings, and
 	 * "null" is a name there, not YAML's null. */
@@ -595,7 +637,7 @@ config_set(struct ibsmd_config *cfg, const char *name, const char *value,
 		v.head.len = strlen(value);
 	}
 	config_copy(&scratch, cfg);
-	r = config_check_value(&ck, o, &v, &scratch);
+	r = config_check_value(&ck, &named, &v, &scratch);
 	value_free(&v);
 	if (r < 0) {
 		config_fini(&scratch);

@@ -11,13 +11,13 @@ wait_subnet_up 60
 echo
 echo "ibsmd brought up $(basename "$net"):"
 printf '  %-22s %s\n' \
-    "nodes" "$(stat_get nodes)" \
-    "switches" "$(stat_get switches)" \
-    "CA ports" "$(stat_get ca_ports)" \
-    "LIDs assigned" "$(stat_get lids)" \
-    "routing engine" "$(stat_get routing_engine)" \
+    "nodes" "$(stat_get fabric.nodes)" \
+    "switches" "$(stat_get fabric.switches)" \
+    "CA ports" "$(stat_get fabric.ca_ports)" \
+    "LIDs assigned" "$(stat_get fabric.lids)" \
+    "routing engine" "$(stat_get routing.engine)" \
     "SMPs sent" "$(stat_get mad.sent)" \
-    "time to subnet up" "$(stat_get subnet_up_seconds) s"
+    "time to subnet up" "$(stat_get sweep.up_seconds) s"
 echo
 echo "Independent check (ibnetdiscover, dump_fts, smpquery, sminfo):"
 fabcheck || fail "the fabric check failed"

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 
 enum log_level log_level_cur = LOG_LVL_INFO;
@@ -13,6 +14,8 @@ static FILE *log_fp;            /* NULL: stderr */
 static char *log_path;          /* set when logging to a file */
 static int log_syslog;
 static char log_ident[32] = "ibsmd";
+
+#define LOG_SYSLOG_SOCKET "/dev/log"
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
@@ -24,6 +27,18 @@ log_init(const char *ident, const char *dest, enum log_level level)
 	if (dest == NULL || strcmp(dest, "-") == 0 || strcmp(dest, "stderr") == 0)
 		return 0;
 	if (strcmp(dest, "syslog") == 0) {
+		struct stat st;
+		int r = stat(LOG_SYSLOG_SOCKET, &st), e = errno;
+
+		/* Without a syslog socket syslog(3) drops every line without
+		 * a word: say so, and where the lines go instead. */
+		if (r < 0 || !S_ISSOCK(st.st_mode)) {
+			fprintf(stderr, "%s: syslog: %s: %s (no syslog daemon "
+			    "or journal listens there): logging to standard "
+			    "error instead\n", ident, LOG_SYSLOG_SOCKET, r < 0 ?
+			    strerror(e) : "not a socket");
+			return 0;
+		}
 		openlog(ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 		log_syslog = 1;
 		return 0;

@@ -1,4 +1,5 @@
 #include "core/query.h"
+#include "core/nodemap.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -273,9 +274,14 @@ query_node_by_desc(const struct fabric *f, const char *desc,
 	uint32_t n, found = FABRIC_NONE;
 	unsigned k = 0;
 
+	const struct node_names *nm = node_names_current();
+	const char *name;
+
 	for (n = 0; n < f->nnodes && desc[0] != '\0'; n++)
-		if (f->nodes[n].desc_valid &&
-		    strcmp(f->nodes[n].desc, desc) == 0) {
+		if ((f->nodes[n].desc_valid &&
+		    strcmp(f->nodes[n].desc, desc) == 0) ||
+		    ((name = node_names_get(nm, f->nodes[n].guid)) != NULL &&
+		    strcmp(name, desc) == 0)) {
 			found = n;
 			k++;
 		}
@@ -345,20 +351,32 @@ query_resolve(const struct fabric *f, const char *name,
 }
 
 const char *
+query_node_name(const struct fabric *f, uint32_t n, char *buf, size_t len)
+{
+	const struct fabric_node *node = &f->nodes[n];
+	const char *src = node_names_get(node_names_current(), node->guid);
+	size_t i, max = src ? strlen(src) : sizeof(node->desc);
+
+	if (src == NULL)
+		src = node->desc_valid ? node->desc : "";
+	/* a description is the device's bytes: printable ASCII only */
+	for (i = 0; i < max && i + 1 < len && src[i]; i++)
+		buf[i] = src[i] >= 0x20 && src[i] < 0x7f && src[i] != '"' ?
+		    src[i] : '?';
+	if (len > 0)
+		buf[i < len ? i : len - 1] = '\0';
+	return buf;
+}
+
+const char *
 query_node_text(const struct fabric *f, uint32_t n, char *buf, size_t len)
 {
 	const struct fabric_node *node = &f->nodes[n];
-	char desc[sizeof(node->desc)];
-	size_t i;
+	char name[256];
 
-	/* a description is the device's bytes: printable ASCII only */
-	for (i = 0; node->desc_valid && i + 1 < sizeof(desc) && node->desc[i];
-	    i++)
-		desc[i] = node->desc[i] >= 0x20 && node->desc[i] < 0x7f &&
-		    node->desc[i] != '"' ? node->desc[i] : '?';
-	desc[i] = '\0';
 	snprintf(buf, len, "%s 0x%016" PRIx64 " \"%s\"",
-	    fabric_node_type_name(node->type), node->guid, desc);
+	    fabric_node_type_name(node->type), node->guid,
+	    query_node_name(f, n, name, sizeof(name)));
 	return buf;
 }
 

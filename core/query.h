@@ -126,14 +126,20 @@ const char *query_name_name(enum query_name e);
 enum query_name query_resolve(const struct fabric *f, const char *name,
     struct query_target *t);
 
-/* The node whose NodeDescription is desc, FABRIC_NONE if none or several;
+/* The node whose NodeDescription, or name in the node name map, is desc;
+ * FABRIC_NONE if none or several;
  * *matches (if not NULL) receives how many have it. */
 uint32_t query_node_by_desc(const struct fabric *f, const char *desc,
     unsigned *matches);
 /* The port with port GUID guid (a switch's is its port 0), FABRIC_NONE. */
 uint32_t query_port_by_guid(const struct fabric *f, uint64_t guid);
 
-/* Node n for a log line: its type, GUID and description, e.g.
+/* The name of node n for people: its name in the node name map in force
+ * (core/nodemap), else its NodeDescription; printable ASCII, '"' and
+ * control bytes as '?'; returns buf. */
+const char *query_node_name(const struct fabric *f, uint32_t n, char *buf,
+    size_t len);
+/* Node n for a log line: its type, GUID and name, e.g.
  * switch 0x0000000000200000 "leaf3"; returns buf. */
 const char *query_node_text(const struct fabric *f, uint32_t n, char *buf,
     size_t len);

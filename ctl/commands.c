@@ -13,14 +13,16 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.doc = "SM state, sweeps, fabric, MAD counters, SA, routing",
 	},
 	[CTL_CMD_NODES] = {
-		.name = "nodes", .min = 0, .max = 0,
-		.args = "", .request_args = "",
-		.doc = "every node: type, GUID, LIDs, ports, description",
+		.name = "nodes", .min = 0, .max = 1,
+		.args = " [LID|GUID|NAME|PATTERN]",
+		.request_args = " [LID|GUID|NAME|PATTERN]",
+		.doc = "nodes (all, or those named): type, GUID, LIDs, ports, name",
 	},
 	[CTL_CMD_PORTS] = {
 		.name = "ports", .min = 1, .max = 1,
-		.args = " LID|GUID|NAME", .request_args = " GUID|LID|DESCRIPTION",
-		.doc = "the ports of a node, or the one port named",
+		.args = " LID|GUID|NAME|PATTERN",
+		.request_args = " LID|GUID|NAME|PATTERN",
+		.doc = "the ports of a node (or of every node a pattern matches)",
 	},
 	[CTL_CMD_ROUTE] = {
 		.name = "route", .min = 2, .max = 2,
@@ -34,8 +36,9 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 	},
 	[CTL_CMD_SWEEP] = {
 		.name = "sweep", .min = 0, .max = 1,
-		.args = " [--heavy]", .request_args = " [heavy|light]",
-		.doc = "start a light (or heavy) sweep",
+		.args = " [--heavy|off|on]", .request_args = " [heavy|light|off|on]",
+		.doc = "start a light (or heavy) sweep; off holds sweeps, on "
+		    "resumes",
 	},
 	[CTL_CMD_RELOAD] = {
 		.name = "reload", .min = 0, .max = 0,

@@ -50,6 +50,11 @@ usage(FILE *fp)
 		    ctl_commands[i].args);
 		fprintf(fp, "  %-22s  %s\n", cmd, ctl_commands[i].doc);
 	}
+	fprintf(fp,
+"nodes are named by LID, GUID or name (node_name_map, else the description);\n"
+"nodes and ports also take a shell pattern (quote it: 'leaf*')\n"
+"exit status: 0 answered, 1 the daemon refused (an unknown node, sweeps off...),\n"
+"2 bad usage (or several instances and no --guid), 3 no daemon reachable\n");
 }
 
 static int __attribute__((format(printf, 1, 2)))

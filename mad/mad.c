@@ -1130,3 +1130,66 @@ mad_attr_name(uint8_t mgmt_class, uint16_t attr)
 	snprintf(buf, sizeof(buf), "0x%04x", attr);
 	return buf;
 }
+
+const char *
+mad_status_text(uint8_t mgmt_class, int status, char *buf, size_t len)
+{
+	static const char *const field[8] = {
+		NULL, "bad version", "method not supported",
+		"method/attribute combination not supported", "code 4",
+		"code 5", "code 6", "invalid value in the attribute or "
+		"its modifier",
+	};
+	static const char *const sa[8] = {
+		NULL, "ERR_NO_RESOURCES", "ERR_REQ_INVALID", "ERR_NO_RECORDS",
+		"ERR_TOO_MANY_RECORDS", "ERR_REQ_INVALID_GID",
+		"ERR_REQ_INSUFFICIENT_COMPONENTS", "ERR_REQ_DENIED",
+	};
+	unsigned st, code, cls;
+	size_t off;
+
+	if (status == MAD_ETIMEDOUT)
+		return snprintf(buf, len, "no answer"), buf;
+	if (status == MAD_ESEND)
+		return snprintf(buf, len, "cannot send"), buf;
+	if (status < 0)
+		return snprintf(buf, len, "failed (%d)", status), buf;
+	st = (unsigned)status & 0xffff;
+	/* a directed-route SMP's bit 15 is its direction, not a status */
+	if (mgmt_class == MGMT_CLASS_SMP_DR)
+		st &= 0x7fff;
+	code = (st >> 2) & 7;
+	cls = (st >> 8) & 0x7f;
+	off = (size_t)snprintf(buf, len, "status 0x%04x", st);
+#define MORE(...) do { if (off < len) off += (size_t)snprintf(buf + off, \
+	len - off, __VA_ARGS__); } while (0)
+	if (st == 0)
+		MORE(": success");
+	else {
+		const char *sep = ": ";
+
+		if (st & 1) {
+			MORE("%sbusy", sep);
+			sep = ", ";
+		}
+		if (st & 2) {
+			MORE("%sredirect required", sep);
+			sep = ", ";
+		}
+		if (code != 0) {
+			MORE("%s%s", sep, field[code]);
+			sep = ", ";
+		}
+		if (cls != 0) {
+			if (mgmt_class == MGMT_CLASS_SA && cls < 8)
+				MORE("%s%s", sep, sa[cls]);
+			else
+				MORE("%s%s-specific code 0x%02x", sep,
+				    mgmt_class == MGMT_CLASS_SMP_LID ||
+				    mgmt_class == MGMT_CLASS_SMP_DR ?
+				    "vendor or SMP class" : "class", cls);
+		}
+	}
+#undef MORE
+	return buf;
+}

@@ -173,5 +173,14 @@ void mad_set_method(uint8_t *mad, uint8_t method);
 const char *mad_class_name(uint8_t mgmt_class);
 const char *mad_method_name(uint8_t method);
 const char *mad_attr_name(uint8_t mgmt_class, uint16_t attr);
+/*
+ * A completion status for a log line: "no answer", "cannot send", or the
+ * response's Status field decoded (IBA 13.4.7: busy, redirect, the invalid
+ * field code; the class-specific bits by name for SA, else as the vendor's
+ * or class's own code), e.g. "status 0x0008: method not supported".
+ * Returns buf.
+ */
+const char *mad_status_text(uint8_t mgmt_class, int status, char *buf,
+    size_t len);
 
 #endif

@@ -536,6 +536,22 @@ put_resolved(struct pkey_buf *b, struct resolver *r,
 	free(ports);
 }
 
+/* Member j of pt names what a later member names too. */
+static bool
+written_again(const struct pkey_partition *pt, size_t j)
+{
+	const struct pkey_member *a = &pt->members[j];
+
+	for (size_t k = j + 1; k < pt->nmembers; k++) {
+		const struct pkey_member *b = &pt->members[k];
+
+		if (a->kind == b->kind && a->lo == b->lo && a->hi == b->hi &&
+		    (a->kind != MK_DESC || strcmp(a->pattern, b->pattern) == 0))
+			return true;
+	}
+	return false;
+}
+
 char *
 pkey_policy_format(const struct pkey_policy *p, const struct fabric *f)
 {
@@ -576,6 +592,10 @@ pkey_policy_format(const struct pkey_policy *p, const struct fabric *f)
 			pkey_buf_printf(&b, "\n");
 		}
 		for (size_t j = 0; j < pt->nmembers; j++) {
+			/* a member written again later: the later one counts
+			 * (last entry wins), printed once, there */
+			if (written_again(pt, j))
+				continue;
 			pkey_buf_printf(&b, "%s\t", nm++ ? ",\n" : "");
 			put_member(&b, &pt->members[j]);
 			pkey_buf_printf(&b, "=%s",

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/queue.h>
 #include <sys/socket.h>
@@ -31,6 +32,7 @@
 #include "sa/service.h"
 #include "sm/mcast.h"
 #include "core/log.h"
+#include "core/query.h"
 #include "core/vport.h"
 #include "mad/mad.h"
 #include "sa/sa.h"
@@ -104,69 +106,89 @@ add_counter(void *arg, uint8_t mgmt_class, uint8_t method, uint16_t attr,
 			fatal("ctl: counters");
 	}
 	sc = &k->v[k->n++];
-	/* SMP counters keep their plain names; other classes say theirs. */
-	if (mgmt_class == MGMT_CLASS_SMP_LID)
-		snprintf(sc->method, sizeof(sc->method), "%s",
-		    mad_method_name(method));
-	else
-		snprintf(sc->method, sizeof(sc->method), "%s.%s",
-		    mad_class_name(mgmt_class), mad_method_name(method));
+	snprintf(sc->cls, sizeof(sc->cls), "%s", mad_class_name(mgmt_class));
+	snprintf(sc->method, sizeof(sc->method), "%s",
+	    mad_method_name(method));
 	snprintf(sc->attr, sizeof(sc->attr), "%s",
 	    mad_attr_name(mgmt_class, attr));
 	sc->c = *m;
 }
 
+void
+ctl_status_get(const struct ctl_deps *d, struct ctl_status *cs)
+{
+	struct counters k = { 0 };
+	struct timespec ts;
+
+	memset(cs, 0, sizeof(*cs));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	cs->st = (struct show_status){
+		.version = PACKAGE_VERSION,
+		.sm_state = smstate_name(smstate_state(d->ss)),
+		.port_guid = d->port_guid,
+		.priority = smstate_priority(d->ss),
+		.sm = &cs->ss,
+		.sminfo = &cs->ic,
+		.log_level = log_level_name(log_get_level()),
+		.traps = sminfo_traps(d->sm),
+		.sweep = &cs->sw,
+		.fabric = sweep_fabric(d->sweep),
+		.report = sweep_report(d->sweep),
+		.mad_sent = mad_total_sent(d->mad),
+		.mad_unmatched = mad_dropped_unmatched(d->mad),
+		.mad_malformed = mad_dropped_malformed(d->mad),
+		.mad_outstanding = mad_outstanding(d->mad),
+		.mad_queued = mad_queued(d->mad),
+		.mad_unhandled = mad_dropped_unhandled(d->mad),
+		.mad_max_queued = mad_max_queued(d->mad),
+		.mad_mean_in_flight = mad_mean_in_flight(d->mad),
+		.vprog = &cs->vr,
+		.now = (double)ts.tv_sec + ts.tv_nsec / 1e9,
+	};
+	sweep_get_status(d->sweep, &cs->sw);
+	smstate_get_status(d->ss, &cs->ss);
+	sminfo_get_counters(d->sm, &cs->ic);
+	mad_counters_foreach(d->mad, add_counter, &k);
+	sweep_vport_stats(d->sweep, &cs->vr);
+	if (d->sa != NULL) {
+		sa_get_stats(d->sa, &cs->sas);
+		cs->st.sa = &cs->sas;
+		cs->st.sa_serving = sa_is_serving(d->sa);
+		sa_mcmember_stats(d->sa, &cs->mcm);
+		cs->st.mcm = &cs->mcm;
+	}
+	if (d->vg != NULL) {
+		vfguid_get_stats(d->vg, &cs->vs);
+		cs->st.vfguid = &cs->vs;
+	}
+	cs->counters = k.v;
+	cs->st.counters = k.v;
+	cs->st.ncounters = k.n;
+	if (d->mcast != NULL) {
+		cs->st.more = sm_mcast_status;
+		cs->st.more_arg = d->mcast;
+	}
+	if (d->note != NULL)
+		cs->st.note = d->note(d->arg);
+}
+
+void
+ctl_status_free(struct ctl_status *cs)
+{
+	free(cs->counters);
+	cs->counters = NULL;
+}
+
 static int
 cmd_status(struct ctl *c, struct show *s, int argc, char **argv)
 {
-	struct sweep_status sw;
-	struct smstate_status ss;
-	struct sminfo_counters ic;
-	struct sa_stats sas;
-	struct vfguid_stats vs;
-	struct counters k = { 0 };
-	struct show_status st = {
-		.version = PACKAGE_VERSION,
-		.sm_state = smstate_name(smstate_state(c->d.ss)),
-		.port_guid = c->d.port_guid,
-		.priority = smstate_priority(c->d.ss),
-		.sm = &ss,
-		.sminfo = &ic,
-		.log_level = log_level_name(log_get_level()),
-		.traps = sminfo_traps(c->d.sm),
-		.sweep = &sw,
-		.fabric = sweep_fabric(c->d.sweep),
-		.report = sweep_report(c->d.sweep),
-		.mad_sent = mad_total_sent(c->d.mad),
-		.mad_unmatched = mad_dropped_unmatched(c->d.mad),
-		.mad_malformed = mad_dropped_malformed(c->d.mad),
-		.mad_outstanding = mad_outstanding(c->d.mad),
-		.mad_queued = mad_queued(c->d.mad),
-	};
+	struct ctl_status cs;
 
 	(void)argc;
 	(void)argv;
-	sweep_get_status(c->d.sweep, &sw);
-	smstate_get_status(c->d.ss, &ss);
-	sminfo_get_counters(c->d.sm, &ic);
-	mad_counters_foreach(c->d.mad, add_counter, &k);
-	if (c->d.sa != NULL) {
-		sa_get_stats(c->d.sa, &sas);
-		st.sa = &sas;
-		st.sa_serving = sa_is_serving(c->d.sa);
-	}
-	if (c->d.vg != NULL) {
-		vfguid_get_stats(c->d.vg, &vs);
-		st.vfguid = &vs;
-	}
-	st.counters = k.v;
-	st.ncounters = k.n;
-	if (c->d.mcast != NULL) {
-		st.more = sm_mcast_status;
-		st.more_arg = c->d.mcast;
-	}
-	show_status(s, &st);
-	free(k.v);
+	ctl_status_get(&c->d, &cs);
+	show_status(s, &cs.st);
+	ctl_status_free(&cs);
 	return 0;
 }
 
@@ -176,12 +198,9 @@ cmd_nodes(struct ctl *c, struct show *s, int argc, char **argv)
 	const struct fabric *f;
 	const struct lft_set *lft;
 
-	(void)argc;
-	(void)argv;
 	if (need_fabric(c, s, &f, &lft) < 0)
 		return -1;
-	show_nodes(s, f);
-	return 0;
+	return show_nodes_filter(s, f, argc > 1 ? argv[1] : NULL);
 }
 
 static int
@@ -271,14 +290,31 @@ cmd_sweep(struct ctl *c, struct show *s, int argc, char **argv)
 	bool heavy = false;
 	char buf[80];
 
+	if (argc > 1 && (strcmp(argv[1], "off") == 0 ||
+	    strcmp(argv[1], "on") == 0)) {
+		bool off = strcmp(argv[1], "off") == 0;
+
+		log_info("ctl: sweep %s", argv[1]);
+		sweep_hold(c->d.sweep, off);
+		if (s->json) {
+			json_object_begin(&s->j);
+			json_kv_bool(&s->j, "enabled", !off);
+			json_object_end(&s->j);
+		} else
+			show_printf(s, "sweeps %s\n", off ? "held: none starts "
+			    "until sweep on" : "resumed");
+		return 0;
+	}
 	if (argc > 1) {
 		if (strcmp(argv[1], "heavy") == 0)
 			heavy = true;
 		else if (strcmp(argv[1], "light") != 0)
-			return show_error(s, "sweep: unknown kind '%s' (heavy "
-			    "or light)", show_clean(argv[1], buf,
-			    sizeof(buf)));
+			return show_error(s, "sweep: unknown argument '%s' "
+			    "(heavy, light, off or on)", show_clean(argv[1],
+			    buf, sizeof(buf)));
 	}
+	if (sweep_held(c->d.sweep))
+		return show_error(s, "sweeps are off: ibsmctl sweep on first");
 	log_info("ctl: %s sweep requested", heavy ? "heavy" : "light");
 	sweep_request(c->d.sweep, heavy);
 	if (s->json) {
@@ -296,6 +332,8 @@ cmd_reroute(struct ctl *c, struct show *s, int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
+	if (sweep_held(c->d.sweep))
+		return show_error(s, "sweeps are off: ibsmctl sweep on first");
 	log_info("ctl: full reroute requested");
 	sweep_reroute(c->d.sweep);
 	if (s->json) {
@@ -364,9 +402,16 @@ cmd_vports(struct ctl *c, struct show *s, int argc, char **argv)
 		    "yet)\n");
 	for (uint32_t h = 0; vs != NULL && f != NULL && h < vs->nh; h++) {
 		const struct fabric_port *p = &f->ports[vs->h[h].port];
-		const struct fabric_node *n = &f->nodes[p->node];
+		unsigned nv = 0, up = 0;
 
-		show_clean(n->desc_valid ? n->desc : "", desc, sizeof(desc));
+		/* counted as status counts them: the physical function's
+		 * vport 0 is not one */
+		for (uint32_t i = 0; i < vs->n; i++)
+			if (vs->v[i].host == h && vs->v[i].index != 0) {
+				nv++;
+				up += vs->v[i].state >= PORT_INIT;
+			}
+		query_node_name(f, p->node, desc, sizeof(desc));
 		if (s->json) {
 			json_object_begin(&s->j);
 			json_kv_guid(&s->j, "port_guid", p->guid);
@@ -374,12 +419,16 @@ cmd_vports(struct ctl *c, struct show *s, int argc, char **argv)
 			json_kv_uint(&s->j, "lid", p->lid);
 			json_kv_string(&s->j, "description", desc);
 			json_kv_uint(&s->j, "vport_cap", vs->h[h].vport_cap);
+			json_kv_uint(&s->j, "vport_index_top", vs->h[h].top);
+			json_kv_uint(&s->j, "vports_read", nv);
+			json_kv_uint(&s->j, "vports_up", up);
 			json_key(&s->j, "vports");
 			json_array_begin(&s->j);
 		} else
 			show_printf(s, "port 0x%016" PRIx64 " \"%s\" port %u LID "
-			    "%u: %u vports (cap %u)\n", p->guid, desc, p->num,
-			    p->lid, vs->h[h].top, vs->h[h].vport_cap);
+			    "%u: %u vports read, %u up (VPortIndexTop %u, "
+			    "VPortCap %u)\n", p->guid, desc, p->num, p->lid, nv,
+			    up, vs->h[h].top, vs->h[h].vport_cap);
 		for (uint32_t i = 0; i < vs->n; i++) {
 			const struct vport *v = &vs->v[i];
 

@@ -19,6 +19,13 @@
 
 #include <stdint.h>
 
+#include "sa/sa.h"
+#include "sm/show.h"
+#include "sm/sminfo.h"
+#include "sm/smstate.h"
+#include "sm/sweep.h"
+#include "sm/vfguid.h"
+
 struct ev_loop;
 struct mad_engine;
 struct sa;
@@ -49,7 +56,27 @@ struct ctl_deps {
 	struct sm_mcast *mcast;         /* NULL: no multicast */
 	/* The policy in force, for partitions --json (NULL: none). */
 	const struct pkey_policy *(*policy)(void *arg);
+	/* What status should add ("last reload rejected: ..."), or NULL;
+	 * the hook may be NULL. */
+	const char *(*note)(void *arg);
 };
+
+/* What `ibsmctl status` shows, gathered from d: the daemon's STATUS= line
+ * and stats file are built from the same. Valid until the loop runs
+ * again; free with ctl_status_free(). */
+struct ctl_status {
+	struct show_status st;
+	struct sweep_status sw;
+	struct smstate_status ss;
+	struct sminfo_counters ic;
+	struct sa_stats sas;
+	struct vfguid_stats vs;
+	struct vports_result vr;
+	struct sa_mcmember_stats mcm;
+	struct show_counter *counters;
+};
+void ctl_status_get(const struct ctl_deps *d, struct ctl_status *cs);
+void ctl_status_free(struct ctl_status *cs);
 
 /* Listen on path (a stale socket file is replaced; mode 0600). Returns
  * NULL with a logged reason. */

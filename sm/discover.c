@@ -346,9 +346,13 @@ on_done(void *arg, int status, const uint8_t *resp)
 			} else {
 				d->res.errors++;
 			}
-			log_debug("discover: %s %s at hop %u failed (status %d)",
-			    mad_method_name(q->method), mad_attr_name(MGMT_CLASS_SMP_LID, q->attr),
-			    q->path.hops, status);
+			char st[96];
+
+			log_debug("discover: %s %s at hop %u failed (%s)",
+			    mad_method_name(q->method),
+			    mad_attr_name(MGMT_CLASS_SMP_LID, q->attr),
+			    q->path.hops, mad_status_text(MGMT_CLASS_SMP_DR,
+			    status, st, sizeof(st)));
 		}
 		goto out;
 	}

@@ -56,9 +56,12 @@ on_block(void *arg, int status, const uint8_t *resp)
 		goto out;
 	n = &h->f->nodes[h->held->sw_node[q->sw]];
 	if (status != 0 || resp == NULL) {
+		char st[96];
+
 		h->failures++;
-		log_debug("inherit: switch 0x%016" PRIx64 " LFT block %u: "
-		    "status %d", n->guid, q->block, status);
+		log_debug("inherit: switch 0x%016" PRIx64 " LFT block %u: %s",
+		    n->guid, q->block, mad_status_text(MGMT_CLASS_SMP_DR,
+		    status, st, sizeof(st)));
 		goto out;
 	}
 	d = resp + SMP_DATA_OFFSET;

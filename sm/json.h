@@ -14,15 +14,32 @@
 
 #define JSON_MAX_DEPTH 32
 
+/*
+ * One document, three renderings with the same keys: JSON; "flat" lines
+ * "a.b.c value" (list entries by index, booleans 1 and 0, null "-"), for
+ * files a shell reads with grep; and "text", an indented "key: value"
+ * tree for people (objects and lists of plain values on one line, lists
+ * of objects as "- " entries). The flat and text forms are built as a
+ * tree and rendered into buf when the outermost value closes.
+ */
+enum json_mode { JSON_MODE_JSON, JSON_MODE_FLAT, JSON_MODE_TEXT };
+
+struct json_node;
+
 struct json {
 	char *buf;              /* NUL-terminated text so far */
 	size_t len, cap;
 	int depth;              /* open objects and arrays */
 	bool empty[JSON_MAX_DEPTH + 1]; /* nothing yet at that depth */
 	bool after_key;         /* the next value belongs to a key */
+	enum json_mode mode;
+	/* flat and text: the tree, the open containers, the pending key */
+	struct json_node *root, *open[JSON_MAX_DEPTH + 1];
+	char *key;
 };
 
 void json_init(struct json *j);
+void json_init_mode(struct json *j, enum json_mode mode);
 void json_fini(struct json *j);
 
 void json_object_begin(struct json *j);
@@ -42,6 +59,9 @@ void json_null(struct json *j);
 /* A 64-bit GUID as the string "0x%016x" (a JSON number would lose bits in
  * most readers). */
 void json_guid(struct json *j, uint64_t guid);
+
+/* A value already written as JSON by another writer (JSON mode only). */
+void json_raw(struct json *j, const char *text);
 
 /* key and value in one call */
 void json_kv_string(struct json *j, const char *key, const char *s);

@@ -32,6 +32,7 @@
 #endif
 
 #include "config/config.h"
+#include "config/opensm.h"
 #include "sm/ctl.h"
 #include "mcast/group.h"
 #include "sm/mcast.h"
@@ -52,9 +53,14 @@
 #include "core/vattr.h"
 #include "core/vport.h"
 #include "sm/vfguid.h"
+#include "sm/dump.h"
+#include "core/nodemap.h"
 #include "mad/transport.h"
 
-/* Exit codes (documented in ibsmd(8)). */
+/* Exit codes (documented in ibsmd(8)). EXIT_USAGE is every mistake of
+ * the command line or the configuration at start, the partitions file and
+ * the log file included: ibsmd@.service does not restart on it
+ * (RestartPreventExitStatus), since no restart mends a file. */
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_LOCKED = 3 };
 
 #define MAX_CLI 64
@@ -78,6 +84,10 @@ struct daemon {
 	size_t nsms;
 	bool sa_swept;          /* a complete heavy sweep as master */
 	struct ctl *ctl;
+	struct ctl_deps cd;     /* what ctl, STATUS= and the stats file read */
+	char note[256];         /* STATUS= and status: "last reload rejected..." */
+	struct node_names *names;       /* node_name_map in force, or NULL */
+	bool dump_failing;      /* the last dump_files_dir write failed (said) */
 	ev_signal sig_term, sig_int, sig_hup, sig_usr1;
 	ev_timer watchdog;
 	ev_timer vport_settle;  /* vendor vport traps, coalesced */
@@ -89,6 +99,7 @@ struct daemon {
 	size_t ncli;
 	bool once, check, verbose, list_ports;
 	bool leaving;           /* SIGTERM: handing over before exiting */
+	const char *convert;            /* --convert-opensm-conf FILE */
 	/* running state */
 	uint64_t guid;
 	struct ibsmd_config cfg;
@@ -120,7 +131,7 @@ usage(FILE *fp)
 "  -P, --partitions FILE      partitions.conf (default " IBSMD_SYSCONFDIR "/partitions.conf)\n"
 "      --allow-both-pkeys     '=both' members get full and limited P_Keys\n"
 "      --partition-enforcement MODE  both, in, out or off (default both)\n"
-"      --virtualization MODE  SR-IOV: off, ignore or enabled (default off)\n"
+"      --virtualization MODE  SR-IOV: off, disabled or enabled (default off)\n"
 "  -p, --priority N           SM priority 0-15 (default 0)\n"
 "  -l, --log-level LEVEL      error, warn, info or debug (default info)\n"
 "  -f, --log-file FILE        log to FILE, 'syslog' or '-' for stderr (default -)\n"
@@ -130,15 +141,19 @@ usage(FILE *fp)
 "      --smp-retries N        retries of an unanswered SMP (default 3)\n"
 "  -O, --option NAME=VALUE    set any ibsmd.conf option (repeatable)\n"
 "      --list-ports           print the port GUIDs of the instances to run\n"
+"      --convert-opensm-conf FILE  print FILE (an opensm.conf) as an ibsmd.conf\n"
 "  -h, --help                 this help\n"
 "  -V, --version              print the version\n");
 }
 
+/* Errors, then the notes on values read another way than written. */
 static void
 print_errors(const struct config_errors *e)
 {
 	for (size_t i = 0; i < e->n; i++)
 		fprintf(stderr, "%s\n", e->line[i]);
+	for (size_t i = 0; i < e->nnotes; i++)
+		fprintf(stderr, "%s\n", e->note[i]);
 }
 
 /* An error of our own among the loader's, in the same list. */
@@ -196,15 +211,20 @@ build_config(const struct daemon *d, uint64_t guid, struct ibsmd_config *out,
 static void
 log_notes(const struct pkey_errors *errs)
 {
-	char line[1024];
+	const char *file = errs->file ? errs->file : "partitions.conf";
+	char at[64];
 
 	for (size_t i = 0; i < errs->n; i++) {
-		if (pkey_msg_format(errs, i, line, sizeof(line)) < 0)
-			continue;
-		if (errs->msgs[i].level == PKEY_MSG_WARNING)
-			log_warnx("partitions: %s", line);
+		const struct pkey_msg *m = &errs->msgs[i];
+
+		/* the log's level says warning or note: no second tag */
+		at[0] = '\0';
+		if (m->line != 0)
+			snprintf(at, sizeof(at), ":%u:%u", m->line, m->col);
+		if (m->level == PKEY_MSG_WARNING)
+			log_warnx("partitions: %s%s: %s", file, at, m->text);
 		else
-			log_info("partitions: %s", line);
+			log_info("partitions: %s%s: %s", file, at, m->text);
 	}
 }
 
@@ -237,6 +257,38 @@ load_policy(const struct ibsmd_config *cfg, struct pkey_errors *errs,
 	if (p != NULL)
 		log_notes(errs);
 	return p;
+}
+
+static void
+names_error(void *arg, const char *line)
+{
+	add_error(arg, "%s", line);
+}
+
+/* The node name map cfg names (*out NULL when none is): 0, or -1 with
+ * every mistake, or why it cannot be read, in ce. */
+static int
+load_names(const struct ibsmd_config *cfg, struct node_names **out,
+    struct config_errors *ce)
+{
+	char why[160], *text;
+	size_t len = 0;
+	int r;
+
+	*out = NULL;
+	if (cfg->node_name_map[0] == '\0')
+		return 0;
+	r = config_read_file(cfg->node_name_map, CONFIG_MAX_BYTES * 16, &text,
+	    &len, why, sizeof(why));
+	if (r != CONFIG_OK) {
+		add_error(ce, "%s: %s (node_name_map)", cfg->node_name_map,
+		    r == CONFIG_MISSING ? "no such file" : why);
+		return -1;
+	}
+	r = node_names_parse(cfg->node_name_map, text, len, out, names_error,
+	    ce) > 0 ? -1 : 0;
+	free(text);
+	return r;
 }
 
 static const char *
@@ -362,20 +414,48 @@ take_lock(const char *dir, uint64_t guid)
 	return fd;
 }
 
+/* STATUS= for systemctl status: the line `ibsmctl status` would sum up. */
 static void
 notify_status(struct daemon *d)
 {
 #ifdef HAVE_LIBSYSTEMD
-	struct sweep_status st;
+	struct ctl_status cs;
+	char line[512];
 
-	sweep_get_status(d->sweep, &st);
-	sd_notifyf(0, "STATUS=%s, %s; %" PRIu64 " sweeps, last %s %s in %.3f s",
-	    smstate_detail(d->ss),
-	    st.subnet_up ? "subnet up" : "subnet not up", st.sweeps,
-	    st.last_kind, st.last_ok ? "ok" : "failed", st.last_seconds);
+	if (d->cd.sweep == NULL)
+		return;
+	ctl_status_get(&d->cd, &cs);
+	show_status_line(&cs.st, line, sizeof(line));
+	ctl_status_free(&cs);
+	sd_notifyf(0, "STATUS=%s", line);
 #else
 	(void)d;
 #endif
+}
+
+/* A STATUS= before exiting on a start failure (the journal has the rest). */
+static void __attribute__((format(printf, 1, 2)))
+notify_failure(const char *fmt, ...)
+{
+#ifdef HAVE_LIBSYSTEMD
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	sd_notifyf(0, "STATUS=%s", line);
+#else
+	(void)fmt;
+#endif
+}
+
+static const char *
+status_note(void *arg)
+{
+	struct daemon *d = arg;
+
+	return d->note[0] ? d->note : NULL;
 }
 
 static void
@@ -540,56 +620,28 @@ sa_view_update(struct daemon *d)
 	free(old_pk);
 }
 
-/* The alias GUIDs' counters in the stats file. */
+/* The stats file: the status document (ibsmctl status), flat; and
+ * systemd's STATUS= line from the same. */
 static void
-vfguid_stats_lines(struct daemon *d, FILE *fp)
-{
-	struct vfguid_stats v;
-
-	if (d->vg == NULL)
-		return;
-	vfguid_get_stats(d->vg, &v);
-	fprintf(fp, "vfguid.assigned %" PRIu64 "\nvfguid.sets %" PRIu64 "\n"
-	    "vfguid.confirmed %" PRIu64 "\nvfguid.failed %" PRIu64 "\n"
-	    "vfguid.restored %" PRIu64 "\nvfguid.adopted %" PRIu64 "\n"
-	    "vfguid.file_writes %" PRIu64 "\n", v.active, v.sets,
-	    v.confirmed, v.failed, v.restored, v.adopted, v.writes);
-}
-
-/* The SA's counters in the stats file (per attribute and method, the MAD
- * engine's "sa" lines are there already), and the alias GUIDs'. */
-static void
-sa_stats_lines(void *arg, FILE *fp)
+stats_file(void *arg, FILE *fp)
 {
 	struct daemon *d = arg;
-	struct sa_stats st;
+	struct ctl_status cs;
 
-	vfguid_stats_lines(d, fp);
-	if (d->sa == NULL)
-		return;
-	sa_get_stats(d->sa, &st);
-	fprintf(fp, "sa.serving %d\nsa.requests %" PRIu64 "\n"
-	    "sa.answered %" PRIu64 "\nsa.errors %" PRIu64 "\n"
-	    "sa.not_serving %" PRIu64 "\nsa.bad_key %" PRIu64 "\n"
-	    "sa.malformed %" PRIu64 "\nsa.unsupported %" PRIu64 "\n"
-	    "sa.dropped %" PRIu64 "\nsa.answer_max_us %" PRIu64 "\n",
-	    sa_is_serving(d->sa), st.requests, st.answered, st.errors,
-	    st.not_serving, st.bad_key, st.malformed, st.unsupported,
-	    st.dropped, st.answer_max_us);
-	fprintf(fp, "sa.services %" PRIu64 "\nsa.subscriptions %" PRIu64 "\n"
-	    "sa.reports_sent %" PRIu64 "\nsa.reports_acked %" PRIu64 "\n"
-	    "sa.reports_failed %" PRIu64 "\n", st.services, st.subscriptions,
-	    st.reports_sent, st.reports_acked, st.reports_failed);
-	sm_mcast_stats_lines(d->mcast, fp);
+	if (d->cd.sweep == NULL)
+		return;         /* not yet: the loop has not run */
+	ctl_status_get(&d->cd, &cs);
+	show_status_flat(&cs.st, fp);
+#ifdef HAVE_LIBSYSTEMD
 	{
-		struct sa_mcmember_stats ms;
+		/* STATUS= is refreshed with the file (every sweep) */
+		char line[512];
 
-		sa_mcmember_stats(d->sa, &ms);
-		fprintf(fp, "sa.mcm_joins %" PRIu64 "\nsa.mcm_leaves %" PRIu64
-		    "\nsa.mcm_creates %" PRIu64 "\nsa.mcm_refused %" PRIu64
-		    "\nsa.mcm_unjoinable %" PRIu64 "\n", ms.joins, ms.leaves,
-		    ms.creates, ms.refused, ms.unjoinable);
+		show_status_line(&cs.st, line, sizeof(line));
+		sd_notifyf(0, "STATUS=%s", line);
 	}
+#endif
+	ctl_status_free(&cs);
 }
 
 
@@ -617,11 +669,44 @@ sa_serving_update(struct daemon *d)
 		sa_set_serving(d->sa, d->sa_swept);
 }
 
+static const struct mcast_mft *
+dump_mft(void *arg, uint64_t node_guid)
+{
+	return sm_mcast_mft(arg, node_guid);
+}
+
+/* OpenSM's dump files into dump_files_dir, after a sweep that brought the
+ * subnet up as master; a failure is said when it starts and ends. */
+static void
+write_dumps(struct daemon *d)
+{
+	char g2l[4200], why[512];
+	struct dump_in in = { .f = sweep_fabric(d->sweep),
+	    .lft = sweep_lft(d->sweep), .mft = dump_mft,
+	    .mft_arg = d->mcast, .guid2lid = g2l };
+
+	if (d->cfg.dump_files_dir[0] == '\0' || in.f == NULL)
+		return;
+	snprintf(g2l, sizeof(g2l), "%s/guid2lid", d->state_dir);
+	if (dump_write(d->cfg.dump_files_dir, &in, why, sizeof(why)) < 0) {
+		if (!d->dump_failing)
+			log_warnx("dump_files_dir: %s (said again when it "
+			    "works)", why);
+		d->dump_failing = true;
+	} else if (d->dump_failing) {
+		log_info("dump_files_dir: %s written again",
+		    d->cfg.dump_files_dir);
+		d->dump_failing = false;
+	}
+}
+
 static void
 on_up(void *arg, bool ok, const char *why)
 {
 	struct daemon *d = arg;
 
+	if (ok && smstate_state(d->ss) == SM_MASTER)
+		write_dumps(d);
 	if (d->once) {
 		d->exit_code = ok ? EXIT_OK : EXIT_FAIL;
 		if (!ok) {
@@ -833,6 +918,7 @@ reload(void *arg, char **errors)
 	struct config_errors ce = { 0 };
 	struct pkey_errors pe;
 	struct pkey_policy *pol = NULL;
+	struct node_names *names = NULL;
 	struct diff_ctx dc = { .restart = "" };
 	struct sweep_opts so;
 	struct mad_opts mo;
@@ -848,12 +934,24 @@ reload(void *arg, char **errors)
 		    bad);
 	} else if (ce.n == 0 &&
 	    (pol = load_policy(&next, &pe, &missing, &ce)) != NULL) {
-		rc = 0;
+		rc = load_names(&next, &names, &ce);
+		if (rc < 0) {
+			pkey_policy_free(pol);
+			pol = NULL;
+		}
 	}
 	if (rc < 0) {
 		char *text = join_errors(&ce, &pe);
+		unsigned nerr = 0;
 
+		for (const char *p = text; *p; p++)
+			nerr += *p == '\n';
+		snprintf(d->note, sizeof(d->note), "last reload rejected (%u "
+		    "error%s%s), running configuration and partitions kept",
+		    nerr, nerr == 1 ? "" : "s", pe.nerrors ? ", partitions" :
+		    "");
 		log_rejected(text);
+		notify_status(d);
 		if (errors != NULL)
 			*errors = text;
 		else
@@ -863,6 +961,8 @@ reload(void *arg, char **errors)
 		pkey_errors_fini(&pe);
 		return -1;
 	}
+	for (size_t i = 0; i < ce.nnotes; i++)
+		log_info("reload: %s", ce.note[i]);
 	config_reload_diff(&d->cfg, &next, on_diff, &dc);
 	if (dc.restart[0])
 		log_warnx("reload: changed but only applied after a restart: %s",
@@ -874,6 +974,13 @@ reload(void *arg, char **errors)
 	}
 	config_apply_reloadable(&d->cfg, &next);
 	config_fini(&next);
+	/* the new names from now on (NULL: descriptions again) */
+	node_names_use(names);
+	node_names_free(d->names);
+	d->names = names;
+	if (names != NULL)
+		log_info("reload: node_name_map %s: %zu names",
+		    d->cfg.node_name_map, node_names_count(names));
 	{
 		struct pkey_policy *old = d->policy;
 		struct sa_opts sao;
@@ -903,6 +1010,8 @@ reload(void *arg, char **errors)
 	sweep_set_opts(d->sweep, &so);
 	log_info("reload: configuration and partitions%s applied",
 	    missing ? " (no partitions file: default partition only)" : "");
+	d->note[0] = '\0';
+	notify_status(d);
 	sweep_after_reload(d->sweep);
 	sweep_request(d->sweep, true);
 	config_errors_fini(&ce);
@@ -1051,6 +1160,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		{ "list-ports", no_argument, NULL, 7 },
 		{ "config-dir", required_argument, NULL, 8 },
 		{ "virtualization", required_argument, NULL, 9 },
+		{ "convert-opensm-conf", required_argument, NULL, 10 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1100,6 +1210,7 @@ parse_args(struct daemon *d, int argc, char *argv[])
 		case 5: rc |= add_cli(d, "allow_both_pkeys", "true"); break;
 		case 6: name = "partition_enforcement"; break;
 		case 9: name = "virtualization.mode"; break;
+		case 10: d->convert = optarg; break;
 		case 'O':
 			if ((eq = strchr(optarg, '=')) == NULL) {
 				fprintf(stderr, "ibsmd: -O wants NAME=VALUE, not "
@@ -1155,6 +1266,45 @@ list_ports(const struct ibsmd_config *cfg)
 	return EXIT_OK;
 }
 
+static int
+read_named(void *arg, const char *path, char **text, size_t *len, char *why,
+    size_t whylen)
+{
+	(void)arg;
+	why[0] = '\0';
+	return config_read_file(path, CONFIG_MAX_BYTES, text, len, why,
+	    whylen);
+}
+
+/* --convert-opensm-conf: the opensm.conf as an ibsmd.conf on stdout. */
+static int
+convert_opensm(const char *path)
+{
+	struct opensm_reader rd = { .read = read_named };
+	struct config_errors ce = { 0 };
+	char why[160], *text;
+	size_t len;
+	int r;
+
+	r = config_read_file(path, CONFIG_MAX_BYTES, &text, &len, why,
+	    sizeof(why));
+	if (r != CONFIG_OK) {
+		fprintf(stderr, "ibsmd: %s: %s\n", path, r == CONFIG_MISSING ?
+		    "no such file" : why);
+		return EXIT_FAIL;
+	}
+	r = opensm_convert(path, text, len, &rd, stdout, &ce);
+	free(text);
+	print_errors(&ce);
+	config_errors_fini(&ce);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "ibsmd: cannot write the conversion: %s\n",
+		    strerror(errno));
+		return EXIT_FAIL;
+	}
+	return r < 0 ? EXIT_FAIL : EXIT_OK;
+}
+
 /* -n: configuration and partitions checked; -nv: printed back. */
 static int
 check_mode(struct daemon *d)
@@ -1167,6 +1317,13 @@ check_mode(struct daemon *d)
 
 	pkey_errors_init(&pe);
 	pol = load_policy(&d->cfg, &pe, &missing, &ce);
+	{
+		struct node_names *names;
+
+		if (load_names(&d->cfg, &names, &ce) < 0)
+			rc = EXIT_FAIL;
+		node_names_free(names);
+	}
 	print_errors(&ce);
 	config_errors_fini(&ce);
 	{
@@ -1213,6 +1370,8 @@ main(int argc, char *argv[])
 		return EXIT_USAGE;
 	log_init("ibsmd", NULL, LOG_LVL_INFO);
 	config_set_engine_names(routing_engine_name);
+	if (d.convert != NULL)
+		return convert_opensm(d.convert);
 
 	/* The port GUID names the per-instance file: from the command line
 	 * or the common file, else the first InfiniBand port. */
@@ -1226,6 +1385,7 @@ main(int argc, char *argv[])
 	}
 	d.guid = first.port_guid;
 	config_fini(&first);
+	config_errors_fini(&ce);	/* its notes come again below */
 	if (d.list_ports) {
 		if (build_config(&d, d.guid, &d.cfg, &ce) < 0) {
 			print_errors(&ce);
@@ -1247,8 +1407,13 @@ main(int argc, char *argv[])
 	}
 	if (build_config(&d, d.guid, &d.cfg, &ce) < 0) {
 		print_errors(&ce);
+		if (!d.check)
+			notify_failure("configuration rejected (%zu error%s); "
+			    "not starting", ce.n, ce.n == 1 ? "" : "s");
 		return d.check ? EXIT_FAIL : EXIT_USAGE;
 	}
+	print_errors(&ce);		/* the notes */
+	config_errors_fini(&ce);
 	if ((bad = sweep_engines(&d.cfg, &so)) != NULL) {
 		/* the per-instance file named one */
 		fprintf(stderr, "ibsmd: unknown routing engine '%s'\n", bad);
@@ -1260,7 +1425,9 @@ main(int argc, char *argv[])
 	if (log_init("ibsmd", d.cfg.log_file, d.cfg.log_level) < 0) {
 		fprintf(stderr, "ibsmd: cannot open log %s: %s\n",
 		    d.cfg.log_file, strerror(errno));
-		return EXIT_FAIL;
+		notify_failure("log file %s cannot be opened: %s; not "
+		    "starting", d.cfg.log_file, strerror(errno));
+		return EXIT_USAGE;
 	}
 	pkey_errors_init(&pe);
 	if ((d.policy = load_policy(&d.cfg, &pe, &missing, &ce)) == NULL) {
@@ -1271,13 +1438,34 @@ main(int argc, char *argv[])
 		 * partition because the file has a mistake. */
 		fprintf(stderr, "%sibsmd: %s rejected; not starting\n",
 		    t ? t : "", d.cfg.partitions_file);
+		notify_failure("partitions rejected: %s (%zu error%s); not "
+		    "starting", d.cfg.partitions_file, pe.nerrors + ce.n,
+		    pe.nerrors + ce.n == 1 ? "" : "s");
 		free(t);
-		return EXIT_FAIL;
+		return EXIT_USAGE;
 	}
 	pkey_errors_fini(&pe);
 	if (missing)
 		log_info("partitions: no %s: every port is a full member of "
 		    "the default partition", d.cfg.partitions_file);
+	else
+		log_info("partitions: %s accepted: %zu partition%s",
+		    d.cfg.partitions_file, pkey_policy_count(d.policy),
+		    pkey_policy_count(d.policy) == 1 ? "" : "s");
+	if (load_names(&d.cfg, &d.names, &ce) < 0) {
+		print_errors(&ce);
+		fprintf(stderr, "ibsmd: %s rejected; not starting\n",
+		    d.cfg.node_name_map);
+		notify_failure("node_name_map rejected: %s (%zu error%s); "
+		    "not starting", d.cfg.node_name_map, ce.n, ce.n == 1 ?
+		    "" : "s");
+		return EXIT_USAGE;
+	}
+	if (d.names != NULL) {
+		node_names_use(d.names);
+		log_info("node_name_map %s: %zu names", d.cfg.node_name_map,
+		    node_names_count(d.names));
+	}
 
 	if (config_expand(d.cfg.state_dir, d.guid, d.state_dir,
 	    sizeof(d.state_dir)) < 0 ||
@@ -1337,17 +1525,19 @@ main(int argc, char *argv[])
 		if (d.sa != NULL)
 			sminfo_set_notice_cb(d.sm, on_trap_notice, &d);
 		sweep_set_adopt_hook(d.sweep, on_adopt, &d);
-		sweep_set_stats_hook(d.sweep, sa_stats_lines, &d);
+		sweep_set_stats_hook(d.sweep, stats_file, &d);
 	}
 	{
-		struct ctl_deps cd = { .sweep = d.sweep, .mad = d.mad,
-		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .vg = d.vg, .port_guid = d.guid, .reload = reload, .partitions = partitions_text,
-		    .arg = &d, .mcast = d.mcast, .policy = policy_in_force };
 		char sock[4200];
 
+		d.cd = (struct ctl_deps){ .sweep = d.sweep, .mad = d.mad,
+		    .sm = d.sm, .ss = d.ss, .sa = d.sa, .vg = d.vg,
+		    .port_guid = d.guid, .reload = reload,
+		    .partitions = partitions_text, .arg = &d, .mcast = d.mcast,
+		    .policy = policy_in_force, .note = status_note };
 		snprintf(sock, sizeof(sock), "%s/0x%016" PRIx64 ".sock",
 		    d.runtime_dir, d.guid);
-		if ((d.ctl = ctl_open(d.loop, sock, &cd)) == NULL)
+		if ((d.ctl = ctl_open(d.loop, sock, &d.cd)) == NULL)
 			log_warnx("no control socket: ibsmctl cannot reach "
 			    "this instance");
 	}
@@ -1381,6 +1571,7 @@ main(int argc, char *argv[])
 	ev_timer_stop(d.loop, &d.vport_settle);
 	ev_loop_destroy(d.loop);
 	pkey_policy_free(d.policy);
+	node_names_free(d.names);
 	config_fini(&d.cfg);
 	close(lock_fd);
 	log_fini();

@@ -476,17 +476,16 @@ static void
 failed(struct preq *q, int status)
 {
 	struct programmer *pr = q->pr;
-	char what[160];
+	char what[160], st[96];
 
 	forget_target(q);
 	req_text(q, what, sizeof(what));
 	pr->res.failures++;
 	if (status == MAD_ETIMEDOUT && pr->life[req_node(q)].answers == q->seen)
 		pr->life[req_node(q)].mute = 1;
-	log_warnx("program: %s: %s after %u rounds", what,
-	    status == MAD_ETIMEDOUT ? "no answer" : status == MAD_ESEND ?
-	    "cannot send" : status > 0 ? "error status" : "state not reached",
-	    q->round + 1);
+	log_warnx("program: %s: %s after %u rounds", what, status != 0 ?
+	    mad_status_text(MGMT_CLASS_SMP_LID, status, st, sizeof(st)) :
+	    "state not reached", q->round + 1);
 	if (pr->res.failures == 1)
 		snprintf(pr->res.first_failure, sizeof(pr->res.first_failure),
 		    "%s", what);

@@ -1,6 +1,7 @@
 #include "sm/show.h"
 
 #include <arpa/inet.h>
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "core/alias.h"
+#include "core/alloc.h"
 #include "core/log.h"
 #include "core/query.h"
 
@@ -285,9 +287,29 @@ node_name(const struct fabric *f, uint32_t n, char *buf, size_t len)
 	char desc[260];
 
 	snprintf(buf, len, "0x%016" PRIx64 " \"%s\"", node->guid,
-	    node->desc_valid ? show_clean(node->desc, desc, sizeof(desc)) :
-	    "");
+	    query_node_name(f, n, desc, sizeof(desc)));
 	return buf;
+}
+
+/* Node n for people: its node_name_map name, else its description
+ * (cleaned), "-" when it has neither. */
+static const char *
+name_of(const struct fabric *f, uint32_t n, char *buf, size_t len)
+{
+	query_node_name(f, n, buf, len);
+	return buf[0] ? buf : "-";
+}
+
+/* The "desc" (as the node says) and "name" (as people call it) of n. */
+static void
+json_desc_name(struct json *j, const struct fabric *f, uint32_t n)
+{
+	const struct fabric_node *node = &f->nodes[n];
+	char name[260];
+
+	json_kv_string(j, "desc", node->desc_valid ? node->desc : NULL);
+	query_node_name(f, n, name, sizeof(name));
+	json_kv_string(j, "name", name[0] ? name : NULL);
 }
 
 /* t for the node or port that name stands for, or -1 with the reason. */
@@ -318,17 +340,69 @@ resolve(const struct fabric *f, const char *name, struct query_target *t,
 
 /* ------------------------------------------------------------ status */
 
-static const char *
-deadlock_name(int v)
+/*
+ * The status document: one set of keys for `ibsmctl status --json`, its
+ * text (the same tree, indented) and the stats file (the same tree, one
+ * "a.b.c value" line per value). See ibsmctl(8), STATUS.
+ */
+
+void
+show_master_of(const struct show_status *st, struct show_master *m)
 {
-	return v > 0 ? "yes" : v == 0 ? "no" : "not checked";
+	const struct smstate_status *sm = st->sm;
+	const struct fabric *f = st->fabric;
+
+	memset(m, 0, sizeof(*m));
+	if (sm == NULL)
+		return;
+	if (sm->sm_state == SM_MASTER) {
+		m->known = m->self = true;
+		m->guid = st->port_guid;
+		m->priority = sm->priority;
+		if (f != NULL && f->sm_port != FABRIC_NONE)
+			m->lid = f->ports[f->sm_port].lid;
+		return;
+	}
+	for (size_t i = 0; i < sm->npeers; i++) {
+		const struct smstate_peer *p = &sm->peers[i];
+
+		if (sm->master_guid != 0 ? p->guid != sm->master_guid :
+		    !p->answered || p->state != SM_MASTER)
+			continue;
+		m->known = true;
+		m->guid = p->guid;
+		m->lid = p->lid;
+		m->priority = p->priority;
+		return;
+	}
+	if (sm->master_guid != 0) {
+		m->known = true;
+		m->guid = sm->master_guid;
+	}
 }
 
-/* This SM's state machine and every other SM seen. */
+static bool
+is_standby(const struct smstate_peer *p)
+{
+	return p->answered && p->state == SM_STANDBY;
+}
+
+size_t
+show_standbys(const struct show_status *st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; st->sm != NULL && i < st->sm->npeers; i++)
+		n += is_standby(&st->sm->peers[i]);
+	return n;
+}
+
+/* This SM's state machine, the master, its standbys, every other SM. */
 static void
 sm_json(struct json *j, const struct show_status *st)
 {
 	const struct smstate_status *sm = st->sm;
+	struct show_master m;
 
 	json_key(j, "sm");
 	json_object_begin(j);
@@ -343,6 +417,34 @@ sm_json(struct json *j, const struct show_status *st)
 		json_null(j);
 	else
 		json_guid(j, sm->master_guid);
+	show_master_of(st, &m);
+	json_key(j, "master");
+	if (!m.known)
+		json_null(j);
+	else {
+		json_object_begin(j);
+		json_kv_bool(j, "self", m.self);
+		json_kv_guid(j, "guid", m.guid);
+		json_kv_uint(j, "lid", m.lid);
+		json_kv_uint(j, "priority", m.priority);
+		json_object_end(j);
+	}
+	/* a master's standbys */
+	json_key(j, "standbys");
+	json_array_begin(j);
+	for (size_t i = 0; sm->sm_state == SM_MASTER && i < sm->npeers; i++) {
+		const struct smstate_peer *p = &sm->peers[i];
+
+		if (!is_standby(p))
+			continue;
+		json_object_begin(j);
+		json_kv_guid(j, "guid", p->guid);
+		json_kv_uint(j, "lid", p->lid);
+		json_kv_uint(j, "priority", p->priority);
+		json_kv_bool(j, "sm_key_match", p->trusted);
+		json_object_end(j);
+	}
+	json_array_end(j);
 	json_kv_uint(j, "transitions", sm->transitions);
 	json_kv_uint(j, "handovers_sent", sm->handovers_sent);
 	json_kv_uint(j, "handovers_taken", sm->handovers_taken);
@@ -379,54 +481,16 @@ sm_json(struct json *j, const struct show_status *st)
 	json_object_end(j);
 }
 
-/* The SA agent's counters (per attribute counts are the MAD engine's). */
 static void
-sa_json(struct json *j, const struct show_status *st)
+sweep_json(struct json *j, const struct show_status *st)
 {
-	const struct sa_stats *a = st->sa;
-
-	json_object_begin(j);
-	json_kv_bool(j, "serving", st->sa_serving);
-	json_kv_uint(j, "requests", a->requests);
-	json_kv_uint(j, "answered", a->answered);
-	json_kv_uint(j, "errors", a->errors);
-	json_kv_uint(j, "not_serving", a->not_serving);
-	json_kv_uint(j, "bad_key", a->bad_key);
-	json_kv_uint(j, "malformed", a->malformed);
-	json_kv_uint(j, "unsupported", a->unsupported);
-	json_kv_uint(j, "dropped", a->dropped);
-	json_kv_uint(j, "answer_max_us", a->answer_max_us);
-	json_kv_uint(j, "services", a->services);
-	json_kv_uint(j, "subscriptions", a->subscriptions);
-	json_kv_uint(j, "reports_sent", a->reports_sent);
-	json_kv_uint(j, "reports_acked", a->reports_acked);
-	json_kv_uint(j, "reports_failed", a->reports_failed);
-	json_object_end(j);
-}
-
-static void
-status_json(struct show *s, const struct show_status *st)
-{
-	struct json *j = &s->j;
 	const struct sweep_status *sw = st->sweep;
 	const struct program_result *pr = &sw->last_program;
-	const struct route_report *rep = st->report;
-	struct fabric_counts k;
-	size_t i;
-
-	json_object_begin(j);
-	json_kv_string(j, "version", st->version);
-	json_kv_string(j, "sm_state", st->sm_state);
-	json_kv_guid(j, "port_guid", st->port_guid);
-	json_kv_uint(j, "priority", st->priority);
-	json_kv_string(j, "log_level", st->log_level);
-	json_kv_uint(j, "traps", st->traps);
-	if (st->sm != NULL)
-		sm_json(j, st);
 
 	json_key(j, "sweep");
 	json_object_begin(j);
 	json_kv_string(j, "state", sw->state);
+	json_kv_bool(j, "enabled", sw->enabled);
 	json_kv_bool(j, "subnet_up", sw->subnet_up);
 	json_kv_double(j, "up_seconds", sw->up_seconds);
 	if (sw->subnet_up) {
@@ -445,7 +509,27 @@ status_json(struct show *s, const struct show_status *st)
 	json_kv_bool(j, "last_ok", sw->last_ok);
 	json_kv_string(j, "last_why", sw->last_ok ? NULL : sw->last_why);
 	json_kv_uint(j, "failures_in_row", sw->failures_in_row);
+	json_kv_uint(j, "holes", sw->holes);
 	json_kv_uint(j, "programs", sw->programs);
+	json_kv_uint(j, "rebalances", sw->rebalances);
+	json_kv_uint(j, "repairs", sw->repairs);
+	json_kv_uint(j, "client_reregs", sw->client_reregs);
+	json_key(j, "phases");
+	json_object_begin(j);
+	json_kv_double(j, "discover_seconds", sw->discover_seconds);
+	json_kv_double(j, "elect_seconds", sw->elect_seconds);
+	json_kv_double(j, "compute_seconds", sw->compute_seconds);
+	json_kv_double(j, "ports_seconds", pr->ports_seconds);
+	json_kv_double(j, "tables_seconds", pr->tables_seconds);
+	json_kv_double(j, "arm_seconds", pr->arm_seconds);
+	json_kv_double(j, "activate_seconds", pr->activate_seconds);
+	json_object_end(j);
+	json_key(j, "inherit");
+	json_object_begin(j);
+	json_kv_uint(j, "lids_kept", sw->inherit_kept);
+	json_kv_uint(j, "lids_mixed", sw->inherit_mixed);
+	json_kv_uint(j, "lids_computed", sw->inherit_computed);
+	json_object_end(j);
 	json_key(j, "last_program");
 	json_object_begin(j);
 	json_kv_bool(j, "ok", pr->ok);
@@ -458,54 +542,175 @@ status_json(struct show *s, const struct show_status *st)
 	json_kv_uint(j, "pkey_writes", pr->pkey_writes);
 	json_kv_uint(j, "armed", pr->armed);
 	json_kv_uint(j, "activated", pr->activated);
+	json_kv_uint(j, "client_reregs", pr->client_reregs);
 	json_kv_uint(j, "failures", pr->failures);
+	json_kv_uint(j, "resent", pr->resent);
 	json_object_end(j);
 	json_object_end(j);
+}
+
+/* The model in use (a master's), or the fabric as a standby last saw it. */
+static void
+fabric_json(struct json *j, const struct show_status *st)
+{
+	const struct sweep_status *sw = st->sweep;
+	struct fabric_counts k;
+	char when[64];
 
 	json_key(j, "fabric");
-	if (st->fabric == NULL)
+	if (st->fabric == NULL && sw->seen_wall == 0) {
 		json_null(j);
-	else {
-		fabric_count(st->fabric, &k);
-		json_object_begin(j);
-		json_kv_uint(j, "nodes", st->fabric->nnodes);
-		json_kv_uint(j, "switches", k.switches);
-		json_kv_uint(j, "cas", k.cas);
-		json_kv_uint(j, "routers", k.routers);
-		json_kv_uint(j, "lids", k.endports);
-		json_kv_uint(j, "links", k.links);
-		json_object_end(j);
+		return;
 	}
+	if (st->fabric != NULL)
+		fabric_count(st->fabric, &k);
+	else
+		k = sw->seen;
+	json_object_begin(j);
+	json_kv_bool(j, "in_use", st->fabric != NULL);
+	json_kv_uint(j, "nodes", st->fabric ? st->fabric->nnodes :
+	    sw->seen_nodes);
+	json_kv_uint(j, "switches", k.switches);
+	json_kv_uint(j, "cas", k.cas);
+	json_kv_uint(j, "routers", k.routers);
+	json_kv_uint(j, "ca_ports", k.ca_ports);
+	json_kv_uint(j, "lids", k.endports);
+	json_kv_uint(j, "links", k.links);
+	if (sw->seen_wall > 0) {
+		show_time(sw->seen_wall, when, sizeof(when));
+		json_kv_string(j, "seen_at", when);
+		json_kv_uint(j, "seen_at_epoch", (uint64_t)sw->seen_wall);
+		json_kv_double(j, "seen_seconds_ago", st->now > sw->seen_wall ?
+		    st->now - sw->seen_wall : 0);
+	}
+	json_object_end(j);
+}
+
+static void
+routing_json(struct json *j, const struct show_status *st)
+{
+	const struct route_report *rep = st->report;
+
+	json_key(j, "routing");
+	if (rep == NULL) {
+		json_null(j);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_string(j, "engine", rep->engine);
+	json_kv_double(j, "seconds", rep->seconds);
+	json_kv_uint(j, "lids", rep->lids);
+	json_kv_uint(j, "unreachable", rep->unreachable);
+	json_key(j, "hops");
+	json_array_begin(j);
+	for (size_t i = 0; i <= ROUTE_HOPS_MAX; i++)
+		json_uint(j, rep->hops[i]);
+	json_array_end(j);
+	json_kv_uint(j, "max_port_load", rep->max_port_load);
+	json_kv_double(j, "mean_port_load", rep->mean_port_load);
+	json_key(j, "deadlock_free");
+	if (rep->deadlock_free < 0)
+		json_null(j);
+	else
+		json_bool(j, rep->deadlock_free > 0);
+	json_kv_uint(j, "blocks_changed", rep->blocks_changed);
+	json_kv_uint(j, "vport_lids", rep->vport_lids);
+	json_kv_uint(j, "vport_entries", rep->vport_entries);
+	json_object_end(j);
+}
+
+/* MAD counters by class, method and attribute: mad.counters.smp.Set.
+ * LinearForwardingTable.sent. */
+static void
+mad_json(struct json *j, const struct show_status *st)
+{
+	const struct show_counter *c = st->counters;
+	size_t n = st->ncounters, i = 0, k;
 
 	json_key(j, "mad");
 	json_object_begin(j);
 	json_kv_uint(j, "sent", st->mad_sent);
 	json_kv_uint(j, "outstanding", st->mad_outstanding);
 	json_kv_uint(j, "queued", st->mad_queued);
+	json_kv_uint(j, "max_queued", st->mad_max_queued);
+	json_kv_double(j, "mean_in_flight", st->mad_mean_in_flight);
 	json_kv_uint(j, "dropped_unmatched", st->mad_unmatched);
 	json_kv_uint(j, "dropped_malformed", st->mad_malformed);
+	json_kv_uint(j, "dropped_unhandled", st->mad_unhandled);
 	json_key(j, "counters");
-	json_array_begin(j);
-	for (i = 0; i < st->ncounters; i++) {
-		const struct show_counter *m = &st->counters[i];
-
+	json_object_begin(j);
+	/* the engine lists them by class, then method, then attribute */
+	while (i < n) {
+		json_key(j, c[i].cls);
 		json_object_begin(j);
-		json_kv_string(j, "method", m->method);
-		json_kv_string(j, "attribute", m->attr);
-		json_kv_uint(j, "sent", m->c.sent);
-		json_kv_uint(j, "recv", m->c.recv);
-		json_kv_uint(j, "timeout", m->c.timeout);
-		json_kv_uint(j, "error", m->c.error);
+		for (k = i; k < n && !strcmp(c[k].cls, c[i].cls); ) {
+			size_t m = k;
+
+			json_key(j, c[m].method);
+			json_object_begin(j);
+			for (; k < n && !strcmp(c[k].cls, c[i].cls) &&
+			    !strcmp(c[k].method, c[m].method); k++) {
+				json_key(j, c[k].attr);
+				json_object_begin(j);
+				json_kv_uint(j, "sent", c[k].c.sent);
+				json_kv_uint(j, "recv", c[k].c.recv);
+				json_kv_uint(j, "timeout", c[k].c.timeout);
+				json_kv_uint(j, "error", c[k].c.error);
+				json_object_end(j);
+			}
+			json_object_end(j);
+		}
 		json_object_end(j);
+		i = k;
 	}
-	json_array_end(j);
 	json_object_end(j);
+	json_object_end(j);
+}
+
+/* The SA agent's counters (per attribute counts are the MAD engine's). */
+static void
+sa_json(struct json *j, const struct show_status *st)
+{
+	const struct sa_stats *a = st->sa;
 
 	json_key(j, "sa");
-	if (st->sa == NULL)
+	if (a == NULL) {
 		json_null(j);
-	else
-		sa_json(j, st);
+		return;
+	}
+	json_object_begin(j);
+	json_kv_bool(j, "serving", st->sa_serving);
+	json_kv_uint(j, "requests", a->requests);
+	json_kv_uint(j, "answered", a->answered);
+	json_kv_uint(j, "errors", a->errors);
+	json_kv_uint(j, "not_serving", a->not_serving);
+	json_kv_uint(j, "bad_key", a->bad_key);
+	json_kv_uint(j, "malformed", a->malformed);
+	json_kv_uint(j, "unsupported", a->unsupported);
+	json_kv_uint(j, "dropped", a->dropped);
+	json_kv_uint(j, "answer_max_us", a->answer_max_us);
+	json_kv_uint(j, "services", a->services);
+	json_kv_uint(j, "subscriptions", a->subscriptions);
+	json_kv_uint(j, "reports_sent", a->reports_sent);
+	json_kv_uint(j, "reports_acked", a->reports_acked);
+	json_kv_uint(j, "reports_failed", a->reports_failed);
+	if (st->mcm != NULL) {
+		json_key(j, "mcmember");
+		json_object_begin(j);
+		json_kv_uint(j, "joins", st->mcm->joins);
+		json_kv_uint(j, "leaves", st->mcm->leaves);
+		json_kv_uint(j, "creates", st->mcm->creates);
+		json_kv_uint(j, "refused", st->mcm->refused);
+		json_kv_uint(j, "unjoinable", st->mcm->unjoinable);
+		json_object_end(j);
+	}
+	json_object_end(j);
+}
+
+static void
+virt_json(struct json *j, const struct show_status *st)
+{
+	const struct sweep_status *sw = st->sweep;
 
 	json_key(j, "alias_guids");
 	if (st->vfguid == NULL)
@@ -523,301 +728,152 @@ status_json(struct show *s, const struct show_status *st)
 		json_kv_uint(j, "file_writes", v->writes);
 		json_object_end(j);
 	}
-
 	json_key(j, "vports");
-	if (!st->sweep->virt)
+	if (!sw->virt) {
 		json_null(j);
-	else {
-		json_object_begin(j);
-		json_kv_uint(j, "hosts", st->sweep->vport_hosts);
-		json_kv_uint(j, "up", st->sweep->vports_up);
-		json_kv_uint(j, "own_lids", st->sweep->vport_own_lids);
-		json_kv_uint(j, "managed", st->sweep->vports_managed);
-		json_kv_uint(j, "vport_sweeps", st->sweep->vport_sweeps);
-		json_object_end(j);
+		return;
 	}
+	json_object_begin(j);
+	json_kv_uint(j, "hosts", sw->vport_hosts);
+	json_kv_uint(j, "up", sw->vports_up);
+	json_kv_uint(j, "own_lids", sw->vport_own_lids);
+	json_kv_uint(j, "managed", sw->vports_managed);
+	json_kv_uint(j, "vport_sweeps", sw->vport_sweeps);
+	json_kv_uint(j, "clears", sw->vport_clears);
+	if (st->vprog != NULL) {
+		const struct vports_result *v = st->vprog;
 
-	json_key(j, "routing");
-	if (rep == NULL)
-		json_null(j);
-	else {
+		json_key(j, "last_program");
 		json_object_begin(j);
-		json_kv_string(j, "engine", rep->engine);
-		json_kv_double(j, "seconds", rep->seconds);
-		json_kv_uint(j, "lids", rep->lids);
-		json_kv_uint(j, "unreachable", rep->unreachable);
-		json_key(j, "hops");
-		json_array_begin(j);
-		for (i = 0; i <= ROUTE_HOPS_MAX; i++)
-			json_uint(j, rep->hops[i]);
-		json_array_end(j);
-		json_kv_uint(j, "max_port_load", rep->max_port_load);
-		json_kv_double(j, "mean_port_load", rep->mean_port_load);
-		json_key(j, "deadlock_free");
-		if (rep->deadlock_free < 0)
-			json_null(j);
-		else
-			json_bool(j, rep->deadlock_free > 0);
-		json_kv_uint(j, "blocks_changed", rep->blocks_changed);
-		json_kv_uint(j, "vport_lids", rep->vport_lids);
-		json_kv_uint(j, "vport_entries", rep->vport_entries);
+		json_kv_uint(j, "pkey_writes", v->pkey_writes);
+		json_kv_uint(j, "lid_writes", v->lid_writes);
+		json_kv_uint(j, "armed", v->armed);
+		json_kv_uint(j, "activated", v->activated);
+		json_kv_uint(j, "smps", v->smps);
+		json_kv_uint(j, "failures", v->timeouts + v->errors);
+		json_kv_uint(j, "rereg_hosts", v->rereg_hosts);
+		json_kv_uint(j, "rereg_vports", v->rereg_vports);
 		json_object_end(j);
 	}
+	json_object_end(j);
+}
+
+static void
+status_doc(struct show *s, const struct show_status *st)
+{
+	struct json *j = &s->j;
+
+	char line[512];
+
+	show_status_line(st, line, sizeof(line));
+	json_object_begin(j);
+	json_kv_string(j, "version", st->version);
+	/* the line systemd's STATUS= shows */
+	json_kv_string(j, "summary", line);
+	json_kv_string(j, "sm_state", st->sm_state);
+	json_kv_guid(j, "port_guid", st->port_guid);
+	json_kv_uint(j, "priority", st->priority);
+	json_kv_string(j, "log_level", st->log_level);
+	json_kv_string(j, "note", st->note);
+	json_kv_uint(j, "traps", st->traps);
+	if (st->sm != NULL)
+		sm_json(j, st);
+	sweep_json(j, st);
+	fabric_json(j, st);
+	routing_json(j, st);
+	mad_json(j, st);
+	sa_json(j, st);
+	virt_json(j, st);
 	if (st->more != NULL)
 		st->more(s, st->more_arg);
 	json_object_end(j);
 }
 
-/* The routing report's lines of the status table. */
-static void
-status_routing(struct table *t, const struct route_report *rep)
-{
-	struct show_buf h = { 0 };
-	unsigned i, last;
-
-	table_cell(t, "Routing");
-	if (rep == NULL) {
-		table_cell(t, "not routed yet");
-		return;
-	}
-	table_cell(t, "%s in %.6f s: %u LIDs, %" PRIu64 " unreachable, port "
-	    "load max %u mean %.2f, deadlock-free %s, %" PRIu64 " LFT blocks "
-	    "changed", rep->engine, rep->seconds, rep->lids, rep->unreachable,
-	    rep->max_port_load, rep->mean_port_load,
-	    deadlock_name(rep->deadlock_free), rep->blocks_changed);
-	if (rep->vport_lids > 0) {
-		table_cell(t, "vport LIDs");
-		table_cell(t, "%u forwarded as their physical ports' (%" PRIu64
-		    " LFT entries copied)", rep->vport_lids, rep->vport_entries);
-	}
-	for (last = ROUTE_HOPS_MAX; last > 0 && rep->hops[last] == 0; last--)
-		;
-	for (i = 0; i <= last; i++)
-		ob_printf(&h, "%s%u%s:%" PRIu64, i ? " " : "", i,
-		    i == ROUTE_HOPS_MAX ? "+" : "", rep->hops[i]);
-	table_cell(t, "Paths by hops");
-	table_cell(t, "%s", h.p);
-	ob_free(&h);
-}
-
-static void
-sm_text(struct table *t, const struct show_status *st)
-{
-	const struct smstate_status *sm = st->sm;
-
-	table_cell(t, "SM polling");
-	if (sm->master_guid != 0)
-		table_cell(t, "0x%016" PRIx64 " every %.1f s, %u of %u polls "
-		    "missed", sm->master_guid, sm->poll_interval, sm->misses,
-		    sm->poll_retries);
-	else
-		table_cell(t, "nobody (every %.1f s, %u misses to give up)",
-		    sm->poll_interval, sm->poll_retries);
-	table_cell(t, "SM_Key");
-	table_cell(t, "%s", sm->key_set ? "set" : "0 (none)");
-	table_cell(t, "Handovers");
-	table_cell(t, "%" PRIu64 " sent, %" PRIu64 " taken; %" PRIu64
-	    " state changes", sm->handovers_sent, sm->handovers_taken,
-	    sm->transitions);
-	if (st->sminfo != NULL) {
-		table_cell(t, "SMInfo");
-		table_cell(t, "%" PRIu64 " Gets answered; Sets: %" PRIu64
-		    " accepted, %" PRIu64 " refused, %" PRIu64 " with a wrong "
-		    "SM_Key", st->sminfo->gets, st->sminfo->sets,
-		    st->sminfo->refused, st->sminfo->bad_key);
-	}
-	table_cell(t, "Other SMs");
-	table_cell(t, "%zu seen", sm->npeers);
-}
-
-static void
-sa_text(struct table *t, const struct show_status *st)
-{
-	const struct sa_stats *a = st->sa;
-
-	table_cell(t, "SA");
-	table_cell(t, "%s; %" PRIu64 " requests, %" PRIu64 " answered (%"
-	    PRIu64 " with an error status), slowest %" PRIu64 " us",
-	    st->sa_serving ? "answering" : "not answering", a->requests,
-	    a->answered, a->errors, a->answer_max_us);
-	table_cell(t, "SA dropped");
-	table_cell(t, "%" PRIu64 " not serving, %" PRIu64 " wrong SM_Key, %"
-	    PRIu64 " malformed, %" PRIu64 " unsupported, %" PRIu64
-	    " by a handler", a->not_serving, a->bad_key, a->malformed,
-	    a->unsupported, a->dropped);
-	table_cell(t, "SA events");
-	table_cell(t, "%" PRIu64 " services, %" PRIu64 " subscriptions; %"
-	    PRIu64 " Reports sent, %" PRIu64 " acknowledged, %" PRIu64
-	    " failed", a->services, a->subscriptions, a->reports_sent,
-	    a->reports_acked, a->reports_failed);
-}
-
-static void
-vfguid_text(struct table *t, const struct vfguid_stats *v)
-{
-	table_cell(t, "Alias GUIDs");
-	table_cell(t, "%" PRIu64 " assigned; %" PRIu64 " GUIDInfo blocks "
-	    "written (%" PRIu64 " confirmed, %" PRIu64 " failed), %" PRIu64
-	    " written back, %" PRIu64 " adopted from devices, %" PRIu64
-	    " file writes", v->active, v->sets, v->confirmed, v->failed,
-	    v->restored, v->adopted, v->writes);
-}
-
-/* Every other SM seen: a table of its own. */
-static void
-sm_peers_text(struct show *s, const struct smstate_status *sm)
-{
-	struct table t;
-
-	if (sm == NULL || sm->npeers == 0)
-		return;
-	table_init(&t, "lrrllrr");
-	table_cell(&t, "SM PORT GUID");
-	table_cell(&t, "LID");
-	table_cell(&t, "PRIO");
-	table_cell(&t, "STATE");
-	table_cell(&t, "SM_KEY");
-	table_cell(&t, "LAST ANSWER");
-	table_cell(&t, "MISSES");
-	for (size_t i = 0; i < sm->npeers; i++) {
-		const struct smstate_peer *p = &sm->peers[i];
-
-		table_cell(&t, "0x%016" PRIx64 "%s", p->guid,
-		    p->target ? " *" : "");
-		table_cell(&t, "%u", p->lid);
-		table_cell(&t, "%u", p->priority);
-		table_cell(&t, "%s", p->answered ? p->state_name : "-");
-		table_cell(&t, "%s", p->trusted ? "match" : "other");
-		if (p->last_answer < 0)
-			table_cell(&t, "never");
-		else
-			table_cell(&t, "%.1f s ago", p->last_answer);
-		table_cell(&t, "%u", p->misses);
-	}
-	ob_puts(&s->text, "\n");
-	table_print(&t, &s->text);
-	table_free(&t);
-}
-
-static void
-status_text(struct show *s, const struct show_status *st)
-{
-	const struct sweep_status *sw = st->sweep;
-	const struct program_result *pr = &sw->last_program;
-	struct fabric_counts k;
-	struct table t;
-	char why[200];
-	size_t i;
-
-	table_init(&t, "ll");
-	table_cell(&t, "SM state");
-	table_cell(&t, "%s (priority %u, port 0x%016" PRIx64 ")",
-	    st->sm != NULL ? st->sm->state : st->sm_state, st->priority,
-	    st->port_guid);
-	if (st->sm != NULL)
-		sm_text(&t, st);
-	table_cell(&t, "Subnet");
-	if (sw->subnet_up) {
-		char when[64], dur[64];
-
-		show_time(sw->up_since, when, sizeof(when));
-		show_duration(sw->up_for, dur, sizeof(dur));
-		table_cell(&t, "up since %s (for %s; first up %.3f s after "
-		    "start)", when, dur, sw->up_seconds);
-	} else
-		table_cell(&t, "not up");
-	table_cell(&t, "Fabric");
-	if (st->fabric == NULL)
-		table_cell(&t, "not discovered yet");
-	else {
-		fabric_count(st->fabric, &k);
-		table_cell(&t, "%u nodes: %u switches, %u CAs, %u routers; "
-		    "%u LIDs, %u links", st->fabric->nnodes, k.switches, k.cas,
-		    k.routers, k.endports, k.links);
-	}
-	table_cell(&t, "Sweep state");
-	table_cell(&t, "%s", sw->state);
-	table_cell(&t, "Sweeps");
-	table_cell(&t, "%" PRIu64 " (%" PRIu64 " heavy, %" PRIu64 " light)",
-	    sw->sweeps, sw->heavy_sweeps, sw->light_sweeps);
-	table_cell(&t, "Last sweep");
-	if (strcmp(sw->last_kind, "none") == 0)
-		table_cell(&t, "none yet");
-	else
-		table_cell(&t, "%s, %.3f s, %s%s%s", sw->last_kind,
-		    sw->last_seconds, sw->last_ok ? "ok" : "failed",
-		    sw->last_ok ? "" : ": ", sw->last_ok ? "" :
-		    show_clean(sw->last_why, why, sizeof(why)));
-	table_cell(&t, "Failures in a row");
-	table_cell(&t, "%" PRIu64, sw->failures_in_row);
-	table_cell(&t, "Last programming");
-	if (sw->programs == 0 && pr->failures == 0)
-		table_cell(&t, "none yet");
-	else
-		table_cell(&t, "%s: %u PortInfo, %u SwitchInfo Sets; LFT "
-		    "blocks %u read, %u written; P_Key blocks %u read, %u "
-		    "written; %u armed, %u activated, %u failures",
-		    pr->ok ? "ok" : "failed", pr->portinfo_sets,
-		    pr->switchinfo_sets, pr->lft_reads, pr->lft_writes,
-		    pr->pkey_reads, pr->pkey_writes, pr->armed, pr->activated,
-		    pr->failures);
-	status_routing(&t, st->report);
-	table_cell(&t, "Traps");
-	table_cell(&t, "%" PRIu64, st->traps);
-	table_cell(&t, "MADs");
-	table_cell(&t, "%" PRIu64 " sent, %u outstanding, %u queued; "
-	    "dropped: %" PRIu64 " unmatched, %" PRIu64 " malformed",
-	    st->mad_sent, st->mad_outstanding, st->mad_queued,
-	    st->mad_unmatched, st->mad_malformed);
-	if (st->sa != NULL)
-		sa_text(&t, st);
-	if (st->vfguid != NULL)
-		vfguid_text(&t, st->vfguid);
-	if (st->sweep->virt) {
-		table_cell(&t, "vports");
-		table_cell(&t, "%u hosts, %u up, %u with a LID of their own, "
-		    "%u managed; %" PRIu64 " vport sweeps",
-		    st->sweep->vport_hosts, st->sweep->vports_up,
-		    st->sweep->vport_own_lids, st->sweep->vports_managed,
-		    st->sweep->vport_sweeps);
-	}
-	table_cell(&t, "Log level");
-	table_cell(&t, "%s", st->log_level);
-	table_print(&t, &s->text);
-	table_free(&t);
-	sm_peers_text(s, st->sm);
-
-	table_init(&t, "llrrrr");
-	table_cell(&t, "METHOD");
-	table_cell(&t, "ATTRIBUTE");
-	table_cell(&t, "SENT");
-	table_cell(&t, "RECV");
-	table_cell(&t, "TIMEOUT");
-	table_cell(&t, "ERROR");
-	for (i = 0; i < st->ncounters; i++) {
-		const struct show_counter *m = &st->counters[i];
-
-		table_cell(&t, "%s", m->method);
-		table_cell(&t, "%s", m->attr);
-		table_cell(&t, "%" PRIu64, m->c.sent);
-		table_cell(&t, "%" PRIu64, m->c.recv);
-		table_cell(&t, "%" PRIu64, m->c.timeout);
-		table_cell(&t, "%" PRIu64, m->c.error);
-	}
-	ob_puts(&s->text, "\n");
-	table_print(&t, &s->text);
-	table_free(&t);
-	if (st->more != NULL)
-		st->more(s, st->more_arg);
-}
-
 void
 show_status(struct show *s, const struct show_status *st)
 {
-	if (s->json)
-		status_json(s, st);
-	else
-		status_text(s, st);
+	struct show t;
+
+	if (s->json) {
+		status_doc(s, st);
+		return;
+	}
+	/* the same document as an indented tree */
+	show_init(&t, true);
+	json_fini(&t.j);
+	json_init_mode(&t.j, JSON_MODE_TEXT);
+	status_doc(&t, st);
+	ob_puts(&s->text, t.j.buf);
+	show_fini(&t);
+}
+
+void
+show_status_flat(const struct show_status *st, FILE *fp)
+{
+	struct show t;
+
+	show_init(&t, true);
+	json_fini(&t.j);
+	json_init_mode(&t.j, JSON_MODE_FLAT);
+	status_doc(&t, st);
+	fputs(t.j.buf, fp);
+	show_fini(&t);
+}
+
+void
+show_status_line(const struct show_status *st, char *buf, size_t len)
+{
+	const struct sweep_status *sw = st->sweep;
+	struct show_master m;
+	struct fabric_counts k;
+	size_t off = 0, n = 0;
+	char why[200];
+	unsigned nodes;
+
+#define ADD(...) do { \
+	int r_ = snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__); \
+	if (r_ > 0) \
+		off += (size_t)r_; \
+	if (off >= len) \
+		off = len ? len - 1 : 0; \
+} while (0)
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	show_master_of(st, &m);
+	ADD("%s", st->sm != NULL ? st->sm->state : st->sm_state);
+	if (st->sm != NULL && st->sm->sm_state == SM_MASTER) {
+		if (sw->subnet_up)
+			ADD(", subnet up");
+		else if (!sw->last_ok && strcmp(sw->last_kind, "none") != 0)
+			ADD(", subnet not up: %s", show_clean(sw->last_why, why,
+			    sizeof(why)));
+		else
+			ADD(", subnet not up yet");
+		n = show_standbys(st);
+		ADD("; %zu standby%s", n, n == 1 ? "" : "s");
+	} else if (m.known)
+		ADD(" for master 0x%016" PRIx64 " (LID %u, priority %u)",
+		    m.guid, m.lid, m.priority);
+	else if (!sw->last_ok && strcmp(sw->last_kind, "none") != 0)
+		ADD(": %s", show_clean(sw->last_why, why, sizeof(why)));
+	else if (sw->heavy_sweeps == 0 || sw->seen_wall == 0)
+		ADD(": first discovery under way");
+	if (st->fabric != NULL || sw->seen_wall > 0) {
+		if (st->fabric != NULL)
+			fabric_count(st->fabric, &k);
+		else
+			k = sw->seen;
+		nodes = st->fabric ? st->fabric->nnodes : sw->seen_nodes;
+		ADD("; fabric%s: %u nodes, %u LIDs", st->fabric ? "" :
+		    " as last seen", nodes, k.endports);
+	}
+	ADD("; %" PRIu64 " sweeps", sw->sweeps);
+	if (!sw->enabled)
+		ADD(", held (ibsmctl sweep on resumes)");
+	if (st->note != NULL)
+		ADD("; %s", st->note);
+#undef ADD
 }
 
 /* ------------------------------------------------------------ nodes */
@@ -841,7 +897,7 @@ node_json(const struct fabric *f, struct json *j, uint32_t n)
 	json_object_begin(j);
 	json_kv_guid(j, "guid", node->guid);
 	json_kv_string(j, "type", fabric_node_type_name(node->type));
-	json_kv_string(j, "desc", node->desc_valid ? node->desc : NULL);
+	json_desc_name(j, f, n);
 	json_kv_uint(j, "nports", node->nports);
 	json_kv_uint(j, "linked", linked_ports(f, node));
 	json_key(j, "endports");
@@ -881,26 +937,78 @@ node_row(const struct fabric *f, struct table *t, uint32_t n)
 	table_cell(t, "%s", lids.len ? lids.p : "-");
 	table_cell(t, "%u", node->nports);
 	table_cell(t, "%u", linked_ports(f, node));
-	table_cell(t, "%s", node->desc_valid ?
-	    show_clean(node->desc, desc, sizeof(desc)) : "-");
+	table_cell(t, "%s", name_of(f, n, desc, sizeof(desc)));
 	ob_free(&lids);
 }
 
-void
-show_nodes(struct show *s, const struct fabric *f)
+static bool
+is_glob(const char *s)
 {
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* Whether node n's name (node_name_map) or description matches the shell
+ * pattern pat. */
+static bool
+node_matches(const struct fabric *f, uint32_t n, const char *pat)
+{
+	char name[260];
+
+	query_node_name(f, n, name, sizeof(name));
+	return fnmatch(pat, name, 0) == 0 || (f->nodes[n].desc_valid &&
+	    fnmatch(pat, f->nodes[n].desc, 0) == 0);
+}
+
+/* The nodes filter names: every node (NULL), the one a LID, GUID or name
+ * gives, or those a pattern matches (want[n] set); -1 with the reason. */
+static int
+select_nodes(struct show *s, const struct fabric *f, const char *filter,
+    bool *want)
+{
+	struct query_target tg;
+	unsigned k = 0;
+	char buf[80];
+
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		want[n] = filter == NULL;
+	if (filter == NULL)
+		return 0;
+	if (!is_glob(filter)) {
+		if (resolve(f, filter, &tg, s) < 0)
+			return -1;
+		want[tg.node] = true;
+		return 0;
+	}
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		k += want[n] = node_matches(f, n, filter);
+	if (k == 0)
+		return show_error(s, "no node name or description matches '%s'",
+		    show_clean(filter, buf, sizeof(buf)));
+	return 0;
+}
+
+int
+show_nodes_filter(struct show *s, const struct fabric *f, const char *filter)
+{
+	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
 	struct table t;
 	uint32_t n;
 
+	if (select_nodes(s, f, filter, want) < 0) {
+		free(want);
+		return -1;
+	}
 	if (s->json) {
 		json_object_begin(&s->j);
 		json_key(&s->j, "nodes");
 		json_array_begin(&s->j);
 		for (n = 0; n < f->nnodes; n++)
-			node_json(f, &s->j, n);
+			if (want[n])
+				node_json(f, &s->j, n);
 		json_array_end(&s->j);
 		json_object_end(&s->j);
-		return;
+		free(want);
+		return 0;
 	}
 	table_init(&t, "llrrrl");
 	table_cell(&t, "TYPE");
@@ -908,11 +1016,20 @@ show_nodes(struct show *s, const struct fabric *f)
 	table_cell(&t, "LID");
 	table_cell(&t, "PORTS");
 	table_cell(&t, "LINKED");
-	table_cell(&t, "DESCRIPTION");
+	table_cell(&t, "NAME");
 	for (n = 0; n < f->nnodes; n++)
-		node_row(f, &t, n);
+		if (want[n])
+			node_row(f, &t, n);
 	table_print(&t, &s->text);
 	table_free(&t);
+	free(want);
+	return 0;
+}
+
+void
+show_nodes(struct show *s, const struct fabric *f)
+{
+	(void)show_nodes_filter(s, f, NULL);
 }
 
 /* ------------------------------------------------------------ ports */
@@ -1006,7 +1123,7 @@ port_json(const struct fabric *f, const struct pkey_tables *pk,
 		json_object_begin(j);
 		json_kv_guid(j, "node_guid", qn->guid);
 		json_kv_string(j, "type", fabric_node_type_name(qn->type));
-		json_kv_string(j, "desc", qn->desc_valid ? qn->desc : NULL);
+		json_desc_name(j, f, q->node);
 		json_kv_uint(j, "port", q->num);
 		json_kv_guid(j, "port_guid", q->guid);
 		json_object_end(j);
@@ -1050,10 +1167,55 @@ port_row(const struct fabric *f, const struct pkey_tables *pk,
 		const struct fabric_node *qn = &f->nodes[q->node];
 
 		table_cell(t, "0x%016" PRIx64 "[%u]", qn->guid, q->num);
-		table_cell(t, "%s", qn->desc_valid ?
-		    show_clean(qn->desc, desc, sizeof(desc)) : "-");
+		table_cell(t, "%s", name_of(f, q->node, desc, sizeof(desc)));
 	}
 	pkeys_cell(t, port_pkeys(f, pk, p));
+}
+
+/* The ports of every node a pattern matches: text blocks one after the
+ * other; JSON {"nodes": [{"node": ..., "ports": [...]}, ...]}. */
+static int
+ports_matching(struct show *s, const struct fabric *f,
+    const struct pkey_tables *pk, const char *pat)
+{
+	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
+	char guid[24];
+	bool first = true;
+
+	if (select_nodes(s, f, pat, want) < 0) {
+		free(want);
+		return -1;
+	}
+	if (s->json) {
+		json_object_begin(&s->j);
+		json_key(&s->j, "nodes");
+		json_array_begin(&s->j);
+	}
+	for (uint32_t n = 0; n < f->nnodes; n++) {
+		struct show one;
+
+		if (!want[n])
+			continue;
+		/* each node as ports <GUID> shows it */
+		snprintf(guid, sizeof(guid), "0x%016" PRIx64, f->nodes[n].guid);
+		if (s->json) {
+			show_init(&one, true);
+			show_ports_pkeys(&one, f, pk, guid);
+			json_raw(&s->j, one.j.buf);
+		} else {
+			show_init(&one, false);
+			show_ports_pkeys(&one, f, pk, guid);
+			show_printf(s, "%s%s", first ? "" : "\n", one.text.p);
+		}
+		show_fini(&one);
+		first = false;
+	}
+	if (s->json) {
+		json_array_end(&s->j);
+		json_object_end(&s->j);
+	}
+	free(want);
+	return 0;
 }
 
 int
@@ -1072,6 +1234,8 @@ show_ports_pkeys(struct show *s, const struct fabric *f,
 	uint32_t first, last, p;
 	char desc[260];
 
+	if (is_glob(what))
+		return ports_matching(s, f, pk, what);
 	if (resolve(f, what, &tg, s) < 0)
 		return -1;
 	node = &f->nodes[tg.node];
@@ -1089,8 +1253,7 @@ show_ports_pkeys(struct show *s, const struct fabric *f,
 		json_object_begin(j);
 		json_kv_guid(j, "guid", node->guid);
 		json_kv_string(j, "type", fabric_node_type_name(node->type));
-		json_kv_string(j, "desc",
-		    node->desc_valid ? node->desc : NULL);
+		json_desc_name(j, f, tg.node);
 		json_kv_uint(j, "nports", node->nports);
 		json_object_end(j);
 		json_key(j, "ports");
@@ -1102,8 +1265,8 @@ show_ports_pkeys(struct show *s, const struct fabric *f,
 		return 0;
 	}
 	ob_printf(&s->text, "%s 0x%016" PRIx64 " \"%s\", %u ports\n",
-	    fabric_node_type_name(node->type), node->guid, node->desc_valid ?
-	    show_clean(node->desc, desc, sizeof(desc)) : "", node->nports);
+	    fabric_node_type_name(node->type), node->guid,
+	    query_node_name(f, tg.node, desc, sizeof(desc)), node->nports);
 	table_init(&t, "rlllllllll");
 	table_cell(&t, "PORT");
 	table_cell(&t, "GUID");
@@ -1183,8 +1346,7 @@ route_json(struct json *j, const struct fabric *f,
 		json_object_begin(j);
 		json_kv_guid(j, "guid", node->guid);
 		json_kv_string(j, "type", fabric_node_type_name(node->type));
-		json_kv_string(j, "desc",
-		    node->desc_valid ? node->desc : NULL);
+		json_desc_name(j, f, hops[i].node);
 		json_kv_uint(j, "lid", hops[i].lid);
 		json_key(j, "in_port");
 		if (i == 0)
@@ -1234,8 +1396,8 @@ route_text(struct show_buf *o, const struct fabric *f,
 			table_cell(&t, "-");
 		else
 			table_cell(&t, "%u", hops[i].out);
-		table_cell(&t, "%s", node->desc_valid ?
-		    show_clean(node->desc, desc, sizeof(desc)) : "-");
+		table_cell(&t, "%s", name_of(f, hops[i].node, desc,
+		    sizeof(desc)));
 	}
 	table_print(&t, o);
 	table_free(&t);
@@ -1500,16 +1662,13 @@ guid_port_name(const struct fabric *f, uint64_t port, uint32_t *lid,
     char *desc, size_t len)
 {
 	uint32_t p = f != NULL ? query_port_by_guid(f, port) : FABRIC_NONE;
-	const struct fabric_node *n;
 
 	*lid = 0;
 	desc[0] = '\0';
 	if (p == FABRIC_NONE)
 		return;
 	*lid = f->ports[p].lid;
-	n = &f->nodes[f->ports[p].node];
-	if (n->desc_valid)
-		show_clean(n->desc, desc, len);
+	query_node_name(f, f->ports[p].node, desc, len);
 }
 
 void
@@ -1667,7 +1826,7 @@ partition_port_json(void *arg, uint32_t p, unsigned membership, bool forced)
 	json_kv_uint(c->j, "lid", port->lid);
 	json_kv_guid(c->j, "node_guid", n->guid);
 	json_kv_string(c->j, "type", fabric_node_type_name(n->type));
-	json_kv_string(c->j, "desc", n->desc_valid ? n->desc : NULL);
+	json_desc_name(c->j, c->f, port->node);
 	json_kv_string(c->j, "membership", pkey_membership_name(membership));
 	if (forced)
 		json_kv_bool(c->j, "sm_port_forced_full", true);

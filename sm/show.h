@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/fabric.h"
 #include "sm/json.h"
@@ -23,11 +24,13 @@
 #include "routing/routing.h"
 #include "sa/inform.h"
 #include "sa/service.h"
+#include "sa/mcmember.h"
 #include "sa/sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
 #include "sm/vfguid.h"
+#include "sm/vports.h"
 
 struct alias_store;
 
@@ -62,9 +65,11 @@ const char *show_clean(const char *str, char *buf, size_t len);
 void show_time(double t, char *buf, size_t len);
 void show_duration(double s, char *buf, size_t len);
 
-/* One MAD counter, names resolved. */
+/* One MAD counter, names resolved; the engine lists them by class, then
+ * method, then attribute. */
 struct show_counter {
-	char method[32];        /* "<class>.<method>" but for SMPs */
+	char cls[16];           /* "smp", "sa"... */
+	char method[32];
 	char attr[32];
 	struct mad_counter c;
 };
@@ -81,8 +86,9 @@ struct show_status {
 	const struct sweep_status *sweep;
 	const struct fabric *fabric;            /* NULL: not discovered yet */
 	const struct route_report *report;      /* NULL: not routed yet */
-	uint64_t mad_sent, mad_unmatched, mad_malformed;
-	unsigned mad_outstanding, mad_queued;
+	uint64_t mad_sent, mad_unmatched, mad_malformed, mad_unhandled;
+	unsigned mad_outstanding, mad_queued, mad_max_queued;
+	double mad_mean_in_flight;
 	const struct show_counter *counters;
 	size_t ncounters;
 	/* Other modules' figures (multicast): called last, in JSON inside the
@@ -92,12 +98,46 @@ struct show_status {
 	const struct sa_stats *sa;              /* NULL: no SA agent */
 	bool sa_serving;
 	const struct vfguid_stats *vfguid;      /* NULL: alias GUIDs off */
+	const struct vports_result *vprog;      /* the last vport programming
+						 * (NULL: none shown) */
+	const struct sa_mcmember_stats *mcm;    /* NULL: none shown */
+	double now;                             /* wall clock, s since the
+						 * epoch (for "seen ... ago") */
+	const char *note;                       /* the daemon's own ("last
+						 * reload rejected..."), or
+						 * NULL */
 };
 
+/* The status document: JSON, or its text (the same keys, indented). */
 void show_status(struct show *s, const struct show_status *st);
-/* Every node: type, GUID, LIDs, ports, description. */
+/* The same document as the stats file: one "a.b.c value" line per value
+ * (booleans 1 and 0, null "-"). */
+void show_status_flat(const struct show_status *st, FILE *fp);
+
+/* The master as this SM sees it: itself, the SM it stands by for or waits
+ * on, or a peer that answered MASTER; none (known false) otherwise. */
+struct show_master {
+	bool known, self;
+	uint64_t guid;
+	uint16_t lid;
+	uint8_t priority;
+};
+void show_master_of(const struct show_status *st, struct show_master *m);
+/* Standbys this SM knows (peers that answered STANDBY). */
+size_t show_standbys(const struct show_status *st);
+/* The one line systemd's STATUS= shows: the state, the master, the subnet
+ * or why it is not up, the fabric as last seen, the note. */
+void show_status_line(const struct show_status *st, char *buf, size_t len);
+/* Every node: type, GUID, LIDs, ports, name (node_name_map, else the
+ * description). */
 void show_nodes(struct show *s, const struct fabric *f);
-/* The ports of the node named by what, or the one CA port it names. */
+/* The same for the nodes filter names: a LID, a GUID or a name gives one
+ * node; a shell pattern (*, ?, [...]) every node whose name or
+ * description matches. -1 with the reason when none does. */
+int show_nodes_filter(struct show *s, const struct fabric *f,
+    const char *filter);
+/* The ports of the node named by what, or the one CA port it names, or
+ * of every node a pattern matches (JSON: {"nodes": [{"node", "ports"}]}). */
 int show_ports(struct show *s, const struct fabric *f, const char *what);
 /* The same with each port's P_Keys from pk (the tables in effect:
  * sweep_pkeys(); NULL: none shown): text column P_KEYS, JSON "pkeys". */

@@ -62,6 +62,9 @@ struct peer {
 	unsigned elect_out;     /* election Gets to it still under way */
 	uint64_t nb_guid;       /* the switch its port is cabled to, 0 */
 	uint8_t nb_port;
+	bool key_told;          /* its other SM_Key was logged ... */
+	uint64_t told_key;      /* ... being this one (and ours that) */
+	uint64_t told_ours;
 };
 
 enum qkind { Q_ELECT, Q_POLL, Q_WATCH, Q_HANDOVER, Q_ACK };
@@ -333,6 +336,38 @@ query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
 	return query_copy(s, p, kind, method, mod, data, 0);
 }
 
+/* An SM of another key never hands over to us nor we to it: say once
+ * (per key) what to set, so that a mixed subnet as shipped can be made
+ * one that hands over. */
+static void
+tell_key(struct smstate *s, struct peer *p, uint64_t key)
+{
+	if (key == s->o.sm_key) {
+		if (p->key_told)
+			log_info("sm: SM 0x%016" PRIx64 " now has our SM_Key: "
+			    "handovers with it are possible", p->pub.guid);
+		p->key_told = false;
+		return;
+	}
+	if (p->key_told && p->told_key == key && p->told_ours == s->o.sm_key)
+		return;
+	p->key_told = true;
+	p->told_key = key;
+	p->told_ours = s->o.sm_key;
+	if (key != 0)
+		log_warnx("sm: SM 0x%016" PRIx64 " (LID %u) has SM_Key "
+		    "0x%016" PRIx64 ", ours is 0x%016" PRIx64 ": no handover "
+		    "either way until both have one key; to join it, set "
+		    "sm_key: 0x%016" PRIx64 " (OpenSM: sm_key in opensm.conf)",
+		    p->pub.guid, p->pub.lid, key, s->o.sm_key, key);
+	else
+		log_warnx("sm: SM 0x%016" PRIx64 " (LID %u) answers SMInfo "
+		    "without its SM_Key (another key than ours, 0x%016" PRIx64
+		    ", or hidden by its M_Key): no handover either way until "
+		    "both have one key; set the same sm_key on both",
+		    p->pub.guid, p->pub.lid, s->o.sm_key);
+}
+
 /* Record an SMInfo answer of p; false when it is not p's. */
 static bool
 record(struct smstate *s, struct peer *p, const uint8_t *resp)
@@ -352,6 +387,7 @@ record(struct smstate *s, struct peer *p, const uint8_t *resp)
 	p->pub.state = (enum sm_state)get(d, IB_SMINFO_STATE_F);
 	p->pub.trusted = mad_get_field64((void *)d, 0, IB_SMINFO_KEY_F) ==
 	    s->o.sm_key;
+	tell_key(s, p, mad_get_field64((void *)d, 0, IB_SMINFO_KEY_F));
 	p->pub.answered = true;
 	p->pub.misses = 0;
 	p->last_answer = now(s);
@@ -486,10 +522,13 @@ on_query(void *arg, int status, const uint8_t *resp)
 			break;          /* other copies still under way */
 		} else {
 			p->pub.misses++;
+			char st[96];
+
 			if (p->claims)
 				log_info("sm: SM port 0x%016" PRIx64 " did not "
-				    "answer SMInfo (status %d); left out of the "
-				    "election", q->guid, status);
+				    "answer SMInfo (%s); left out of the "
+				    "election", q->guid, mad_status_text(
+				    MGMT_CLASS_SMP_DR, status, st, sizeof(st)));
 			else
 				log_debug("sm: port 0x%016" PRIx64 " (an SM "
 				    "before) does not answer SMInfo", q->guid);
@@ -524,14 +563,18 @@ on_query(void *arg, int status, const uint8_t *resp)
 			 * sweeps and refusals. */
 			if (p != NULL)
 				p->refused = true;
+			char st[96];
+
 			snprintf(why, sizeof(why), "0x%016" PRIx64 " refused "
-			    "the handover (status %d)", q->guid, status);
+			    "the handover (%s)", q->guid, mad_status_text(
+			    MGMT_CLASS_SMP_DR, status, st, sizeof(st)));
 			fsm(s, E_HANDOVER_FAILED, why);
 		}
 		break;
 	case Q_ACK:
-		log_debug("sm: ACKNOWLEDGE to 0x%016" PRIx64 ": status %d",
-		    q->guid, status);
+		log_debug("sm: ACKNOWLEDGE to 0x%016" PRIx64 ": %s", q->guid,
+		    mad_status_text(MGMT_CLASS_SMP_DR, status, why,
+		    sizeof(why)));
 		break;
 	}
 	free(q);

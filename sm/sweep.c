@@ -23,6 +23,7 @@
 #include "core/fabric.h"
 #include "sm/inherit.h"
 #include "sm/lid.h"
+#include "sm/notes.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
@@ -58,9 +59,16 @@ struct sweep {
 	void *cb_arg;
 	enum sweep_state state;
 	bool want_heavy, want_light;
+	bool paused;            /* ibsmctl sweep off: requests wait */
+	struct notes pknotes;   /* what partitions say, once per appearance */
 	bool up;                /* the last heavy sweep was complete */
 	double up_mono, up_wall; /* when it last became up */
 	unsigned cur_holes;     /* discover_holes() of cur, kept by adopt_next */
+	/* the fabric as the last complete discovery saw it (a standby's
+	 * only view of it), and when */
+	struct fabric_counts seen;
+	unsigned seen_nodes;
+	double seen_wall;
 	ev_idle idle;           /* starts requested sweeps when idle */
 	ev_timer timer;         /* light sweep period / retry after failure */
 	struct holddown *hd;    /* flapping links held out of routing */
@@ -235,41 +243,12 @@ now(void)
 
 /* ---- stats file ---- */
 
-struct stats_ctx {
-	FILE *fp;
-};
-
-static void
-stat_counter(void *arg, uint8_t mgmt_class, uint8_t method, uint16_t attr,
-    const struct mad_counter *c)
+/* Up as this SM's subnet: a master whose last heavy sweep was complete
+ * (one that handed over keeps its flag until its next sweep). */
+static bool
+up_now(const struct sweep *sw)
 {
-	struct stats_ctx *s = arg;
-	const char *k = mad_class_name(mgmt_class), *m = mad_method_name(method),
-	    *a = mad_attr_name(mgmt_class, attr);
-
-	fprintf(s->fp, "%s.%s.%s.sent %" PRIu64 "\n", k, m, a, c->sent);
-	fprintf(s->fp, "%s.%s.%s.recv %" PRIu64 "\n", k, m, a, c->recv);
-	fprintf(s->fp, "%s.%s.%s.timeout %" PRIu64 "\n", k, m, a, c->timeout);
-	fprintf(s->fp, "%s.%s.%s.error %" PRIu64 "\n", k, m, a, c->error);
-}
-
-/* The SM state machine's figures, first in the file. */
-static void
-write_sm_stats(struct sweep *sw, FILE *fp)
-{
-	struct smstate_status st;
-	struct sminfo_counters c;
-
-	smstate_get_status(sw->ss, &st);
-	sminfo_get_counters(sw->sm, &c);
-	fprintf(fp, "sm_state %s\nsm_priority %u\nsm_master_guid 0x%016"
-	    PRIx64 "\nsm_peers %zu\nsm_transitions %" PRIu64 "\n"
-	    "sm_handovers_sent %" PRIu64 "\nsm_handovers_taken %" PRIu64 "\n"
-	    "sminfo.gets %" PRIu64 "\nsminfo.sets %" PRIu64 "\n"
-	    "sminfo.refused %" PRIu64 "\nsminfo.bad_key %" PRIu64 "\n",
-	    smstate_name(st.sm_state), st.priority, st.master_guid, st.npeers,
-	    st.transitions, st.handovers_sent, st.handovers_taken, c.gets,
-	    c.sets, c.refused, c.bad_key);
+	return sw->up && smstate_state(sw->ss) == SM_MASTER;
 }
 
 /* The LFT entries of vport LIDs become copies of their physical port's
@@ -300,13 +279,14 @@ copy_vport_lids(struct sweep *sw, const struct fabric *f)
 }
 
 /* Vports up (INIT or better; not the physical function) and those with a
- * LID of their own, in the vport set in use. */
+ * LID of their own, in vs: what the log, ibsmctl status and ibsmctl vports
+ * all count. */
 static void
-vport_counts(const struct sweep *sw, unsigned *up, unsigned *own)
+vset_counts(const struct vport_set *vs, unsigned *up, unsigned *own)
 {
 	*up = *own = 0;
-	for (uint32_t i = 0; sw->have_cur && i < sw->cur_vp->n; i++) {
-		const struct vport *vp = &sw->cur_vp->v[i];
+	for (uint32_t i = 0; vs != NULL && i < vs->n; i++) {
+		const struct vport *vp = &vs->v[i];
 
 		if (vp->index == 0)
 			continue;
@@ -315,14 +295,20 @@ vport_counts(const struct sweep *sw, unsigned *up, unsigned *own)
 	}
 }
 
+/* The same in the vport set in use. */
+static void
+vport_counts(const struct sweep *sw, unsigned *up, unsigned *own)
+{
+	vset_counts(sw->have_cur ? sw->cur_vp : NULL, up, own);
+}
+
 static void
 write_stats(struct sweep *sw)
 {
 	char tmp[4200], why[160];
-	struct stats_ctx s;
-	struct fabric_counts k = { 0 };
+	FILE *fp;
 
-	if (sw->o.state_dir == NULL)
+	if (sw->o.state_dir == NULL || sw->stats_cb == NULL)
 		return;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", sw->stats);
 	if (file_check_replace(sw->stats, why, sizeof(why)) < 0) {
@@ -331,87 +317,15 @@ write_stats(struct sweep *sw)
 		sw->stats_unwritten = true;
 		return;
 	}
-	if ((s.fp = fopen(tmp, "w")) == NULL) {
+	if ((fp = fopen(tmp, "w")) == NULL) {
 		if (!sw->stats_unwritten)
 			log_warn("sweep: cannot write %s", tmp);
 		sw->stats_unwritten = true;
 		return;
 	}
-	if (sw->have_cur)
-		fabric_count(sw->cur, &k);
-	write_sm_stats(sw, s.fp);
-	fprintf(s.fp, "subnet_up %d\n", sw->up);
-	if (sw->up_at > 0)
-		fprintf(s.fp, "subnet_up_seconds %.3f\n", sw->up_at - sw->started);
-	fprintf(s.fp, "sweeps %" PRIu64 "\nheavy_sweeps %" PRIu64 "\n"
-	    "light_sweeps %" PRIu64 "\n", sw->sweeps, sw->heavy_sweeps,
-	    sw->light_sweeps);
-	fprintf(s.fp, "last_sweep %s %s %.3f\n", sw->last_kind ? sw->last_kind :
-	    "none", sw->last_ok ? "ok" : "failed", sw->last_secs);
-	fprintf(s.fp, "nodes %u\nswitches %u\nca_ports %u\nlids %u\n",
-	    sw->have_cur ? sw->cur->nnodes : 0, k.switches, k.ca_ports,
-	    k.endports);
-	fprintf(s.fp, "routing_engine %s\nrouting_seconds %.6f\n"
-	    "routing_unreachable %" PRIu64 "\nrouting_deadlock_free %d\n"
-	    "routing_blocks_changed %" PRIu64 "\nrouting_max_port_load %u\n",
-	    sw->report.engine[0] ? sw->report.engine : "-",
-	    sw->report.seconds, sw->report.unreachable,
-	    sw->report.deadlock_free, sw->report.blocks_changed,
-	    sw->report.max_port_load);
-	fprintf(s.fp, "routing_rebalances %" PRIu64 "\n", sw->rebalances);
-	fprintf(s.fp, "routing_vport_lids %u\nrouting_vport_entries %" PRIu64
-	    "\n", sw->report.vport_lids, sw->report.vport_entries);
-	fprintf(s.fp, "routing_repairs %" PRIu64 "\n", sw->repairs);
-	fprintf(s.fp, "program.portinfo_sets %u\nprogram.switchinfo_sets %u\n"
-	    "program.lft_reads %u\nprogram.lft_writes %u\n"
-	    "program.pkey_reads %u\nprogram.pkey_writes %u\n",
-	    sw->last_prog.portinfo_sets, sw->last_prog.switchinfo_sets,
-	    sw->last_prog.lft_reads, sw->last_prog.lft_writes,
-	    sw->last_prog.pkey_reads, sw->last_prog.pkey_writes);
-	fprintf(s.fp, "program.client_reregs %u\nclient_reregs %" PRIu64 "\n",
-	    sw->last_prog.client_reregs, sw->client_reregs);
-	fprintf(s.fp, "program.failures %u\nprogram.resent %u\n"
-	    "failures_in_row %" PRIu64 "\nholes %u\n",
-	    sw->last_prog.failures, sw->last_prog.resent, sw->failures_in_row,
-	    sw->cur_holes);
-	fprintf(s.fp, "phase.discover_seconds %.6f\nphase.elect_seconds %.6f\n"
-	    "phase.compute_seconds %.6f\nphase.ports_seconds %.6f\n"
-	    "phase.tables_seconds %.6f\nphase.arm_seconds %.6f\n"
-	    "phase.activate_seconds %.6f\n", sw->discover_secs,
-	    sw->elect_secs, sw->compute_secs, sw->last_prog.ports_seconds,
-	    sw->last_prog.tables_seconds, sw->last_prog.arm_seconds,
-	    sw->last_prog.activate_seconds);
-	fprintf(s.fp, "traps %" PRIu64 "\n", sminfo_traps(sw->sm));
-	if (sw->o.virt_mode != 0) {
-		const struct vports_result *v = &sw->last_vprog;
-		unsigned up = 0, own = 0;
-
-		vport_counts(sw, &up, &own);
-		fprintf(s.fp, "vports.hosts %u\nvports.up %u\nvports.own_lids "
-		    "%u\nvports.managed %u\nvports.pkey_writes %u\n"
-		    "vports.lid_writes %u\nvports.armed %u\nvports.activated "
-		    "%u\nvports.smps %u\nvports.failures %u\nvport_sweeps %" PRIu64
-		    "\n",
-		    sw->have_cur ? sw->cur_vp->nh : 0, up, own, v->managed,
-		    v->pkey_writes, v->lid_writes, v->armed, v->activated,
-		    v->smps, v->timeouts + v->errors, sw->vport_sweeps);
-		fprintf(s.fp, "vports.rereg_hosts %u\nvports.rereg_vports %u\n"
-		    "vports.clears %" PRIu64 "\n", v->rereg_hosts,
-		    v->rereg_vports, sw->vport_clears);
-	}
-	fprintf(s.fp, "inherit.lids_kept %u\ninherit.lids_mixed %u\n"
-	    "inherit.lids_computed %u\n", sw->inherited.kept,
-	    sw->inherited.mixed, sw->inherited.computed);
-	fprintf(s.fp, "mad.sent %" PRIu64 "\nmad.unmatched %" PRIu64 "\n"
-	    "mad.malformed %" PRIu64 "\nmad.unhandled %" PRIu64 "\n",
-	    mad_total_sent(sw->mad), mad_dropped_unmatched(sw->mad),
-	    mad_dropped_malformed(sw->mad), mad_dropped_unhandled(sw->mad));
-	fprintf(s.fp, "mad.mean_in_flight %.1f\nmad.max_queued %u\n",
-	    mad_mean_in_flight(sw->mad), mad_max_queued(sw->mad));
-	mad_counters_foreach(sw->mad, stat_counter, &s);
-	if (sw->stats_cb != NULL)
-		sw->stats_cb(sw->stats_arg, s.fp);
-	if (fflush(s.fp) != 0 || fclose(s.fp) != 0 ||
+	/* the status document (ibsmctl status), one line per value */
+	sw->stats_cb(sw->stats_arg, fp);
+	if (fflush(fp) != 0 || fclose(fp) != 0 ||
 	    rename(tmp, sw->stats) != 0) {
 		if (!sw->stats_unwritten)
 			log_warn("sweep: cannot write %s", sw->stats);
@@ -440,6 +354,13 @@ idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 	if (sw->state != ST_IDLE)
 		return;         /* the end of the sweep in progress restarts us */
 	ev_idle_stop(loop, w);
+	/* ibsmctl sweep off: what is asked meanwhile waits for on */
+	if (sw->paused) {
+		ev_idle_stop(loop, w);
+		log_debug("sweep: held (ibsmctl sweep off): %s sweep waits",
+		    sw->want_heavy ? "heavy" : "light");
+		return;
+	}
 	/* STANDBY and NOTACTIVE leave the fabric to the master. */
 	if (!smstate_may_sweep(sw->ss)) {
 		log_debug("sweep: %s: no sweep", smstate_detail(sw->ss));
@@ -464,6 +385,27 @@ sweep_forget(struct sweep *sw)
 	program_forget(sw->prog);
 	vports_forget(sw->vports);
 	sw->learn = true;
+}
+
+void
+sweep_hold(struct sweep *sw, bool hold)
+{
+	if (hold == sw->paused)
+		return;
+	sw->paused = hold;
+	log_info("sweep: %s", hold ? "sweeps held (ibsmctl sweep off): no "
+	    "sweep starts, periodic, trap or takeover, until sweep on" :
+	    "sweeps resumed (ibsmctl sweep on)");
+	if (!hold && (sw->want_heavy || sw->want_light) &&
+	    sw->state == ST_IDLE)
+		ev_idle_start(sw->loop, &sw->idle);
+	write_stats(sw);
+}
+
+bool
+sweep_held(const struct sweep *sw)
+{
+	return sw->paused;
 }
 
 void
@@ -536,12 +478,18 @@ on_vports_read(void *arg, const struct vports_result *r)
 {
 	struct sweep *sw = arg;
 
+	unsigned up, own;
+
 	sw->vport_clears += r->clears;
+	/* counted as ibsmctl status counts them: vports up, INIT or
+	 * better, the physical functions' not counted */
+	vset_counts(sw->next_vp, &up, &own);
 	if (r->hosts > 0)
 		log_info("sweep: vports: %u virtualization-capable port%s, %u "
-		    "vport%s up, %u SMPs%s%s", r->hosts, r->hosts == 1 ? "" :
-		    "s", r->vports, r->vports == 1 ? "" : "s", r->smps,
-		    r->first_failure[0] ? "; " : "", r->first_failure);
+		    "vport%s up (the physical functions not counted), %u "
+		    "SMPs%s%s", r->hosts, r->hosts == 1 ? "" : "s", up,
+		    up == 1 ? "" : "s", r->smps, r->first_failure[0] ? "; " :
+		    "", r->first_failure);
 	smstate_elect(sw->ss, sw->next, on_elected, sw);
 }
 
@@ -561,6 +509,14 @@ on_discovered(void *arg, const struct discover_result *r)
 			sweep_forget(sw);
 		fsm(sw, EV_FAILED);
 		return;
+	}
+	{
+		struct timespec ts;
+
+		fabric_count(sw->next, &sw->seen);
+		sw->seen_nodes = sw->next->nnodes;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		sw->seen_wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}
 	if (r->timeouts || r->errors || r->resent)
 		log_info("sweep: discovery: %u SMPs sent again after a round "
@@ -859,14 +815,13 @@ on_programmed(void *arg, const struct program_result *r)
 	fsm(sw, complete(sw) ? EV_PROGRAMMED : EV_INCOMPLETE);
 }
 
+/* Said when it first appears and when it goes, not at every sweep. */
 static void
 pkey_note(void *arg, enum pkey_note_level level, const char *msg)
 {
-	(void)arg;
-	if (level == PKEY_NOTE_WARN)
-		log_warnx("partitions: %s", msg);
-	else
-		log_info("partitions: %s", msg);
+	struct sweep *sw = arg;
+
+	notes_add(&sw->pknotes, level == PKEY_NOTE_WARN, msg);
 }
 
 /* pkey_opts.alias_port: the physical port of an active VF alias GUID in
@@ -945,8 +900,10 @@ build_pkeys(struct sweep *sw)
 	pkey_tables_free(sw->next_pk);
 	if (sw->o.policy == NULL)
 		return;
+	notes_begin(&sw->pknotes);
 	pkey_tables_build(sw->o.policy, f, sw->have_cur ? sw->cur_pk : NULL,
 	    &po, sw->next_pk, pkey_note, sw);
+	notes_end(&sw->pknotes);
 	if ((sw->want = calloc(f->nports, sizeof(*sw->want))) == NULL)
 		fatal("sweep: out of memory");
 	for (uint32_t p = 0; p < f->nports; p++)
@@ -1916,6 +1873,7 @@ heavy_incomplete(struct sweep *sw)
 static void
 standby_done(struct sweep *sw)
 {
+	sw->up = false;         /* the subnet is the master's now */
 	learn_lids(sw);
 	program_forget(sw->prog);
 	vports_forget(sw->vports);
@@ -2265,10 +2223,25 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 
 	memset(st, 0, sizeof(*st));
 	st->state = state_name(sw->state);
-	st->subnet_up = sw->up;
+	st->enabled = !sw->paused;
+	st->subnet_up = up_now(sw);
 	st->up_seconds = sw->up_at > 0 ? sw->up_at - sw->started : 0;
-	st->up_since = sw->up ? sw->up_wall : 0;
-	st->up_for = sw->up ? now() - sw->up_mono : 0;
+	st->up_since = st->subnet_up ? sw->up_wall : 0;
+	st->up_for = st->subnet_up ? now() - sw->up_mono : 0;
+	st->seen = sw->seen;
+	st->seen_nodes = sw->seen_nodes;
+	st->seen_wall = sw->seen_wall;
+	st->holes = sw->cur_holes;
+	st->discover_seconds = sw->discover_secs;
+	st->elect_seconds = sw->elect_secs;
+	st->compute_seconds = sw->compute_secs;
+	st->inherit_kept = sw->inherited.kept;
+	st->inherit_mixed = sw->inherited.mixed;
+	st->inherit_computed = sw->inherited.computed;
+	st->rebalances = sw->rebalances;
+	st->repairs = sw->repairs;
+	st->client_reregs = sw->client_reregs;
+	st->vport_clears = sw->vport_clears;
 	st->sweeps = sw->sweeps;
 	st->heavy_sweeps = sw->heavy_sweeps;
 	st->light_sweeps = sw->light_sweeps;
@@ -2427,6 +2400,7 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 
 	if (sw == NULL)
 		fatal("sweep: out of memory");
+	notes_init(&sw->pknotes, "partitions");
 	sw->loop = loop;
 	sw->mad = mad;
 	sw->sm = sm;
@@ -2479,6 +2453,7 @@ sweep_free(struct sweep *sw)
 {
 	if (sw == NULL)
 		return;
+	notes_fini(&sw->pknotes);
 	if (sw->disc != NULL)
 		discover_abort(sw->disc);
 	inherit_abort(sw->inh);

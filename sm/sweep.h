@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/fabric.h"
 #include "partitions/partitions.h"
 #include "sm/program.h"
 #include "routing/routing.h"
@@ -69,6 +70,10 @@ void sweep_request(struct sweep *sw, bool heavy);
 /* A reload was applied: the next programming logs the P_Key blocks (and
  * other blocks) it wrote for it. */
 void sweep_after_reload(struct sweep *sw);
+/* ibsmctl sweep off (hold) and on: while held no sweep starts (periodic,
+ * trap, reload or takeover); what was asked meanwhile starts on release. */
+void sweep_hold(struct sweep *sw, bool hold);
+bool sweep_held(const struct sweep *sw);
 /* A heavy sweep that routes afresh, as on a fresh start, ignoring the
  * routes in use (ibsmctl reroute); asked again until one completes. */
 void sweep_reroute(struct sweep *sw);
@@ -97,7 +102,8 @@ unsigned sweep_unreached(const struct sweep *sw,
  * the loop. */
 struct sweep_status {
 	const char *state;              /* idle, discover, program, light */
-	bool subnet_up;
+	bool enabled;                   /* false: held (ibsmctl sweep off) */
+	bool subnet_up;                 /* brought up by this SM, master */
 	double up_seconds;              /* from start to first subnet up, 0 */
 	double up_since;                /* wall clock (s since the epoch) of
 					 * the sweep that brought the subnet
@@ -111,13 +117,26 @@ struct sweep_status {
 	uint64_t failures_in_row;
 	uint64_t programs;              /* heavy sweeps that programmed */
 	struct program_result last_program;
-	/* vports (virtualization ignore or enabled; else all 0, virt
+	/* vports (virtualization disabled or enabled; else all 0, virt
 	 * false): hosts, vports up (INIT or better, not the physical
 	 * function), those with a LID of their own, managed by the last
 	 * vport programming, and vport sweeps */
 	bool virt;
 	unsigned vport_hosts, vports_up, vport_own_lids, vports_managed;
 	uint64_t vport_sweeps;
+	/* the fabric as the last complete discovery saw it (as master or
+	 * not), and when (wall clock; 0: never) */
+	struct fabric_counts seen;
+	unsigned seen_nodes;
+	double seen_wall;
+	/* the last heavy sweep: holes left in the model in use, seconds of
+	 * discovery, election and LIDs + routing + partitions; the routes
+	 * kept at the last takeover; heals routed afresh, losses repaired in
+	 * place, ClientReregister Sets and VPortStateChange clears, all runs */
+	unsigned holes;
+	double discover_seconds, elect_seconds, compute_seconds;
+	uint32_t inherit_kept, inherit_mixed, inherit_computed;
+	uint64_t rebalances, repairs, client_reregs, vport_clears;
 };
 void sweep_get_status(const struct sweep *sw, struct sweep_status *st);
 /* The fabric and tables of the last completed heavy sweep (NULL before). */
@@ -140,8 +159,9 @@ void sweep_vport_stats(const struct sweep *sw, struct vports_result *r);
  * move in memory while in use. */
 typedef void (*sweep_adopt_cb)(void *arg);
 void sweep_set_adopt_hook(struct sweep *sw, sweep_adopt_cb cb, void *arg);
-/* Lines of other modules (the SA's counters) appended to every stats
- * file written. */
+/* What the stats file holds (the daemon's status document, flat): cb
+ * writes it whenever the file is replaced (after every sweep and SM state
+ * change); without a hook no stats file is written. */
 typedef void (*sweep_stats_cb)(void *arg, FILE *fp);
 void sweep_set_stats_hook(struct sweep *sw, sweep_stats_cb cb, void *arg);
 /* Change options that may change at run time (windows, interval, routing

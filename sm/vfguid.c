@@ -207,10 +207,13 @@ done(void *arg, int status, const uint8_t *resp)
 	bool same = true;
 
 	if (status != 0 || resp == NULL) {
+		char st[96];
+
 		vg->failed++;
 		log_warnx("vfguid: port 0x%016" PRIx64 ": GUIDInfo Set of block "
-		    "%u %s (status %d)", q->port, q->block, status < 0 ?
-		    "unanswered" : "refused", status);
+		    "%u %s (%s)", q->port, q->block, status < 0 ?
+		    "unanswered" : "refused", mad_status_text(MGMT_CLASS_SMP_LID,
+		    status, st, sizeof(st)));
 		free(q);
 		return;
 	}

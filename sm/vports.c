@@ -176,6 +176,7 @@ static void
 fail(struct vports *v, const struct vreq *q, int status)
 {
 	const struct fabric_port *p = &v->f->ports[v->s->h[q->host].port];
+	char st[96];
 
 	if (status == MAD_ETIMEDOUT || status == MAD_ESEND)
 		v->res.timeouts++;
@@ -186,7 +187,8 @@ fail(struct vports *v, const struct vreq *q, int status)
 		    "port 0x%016" PRIx64 ": %s %s (mod 0x%x): %s", p->guid,
 		    mad_method_name(q->method),
 		    mad_attr_name(MGMT_CLASS_SMP_LID, q->attr), q->mod,
-		    status == MAD_ETIMEDOUT ? "no answer" : "error status");
+		    mad_status_text(MGMT_CLASS_SMP_LID, status, st,
+		    sizeof(st)));
 	log_debug("vports: %s", v->res.first_failure);
 	v->changed = true;
 	if (v->kind == RUN_POLL && v->s->h[q->host].port < v->ndirty)

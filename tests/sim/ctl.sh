@@ -89,16 +89,16 @@ python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/status.json" ||
     fail "status says $(jget fabric switches <"$T/status.json") switches, ibnetdiscover $nsw"
 [ "$(jget fabric cas <"$T/status.json")" = "$nca" ] || fail "CA count differs from ibnetdiscover"
 [ "$(jget mad sent <"$T/status.json")" -gt 0 ] || fail "no MADs counted"
-jget mad counters 0 method <"$T/status.json" >/dev/null || fail "no MAD counters"
+[ "$(jget mad counters smp Get NodeInfo sent <"$T/status.json")" -gt 0 ] || fail "no MAD counters"
 [ "$(jget routing engine <"$T/status.json")" = minhop ] || fail "no routing report"
 log "status --json: MASTER, $nsw switches and $nca CAs, as ibnetdiscover sees"
 ctl status >"$T/status.txt" || fail "status failed"
-grep -q '^SM state .*MASTER' "$T/status.txt" || fail "status text: $(head -3 "$T/status.txt")"
-grep -q '^Get  *NodeInfo ' "$T/status.txt" || fail "status text has no MAD counter table"
+grep -q '^sm_state: MASTER$' "$T/status.txt" || fail "status text: $(head -3 "$T/status.txt")"
+grep -q '^        NodeInfo: {sent: [1-9]' "$T/status.txt" || fail "status text has no MAD counters"
 
 # ---- the SA agent's counters move with what saquery asks (they are ours
 # to count: the requests and answers of our agent)
-grep -q '^SA  *answering;' "$T/status.txt" || fail "status text has no SA line: $(grep '^SA' "$T/status.txt")"
+grep -qx '  serving: true' "$T/status.txt" || fail "status text: the SA is not serving: $(grep -A1 '^sa:' "$T/status.txt")"
 ctl status --json >"$T/sa0.json"
 [ "$(jget sa serving <"$T/sa0.json")" = True ] || fail "status --json: SA not serving on the master"
 diag saquery -c >"$T/cpi" 2>&1 || fail "saquery -c failed: $(cat "$T/cpi")"
@@ -292,7 +292,7 @@ expect(b"route 1\n", b"error\nusage: route", "a missing argument")
 expect(b"log-level debug extra\n", b"error\nusage", "an extra argument")
 expect(b"ports 99999999999999999999999\n", b"error\n", "a huge number")
 expect(b"ports 0\n", b"error\n", "LID 0")
-expect(b"text status\r\n", b"ok\nSM state", "CRLF")
+expect(b"text status\r\n", b"ok\nversion: ", "CRLF")
 expect(b"json status", b"ok\n{", "a request ended by EOF")
 # an empty connection, and half a line then close
 conn().close()

@@ -16,7 +16,7 @@ wait_subnet_up 60
 # `ibsmctl status` says since when the subnet is up: a wall-clock time
 # within the last minute, and for how long (text and JSON).
 ctl status >"$T/status0" 2>&1 || fail "ibsmctl status failed"
-since=$(sed -n 's/.*up since \([0-9T:+-]*\) (for \([^;]*\);.*/\1/p' "$T/status0")
+since=$(sed -n 's/^  up_since: \([0-9T:+-]*\)$/\1/p' "$T/status0")
 [ -n "$since" ] || fail "ibsmctl status does not say since when the subnet is up: $(grep -i up "$T/status0")"
 ctl status --json | python3 -c '
 import datetime, json, sys, time

@@ -14,7 +14,7 @@ for net in ft3_8 ring6; do
 	wait_subnet_up 90
 	fabcheck --updown --no-shortest --cdg >"$T/$net.check" 2>&1 ||
 	    fail "$net: the default routing fails the check: $(tail -5 "$T/$net.check")"
-	log "$net: routed by $(stat_get routing_engine), deadlock-free as dump_fts reads it"
+	log "$net: routed by $(stat_get routing.engine), deadlock-free as dump_fts reads it"
 	sm_stop || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
 	sim_stop
 done

@@ -67,10 +67,10 @@ log "$A back: $up LFT blocks; loads $healed (fresh start: $fresh)"
 [ "$up" -lt "$full" ] || fail "the heal wrote $up LFT blocks, a full programming $full"
 [ "$up" -le "$down" ] || fail "the heal wrote $up LFT blocks, more than the failure ($down)"
 
-n0=$(stat_get routing_rebalances 0)
+n0=$(stat_get sweep.rebalances 0)
 before=$(sent)
 "$IBSMCTL" --runtime-dir "$T/run" reroute 8>&- || fail "ibsmctl reroute failed"
-poll_until 20 sh -c "[ \"\$(awk '\$1 == \"routing_rebalances\" { print \$2 }' '$T/state/stats')\" -gt $n0 ]" >/dev/null ||
+poll_until 20 sh -c "[ \"\$(awk '\$1 == \"sweep.rebalances\" { print \$2 }' '$T/state/stats')\" -gt $n0 ]" >/dev/null ||
     fail "ibsmctl reroute: no rerouting heavy sweep (routing_rebalances still $n0)"
 settle
 after=$(loads) || fail "fabric wrong after ibsmctl reroute"

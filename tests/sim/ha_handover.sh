@@ -10,7 +10,8 @@
 #    sminfo is asked at both ports every sample: exactly one MASTER each
 #    time. One handover each way; s wrote no LFT block; fabcheck passes
 #    with h17's port as the SM.
-# 2. With the sminfo tool (SM_Key 0, as a MASTER): DISABLE to m makes it
+# 2. With the sminfo tool (SM_Key 0, as a MASTER; both SMs run with
+#    sm_key 0 for it): DISABLE to m makes it
 #    NOTACTIVE and it then sends no SMInfo poll for 2 s; STANDBY makes it
 #    STANDBY (polling again); DISCOVER makes it rediscover and stand by
 #    again. A HANDOVER from a STANDBY sender (-s 2) is refused.
@@ -24,8 +25,9 @@ ha_skip_unless
 POLL="-O sm_poll_interval=0.5 -O sm_poll_retries=3"
 
 sim_start "$FABRICS/ft2_8.net"
-printf 'sm_priority: 12\n' >"$T/m.conf"
-printf 'sm_priority: 5\n' >"$T/s.conf"
+# the sminfo tool sends its Sets with SM_Key 0
+printf 'sm_priority: 12\nsm_key: 0x0\n' >"$T/m.conf"
+printf 'sm_priority: 5\nsm_key: 0x0\n' >"$T/s.conf"
 ha_start m h0 $POLL
 ha_wait_up m 60
 ha_start s h17 $POLL
@@ -34,7 +36,7 @@ read -r guid_m lid_m <<<"$(ha_port h0)"
 read -r guid_s lid_s <<<"$(ha_port h17)"
 
 # ---- 1. priority raised by a reload
-printf 'sm_priority: 14\n' >"$T/s.conf"
+printf 'sm_priority: 14\nsm_key: 0x0\n' >"$T/s.conf"
 ha_ctl s reload >/dev/null || fail "ibsmctl reload failed"
 samples=0 done_at=""
 while :; do
@@ -65,8 +67,8 @@ log "1: one handover, one MASTER in each of $samples samples, no LFT block writt
 # ---- 2. DISABLE, STANDBY, DISCOVER from the sminfo tool
 polls() { ha_ctl m status --json | python3 -c '
 import json, sys
-c = json.load(sys.stdin)["mad"]["counters"]
-print(sum(x["sent"] for x in c if x["method"] == "Get" and x["attribute"] == "SMInfo"))'; }
+c = json.load(sys.stdin)["mad"]["counters"].get("smp", {})
+print(c.get("Get", {}).get("SMInfo", {}).get("sent", 0))'; }
 diag sminfo -s 3 "$lid_m" 3 >/dev/null 2>&1 || fail "DISABLE refused by a STANDBY"
 [ "$(ha_status m sm_state)" = NOTACTIVE ] || fail "m is $(ha_status m sm_state) after DISABLE"
 [ "$(ha_sminfo_state "$lid_m")" = SMINFO_NOTACT ] || fail "sminfo: m is not NOTACTIVE"

@@ -143,21 +143,21 @@ ha_status() {
 }
 
 # ha_sets NAME: SMP Sets NAME has sent, by attribute, from its live
-# counters: "PortInfo:3 LinearForwardingTable:0 ..." (only nonzero).
+# counters (mad.counters.smp.Set.<attribute>.sent): "PortInfo:3
+# LinearForwardingTable:2 ..." (only nonzero).
 ha_sets() {
 	ha_ctl "$1" status --json | python3 -c '
 import json, sys
-c = json.load(sys.stdin)["mad"]["counters"]
-print(" ".join("%s:%d" % (x["attribute"], x["sent"]) for x in c
-               if x["method"] == "Set" and x["sent"] > 0))'
+c = json.load(sys.stdin)["mad"]["counters"].get("smp", {}).get("Set", {})
+print(" ".join("%s:%d" % (a, x["sent"]) for a, x in c.items() if x["sent"] > 0))'
 }
 
 # ha_set_count NAME ATTRIBUTE: Sets of one attribute NAME has sent.
 ha_set_count() {
 	ha_ctl "$1" status --json | python3 -c '
 import json, sys
-c = json.load(sys.stdin)["mad"]["counters"]
-print(sum(x["sent"] for x in c if x["method"] == "Set" and x["attribute"] == sys.argv[1]))' "$2"
+c = json.load(sys.stdin)["mad"]["counters"].get("smp", {}).get("Set", {})
+print(c.get(sys.argv[1], {}).get("sent", 0))' "$2"
 }
 
 # ha_port NODE: "GUID LID" of port 1 of CA NODE, as the fabric says
@@ -197,7 +197,7 @@ ha_wait_state() {
 # ha_wait_up NAME SECONDS: NAME brought the subnet up (stats file).
 ha_wait_up() {
 	local name=$1 limit=${2:-60} i=0
-	until grep -qx 'subnet_up 1' "$T/$name/state/stats" 2>/dev/null; do
+	until grep -qx 'sweep.subnet_up 1' "$T/$name/state/stats" 2>/dev/null; do
 		ha_alive "$name" || fail "$name exited before the subnet came up"
 		[ $i -lt $((limit * 10)) ] || fail "$name: subnet not up after $limit s"
 		sleep 0.1

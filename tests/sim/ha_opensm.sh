@@ -1,7 +1,8 @@
 #!/bin/bash
 # ibsmd next to OpenSM on one fabric, both ways, with matching and with
 # mismatched SM_Keys. OpenSM's SM_Key is its default, 1; ibsmd's is 0
-# (mismatched) or 1 (matching). OpenSM polls every 0.5 s, 2 retries.
+# (mismatched, -O sm_key=0x0) or 1 (matching; its default too, see
+# ha_opensm_defaults.sh). OpenSM polls every 0.5 s, 2 retries.
 #
 # 1. Mismatched, OpenSM master (priority 15, h0), ibsmd -p 0 (h17): ibsmd
 #    finds a foreign master and stands by: STANDBY, not one SMP Set sent,
@@ -31,7 +32,7 @@ POLL="-O sm_poll_interval=0.5 -O sm_poll_retries=3"
 sim_start "$net"
 ha_opensm o1 h0 -p 15
 ha_wait_opensm_up o1 60
-ha_start i1 h17 -p 0 $POLL
+ha_start i1 h17 -p 0 -O sm_key=0x0 $POLL
 ha_wait_state i1 STANDBY 60
 read -r guid_0 lid_0 <<<"$(ha_port h0)"
 read -r guid_17 lid_17 <<<"$(ha_port h17)"
@@ -61,7 +62,7 @@ sim_stop
 
 # ---- 2
 sim_start "$net"
-ha_start i2 h0 -p 15 $POLL
+ha_start i2 h0 -p 15 -O sm_key=0x0 $POLL
 ha_wait_up i2 60
 ha_opensm o2 h17 -p 0
 ha_wait_state i2 STANDBY 30

@@ -89,7 +89,7 @@ start() {
 # wait_up NAME PID: until NAME's stats file says the subnet is up.
 wait_up() {
 	local i=0
-	until grep -qx 'subnet_up 1' "$T/$1/state/stats" 2>/dev/null; do
+	until grep -qx 'sweep.subnet_up 1' "$T/$1/state/stats" 2>/dev/null; do
 		kill -0 "$2" 2>/dev/null || { tail -5 "$T/$1/ibsmd.log" >&2; fail "ibsmd $1 exited before its subnet came up"; }
 		[ $i -lt 600 ] || fail "ibsmd $1: subnet not up after 60 s"
 		sleep 0.1
@@ -152,12 +152,12 @@ IBSIM_SOCKNAME=$SOCK_B python3 "$FABCHECK" --umad2sim "$SIM_PRELOAD" --net "$FAB
 log "fabric A: MASTER at priority 5; fabric B: MASTER at priority 11; both routed"
 
 # ---- second checks from the stats files
-[ "$(stat_of a routing_engine)" = ftree ] || fail "instance A routed with $(stat_of a routing_engine), not ftree"
-[ "$(stat_of b routing_engine)" = updn ] || fail "instance B routed with $(stat_of b routing_engine), not updn"
-[ "$(stat_of a switches)" = 12 ] && [ "$(stat_of b switches)" = 6 ] ||
-    fail "instance A saw $(stat_of a switches) switches, B $(stat_of b switches): they are not on their own fabrics"
+[ "$(stat_of a routing.engine)" = ftree ] || fail "instance A routed with $(stat_of a routing.engine), not ftree"
+[ "$(stat_of b routing.engine)" = updn ] || fail "instance B routed with $(stat_of b routing.engine), not updn"
+[ "$(stat_of a fabric.switches)" = 12 ] && [ "$(stat_of b fabric.switches)" = 6 ] ||
+    fail "instance A saw $(stat_of a fabric.switches) switches, B $(stat_of b fabric.switches): they are not on their own fabrics"
 sleep 3
-la=$(stat_of a light_sweeps) lb=$(stat_of b light_sweeps)
+la=$(stat_of a sweep.light_sweeps) lb=$(stat_of b sweep.light_sweeps)
 [ "${la:-0}" -ge 2 ] || fail "instance A (sweep_interval 1) made $la light sweeps in 3 s"
 [ "${lb:-1}" = 0 ] || fail "instance B (sweep_interval 0) made $lb light sweeps"
 [ "$("$IBSMCTL" --runtime-dir "$T/a/run" status --json 8>&- 9>&- |

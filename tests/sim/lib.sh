@@ -492,12 +492,12 @@ sm_is_up() {
 	if [ "$SM" = opensm ]; then
 		grep -q 'SUBNET UP' "$SM_LOG" 2>/dev/null
 	else
-		grep -qx 'subnet_up 1' "$T/state/stats" 2>/dev/null
+		grep -qx 'sweep.subnet_up 1' "$T/state/stats" 2>/dev/null
 	fi
 }
 
 # wait_subnet_up SECONDS: wait for the SM's "subnet up" (ibsmd: a line
-# `subnet_up 1` in $T/state/stats; opensm: SUBNET UP in this start's log).
+# `sweep.subnet_up 1` in $T/state/stats; opensm: SUBNET UP in this start's log).
 wait_subnet_up() {
 	local limit=${1:-60} n i=0 t0
 	n=$((limit * 10))

@@ -22,6 +22,10 @@ ibroute -M for every switch's MulticastForwardingTable).
       no switch has an entry for the MLID.
   mcastcheck.py --count
       prints the number of (switch, MLID) entries in all tables.
+  mcastcheck.py --mcfdbs FILE
+      FILE, an opensm.mcfdbs (OpenSM's dump of every switch's multicast
+      entries, as ibsmd's dump_files_dir writes it), holds exactly the
+      entries ibroute -M reads on every switch, and at least one.
   mcastcheck.py --mftr
       saquery MFTR (MulticastForwardingTableRecord, every switch) gives the
       same entries as ibroute -M on every switch, and at least one; and a
@@ -139,8 +143,40 @@ def check_mftr(sws, tables, desc):
     return 0
 
 
+def check_mcfdbs(path, sws, tables, desc):
+    """opensm.mcfdbs: "Switch 0x<guid>", then "0xMLID : 0xPPP  0xPPP ..."."""
+    dump, sw = {}, None
+    for line in open(path):
+        m = re.match(r'^Switch (0x[0-9a-f]+)$', line.strip())
+        if m:
+            sw = int(m.group(1), 16)
+            continue
+        m = re.match(r'^(0x[0-9A-F]{4}) :((?: 0x[0-9A-F]{3} )+)$', line.rstrip('\n'))
+        if m and sw is not None:
+            dump.setdefault(sw, {})[int(m.group(1), 16)] = set(
+                int(p, 16) for p in m.group(2).split())
+        elif line.strip() and not line.startswith('LID    : Out Port(s)'):
+            sys.exit('%s: unexpected line %r' % (path, line))
+    total = 0
+    for g in sws:
+        want = {k: v for k, v in tables[g].items() if v}
+        have = dump.get(g, {})
+        if want != have:
+            sys.exit('%s: %s says %s, ibroute -M %s' % (
+                desc[g], path, sorted((hex(k), sorted(v)) for k, v in have.items()),
+                sorted((hex(k), sorted(v)) for k, v in want.items())))
+        total += len(want)
+    if set(dump) - set(sws):
+        sys.exit('%s names switches not in the fabric' % path)
+    if total == 0:
+        sys.exit('no multicast entry in any table')
+    print('%d entries on %d switches agree' % (total, len(sws)))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument('--mcfdbs')
     ap.add_argument('--mlid', type=lambda s: int(s, 0))
     ap.add_argument('--recv', default='')
     ap.add_argument('--send', default='')
@@ -155,6 +191,8 @@ def main():
     tables = {g: mft(l) for g, l in sws.items()}
     if o.mftr:
         return check_mftr(sws, tables, desc)
+    if o.mcfdbs:
+        return check_mcfdbs(o.mcfdbs, sws, tables, desc)
     if o.count:
         print(sum(len(t) for t in tables.values()))
         return 0

@@ -43,7 +43,7 @@ put() {
 }
 
 # pkey_sets: P_KeyTable Sets sent so far, from the stats file.
-pkey_sets() { stat_get smp.Set.P_KeyTable.sent 0; }
+pkey_sets() { stat_get mad.counters.smp.Set.P_KeyTable.sent 0; }
 
 # heavy_done N: true once more than N heavy sweeps are done and the SM is
 # idle, with the stats file written after it.
@@ -52,7 +52,7 @@ heavy_done() {
 import json, sys
 s = json.load(sys.stdin)["sweep"]
 sys.exit(not (s["heavy_sweeps"] > int(sys.argv[1]) and s["state"] == "idle"))' "$1" &&
-	[ "$(stat_get heavy_sweeps 0)" -gt "$1" ]
+	[ "$(stat_get sweep.heavy_sweeps 0)" -gt "$1" ]
 }
 heavies() { ctl status --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["sweep"]["heavy_sweeps"])'; }
 

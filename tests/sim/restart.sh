@@ -25,9 +25,9 @@ wait_subnet_up 60
 # The counters the restart must leave at 0 are the ones this start used:
 # a renamed counter cannot pass as "nothing written".
 if [ "$SM" != opensm ]; then
-	[ "$(stat_get smp.Set.P_KeyTable.sent 0)" -gt 0 ] ||
+	[ "$(stat_get mad.counters.smp.Set.P_KeyTable.sent 0)" -gt 0 ] ||
 	    fail "the first start wrote no P_Key block: the policy did not reach the fabric"
-	[ "$(stat_get smp.Set.LinearForwardingTable.sent 0)" -gt 0 ] ||
+	[ "$(stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0)" -gt 0 ] ||
 	    fail "the first start wrote no LFT block on a fresh fabric"
 fi
 fabcheck --dump-lids "$T/lids.1" || fail "fabric check failed after the first start"
@@ -37,8 +37,8 @@ sm_stop || [ "$SM" = opensm ] || fail "ibsmd did not exit cleanly on SIGTERM (st
 UMADFIX_STATS=$T/sets.restart sm_start -R minhop
 wait_subnet_up 60
 if [ "$SM" != opensm ]; then
-	lft=$(stat_get smp.Set.LinearForwardingTable.sent 0) || fail "no stats file after the restart"
-	pk=$(stat_get smp.Set.P_KeyTable.sent 0)
+	lft=$(stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0) || fail "no stats file after the restart"
+	pk=$(stat_get mad.counters.smp.Set.P_KeyTable.sent 0)
 fi
 fabcheck --dump-lids "$T/lids.2" || fail "fabric check failed after the restart"
 diff -u "$T/lids.1" "$T/lids.2" || fail "LIDs changed across an SM restart"

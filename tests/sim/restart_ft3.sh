@@ -38,11 +38,11 @@ dump() { diag dump_fts 2>/dev/null | grep -v '^dump_fts' >"$1" || fail "dump_fts
 
 sm_start
 wait_subnet_up 120
-[ "$(stat_get smp.Set.LinearForwardingTable.sent 0)" -gt 0 ] ||
+[ "$(stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0)" -gt 0 ] ||
     fail "the first start wrote no LFT block on a fresh fabric"
-[ "$(stat_get smp.Set.P_KeyTable.sent 0)" -gt 0 ] ||
+[ "$(stat_get mad.counters.smp.Set.P_KeyTable.sent 0)" -gt 0 ] ||
     fail "the first start wrote no P_Key block: the policy did not reach the fabric"
-engine=$(stat_get routing_engine)
+engine=$(stat_get routing.engine)
 fabcheck --updown --cdg || fail "fabric wrong after the first start (routed by $engine)"
 dump "$T/fts.0"
 sm_stop || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
@@ -55,15 +55,15 @@ for i in 1 2; do
 		UMADFIX_STATS=$sets sm_start
 	fi
 	wait_subnet_up 120
-	engine=$(stat_get routing_engine)
+	engine=$(stat_get routing.engine)
 	dump "$T/fts.$i"
 	diff -q "$T/fts.0" "$T/fts.$i" >/dev/null || fail "the LFTs changed across restart $i"
 	# ibsmd's own counters cover its first sweep; without the fixture they
 	# are all there is
-	lft=$(stat_get smp.Set.LinearForwardingTable.sent 0)
-	pk=$(stat_get smp.Set.P_KeyTable.sent 0)
-	pi=$(stat_get smp.Set.PortInfo.sent 0)
-	rr=$(stat_get client_reregs 0)
+	lft=$(stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0)
+	pk=$(stat_get mad.counters.smp.Set.P_KeyTable.sent 0)
+	pi=$(stat_get mad.counters.smp.Set.PortInfo.sent 0)
+	rr=$(stat_get sweep.client_reregs 0)
 	sm_stop || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
 	# with it, what left the process in its whole life, counted there
 	if [ "$SIM_FIXTURE" = 1 ]; then

@@ -33,7 +33,7 @@ if [ "$SM" = opensm ]; then
 		fail "OpenSM's log does not say that updn routed"
 	log "OpenSM: ftree could not route, updn routed"
 else
-	used=$(stat_get routing_engine)
+	used=$(stat_get routing.engine)
 	[ "$used" = updn ] || fail "routed by '$used', expected updn after ftree declined"
 	why=$(sed -n 's/.*routing: ftree failed after [0-9.]* s: //p' "$SM_LOG" | head -n 1)
 	[ -n "$why" ] || fail "ibsmd's log has no line 'routing: ftree failed after <t> s: <reason>'"

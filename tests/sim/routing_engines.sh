@@ -60,7 +60,7 @@ engine_used() {
 		sed -n 's/.*osm_ucast_mgr_process: \([a-z_]*\) tables configured.*/\1/p' \
 		    "$SM_LOG" | tail -n 1
 	else
-		stat_get routing_engine
+		stat_get routing.engine
 	fi
 }
 
@@ -145,17 +145,17 @@ for topo in $TOPOLOGIES; do
 		if [ "$SM" != opensm ]; then
 			# ibsmd checks every table it makes: its verdict must be
 			# there and agree with fabcheck's own.
-			dlf=$(stat_get routing_deadlock_free -1)
+			dlf=$(stat_get routing.deadlock_free -1)
 			[ "$dlf" = "$CDG_ACYCLIC" ] ||
 				fail "$label: ibsmd says routing_deadlock_free $dlf, fabcheck --cdg says $CDG_ACYCLIC"
 			# With every route checked, what ibsmd counts as unreachable
 			# is exactly what fabcheck found unrouted.
-			unr=$(stat_get routing_unreachable)
+			unr=$(stat_get routing.unreachable)
 			[ "$unr" = "$GAPS" ] ||
 				fail "$label: ibsmd says routing_unreachable $unr, fabcheck found $GAPS (switch, LID) pairs unrouted"
-			log "$label: ibsmd: routing_seconds $(stat_get routing_seconds -)," \
-			    "deadlock_free $dlf, unreachable $(stat_get routing_unreachable -)," \
-			    "lft_writes $(stat_get program.lft_writes -)"
+			log "$label: ibsmd: routing_seconds $(stat_get routing.seconds -)," \
+			    "deadlock_free $dlf, unreachable $(stat_get routing.unreachable -)," \
+			    "lft_writes $(stat_get sweep.last_program.lft_writes -)"
 		fi
 		sm_stop || [ "$SM" = opensm ] || fail "$label: ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
 		runs=$((runs + 1))

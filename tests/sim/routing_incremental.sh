@@ -54,19 +54,19 @@ sim_start "$FABRICS/ft2_16.net"
 sm_start -R "$ROUTING" --sweep-interval $SWEEP
 wait_subnet_up 60
 fabcheck "${checks[@]}" || fail "fabric check failed after subnet up"
-full=$(stat_get program.lft_writes 0)
-sent0=$(stat_get smp.Set.LinearForwardingTable.sent 0)
-heavy0=$(stat_get heavy_sweeps 0)
-log "first programming: $full LFT blocks written (engine $(stat_get routing_engine)," \
+full=$(stat_get sweep.last_program.lft_writes 0)
+sent0=$(stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0)
+heavy0=$(stat_get sweep.heavy_sweeps 0)
+log "first programming: $full LFT blocks written (engine $(stat_get routing.engine)," \
     "smp.Set.LinearForwardingTable.sent $sent0, heavy sweeps $heavy0)"
 [ "$full" -gt 0 ] || fail "the first heavy sweep wrote no LFT block"
 
 # Rerouted: a heavy sweep has finished since the link went down, the
 # subnet is up, and the fabric says every LID is delivered around the link.
 rerouted() {
-	[ "$(stat_get heavy_sweeps 0)" -gt "$heavy0" ] ||
+	[ "$(stat_get sweep.heavy_sweeps 0)" -gt "$heavy0" ] ||
 		{ echo "no heavy sweep finished yet"; return 1; }
-	[ "$(stat_get subnet_up 0)" = 1 ] || { echo "subnet not up"; return 1; }
+	[ "$(stat_get sweep.subnet_up 0)" = 1 ] || { echo "subnet not up"; return 1; }
 	fabcheck --down "$DOWN" "${checks[@]}"
 }
 
@@ -77,13 +77,13 @@ if ! poll_until $LIMIT rerouted; then
 	grep 'routing: ' "$SM_LOG" | tail -n 3 >&2
 	fail "fabric not rerouted around $A within $LIMIT s"
 fi
-sent1=$(stat_get smp.Set.LinearForwardingTable.sent 0)
+sent1=$(stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0)
 delta=$((sent1 - sent0))
-log "rerouted by $(stat_get routing_engine) after $(( $(stat_get heavy_sweeps 0) - heavy0 ))" \
+log "rerouted by $(stat_get routing.engine) after $(( $(stat_get sweep.heavy_sweeps 0) - heavy0 ))" \
     "more heavy sweep(s): $delta LFT blocks written since the link went down," \
     "$full at first ($(awk -v a="$delta" -v b="$full" 'BEGIN { printf "%.1f", 100 * a / b }') %);" \
-    "last sweep: program.lft_writes $(stat_get program.lft_writes -)," \
-    "routing_blocks_changed $(stat_get routing_blocks_changed -)"
+    "last sweep: program.lft_writes $(stat_get sweep.last_program.lft_writes -)," \
+    "routing_blocks_changed $(stat_get routing.blocks_changed -)"
 [ "$delta" -gt 0 ] || fail "no LFT block written after the link went down"
 [ $((delta * 100)) -le $((full * MAX_PCT)) ] ||
 	fail "$delta LFT blocks written after one link went down: more than $MAX_PCT % of the $full of the first programming"

@@ -36,9 +36,9 @@ log "P_Key tables match the partitions file"
 sm_stop || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
 sm_start -g "$SW_GUID" -P "$T/partitions.conf" -R minhop
 wait_subnet_up 60
-n=$(stat_get smp.Set.LinearForwardingTable.sent 0) || fail "no stats file after the restart"
+n=$(stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0) || fail "no stats file after the restart"
 [ "$n" = 0 ] || fail "the restart wrote $n LFT blocks on a correct fabric"
-n=$(stat_get smp.Set.P_KeyTable.sent 0)
+n=$(stat_get mad.counters.smp.Set.P_KeyTable.sent 0)
 [ "$n" = 0 ] || fail "the restart wrote $n P_Key blocks on a correct fabric"
 fabcheck --sm-guid "$SW_GUID" || fail "fabric check failed after the restart"
 log "restart by GUID on the switch: 0 LFT and 0 P_Key blocks written"

@@ -195,6 +195,6 @@ print(sum(1 for p in d["ports"] for g in p["guids"] if g["state"] == "assigned" 
 [ "$(ctl --json status | jget alias_guids assigned)" = 9 ] || fail "status: alias_guids.assigned"
 sets=$(ctl --json status | jget alias_guids sets)
 [ "$sets" -ge 1 ] || fail "status: alias_guids.sets $sets"
-grep -q '^vfguid.assigned 9$' "$T/state/stats" || fail "stats file: $(grep vfguid "$T/state/stats")"
+grep -q '^alias_guids.assigned 9$' "$T/state/stats" || fail "stats file: $(grep alias_guids "$T/state/stats")"
 log "ibsmctl guids: $(grep -c assigned "$T/guids.txt") assigned lines; status and stats agree"
 log "PASS"

@@ -59,12 +59,12 @@ done
 # light sweep's poll sees only real changes
 host_change() { vdev_cmd h1 dump | awk '$1 == "virt" { for (i = 2; i < NF; i++) if ($i == "statechange") print $(i + 1) }'; }
 [ "$(host_change)" = 0 ] || fail "VPortStateChange still latched after bring-up: $(vdev_cmd h1 dump)"
-[ "$(stat_get vports.rereg_hosts)" = 1 ] || fail "stats: vports.rereg_hosts $(stat_get vports.rereg_hosts), not 1"
+[ "$(stat_get vports.last_program.rereg_hosts)" = 1 ] || fail "stats: vports.rereg_hosts $(stat_get vports.last_program.rereg_hosts), not 1"
 # the routing report counts the 2 vport LIDs
-[ "$(stat_get routing_vport_lids)" = 2 ] || fail "stats: routing_vport_lids $(stat_get routing_vport_lids), not 2"
-[ "$(stat_get routing_vport_entries)" -gt 0 ] || fail "stats: no routing_vport_entries"
+[ "$(stat_get routing.vport_lids)" = 2 ] || fail "stats: routing_vport_lids $(stat_get routing.vport_lids), not 2"
+[ "$(stat_get routing.vport_entries)" -gt 0 ] || fail "stats: no routing_vport_entries"
 out=$("$IBSMCTL" -r "$T/run" status 2>&1)
-printf '%s\n' "$out" | grep -q 'vport LIDs.* 2 forwarded as their physical ports' ||
+printf '%s\n' "$out" | grep -qx '  vport_lids: 2' ||
     fail "ibsmctl status: no vport LID count in the routing report: $out"
 hlid=$(vdev_cmd h1 dump | awk '$1 == "host" { print $10 }')
 # the test clears the host's bit (VirtualizationInfo Set: cap 2, top 2)
@@ -74,7 +74,7 @@ smpset -L "$hlid" 0xffb0 0 "0002000200000000" >/dev/null || fail "Virtualization
 # 1 << 16, the vdev's and ibsmd's UNCONFIRMED encoding)
 smpset -L "$hlid" 0xffb5 0x10000 "00c0ffee00010001 00c0ffee0001aaaa" >/dev/null ||
     fail "VPortGUIDInfo Set"
-heavy0=$(stat_get heavy_sweeps)
+heavy0=$(stat_get sweep.heavy_sweeps)
 
 # The hypervisor renames the VM; no trap yet: nothing may change.
 vdev_cmd h1 vport 1 desc vm-blue-01 tenant 7 >/dev/null || fail "vport 1 desc"
@@ -89,7 +89,7 @@ seen() { [ "$(nr_desc)" = "vm-blue-01 tenant 7" ] && [ "$(ctl_desc 1)" = "vm-blu
 poll_until 30 seen >/dev/null ||
     fail "after trap 1144: NodeRecord says '$(nr_desc)', ibsmctl '$(ctl_desc 1)', not 'vm-blue-01 tenant 7'"
 [ "$(ctl_desc 2)" = "h1 vport 2" ] || fail "h1/2's description became '$(ctl_desc 2)'"
-heavy1=$(stat_get heavy_sweeps)
+heavy1=$(stat_get sweep.heavy_sweeps)
 [ "$heavy1" -gt "$heavy0" ] || fail "no heavy sweep counted after trap 1144 ($heavy0 -> $heavy1)"
 # The vport stays up with the same LID (a description is no reason to move).
 [ "$(vdev_field h1 1 state)" = active ] || fail "h1/1 not ACTIVE after the 1144 sweep"

@@ -17,7 +17,7 @@
 #   - a VM migration (h1 vport 1 down, h13 vport 5 up with its GUID): the
 #     same LID, at most one LFT block written per switch, dump_fts shows
 #     the new exit ports; a VM stop likewise;
-#   - virtualization ignore: a VM that starts stays INIT without a LID;
+#   - virtualization disabled: a VM that starts stays INIT without a LID;
 #   - virtualization off: no vport attribute reaches any device; a port
 #     without the capability bit (h2: alias GUIDs only) never gets one.
 . "$(dirname "$0")/lib.sh"
@@ -195,10 +195,10 @@ log "restart: every vport LID kept"
 lid=${VLID[h1.1]}
 nsw=$(awk '/^Unicast lids/' "$T/fts.txt" | wc -l)
 # sweeps that may rewrite tables: heavy ones and vport sweeps
-nsweeps() { echo $(( $(stat_get heavy_sweeps 0) + $(stat_get vport_sweeps 0) )); }
+nsweeps() { echo $(( $(stat_get sweep.heavy_sweeps 0) + $(stat_get vports.vport_sweeps 0) )); }
 heavy0=$(nsweeps)
 sent0=$(stat_get mad.sent)
-lset() { stat_get smp.Set.LinearForwardingTable.sent 0; }
+lset() { stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0; }
 lset0=$(lset)
 vdev_migrate h1 1 h13 5 "$RED" lidreq
 migrated() {
@@ -210,7 +210,7 @@ sleep 2
 [ "$(vfield h13 5 lid)" = "$lid" ] || fail "migration: LID $lid became $(vfield h13 5 lid)"
 sweeps=$(( $(nsweeps) - heavy0 ))
 lw=$(( $(lset) - lset0 ))
-log "migration: LID $lid kept; $sweeps sweep(s) since the move ($(( $(stat_get vport_sweeps 0) )) vport sweeps so far) wrote $lw LFT blocks ($nsw switches), $(( $(stat_get mad.sent) - sent0 )) SMPs in all"
+log "migration: LID $lid kept; $sweeps sweep(s) since the move ($(( $(stat_get vports.vport_sweeps 0) )) vport sweeps so far) wrote $lw LFT blocks ($nsw switches), $(( $(stat_get mad.sent) - sent0 )) SMPs in all"
 # one sweep saw the whole move (the trap settle time): one block per
 # switch; a light sweep's poll may catch the stop alone first, then each
 # of the two sweeps rewrites one block per switch
@@ -246,15 +246,15 @@ for h in $HOSTS h2; do
 done
 log "off: no vport attribute sent"
 sm_stop
-# ignore: vports are read but a VM that starts is not brought up
-sm_start --virtualization ignore -s 1
+# disabled: vports are read but a VM that starts is not brought up
+sm_start --virtualization disabled -s 1
 wait_subnet_up 90
 vdev_cmd h5 vport 5 up "$(vguid h5 5)" lidreq >/dev/null
 sleep 3
 [ "$(vfield h5 5 state)" = init ] && [ "$(vfield h5 5 lid)" = 0 ] ||
-    fail "ignore: a new vport was brought up: $(vdev_cmd h5 dump | grep '^vport 5')"
-[ -n "$(vdev_cmd h5 counters | grep '^smp 0xffb0')" ] || fail "ignore: vports not read"
-log "ignore: vports read, the new one left in INIT without a LID"
+    fail "disabled: a new vport was brought up: $(vdev_cmd h5 dump | grep '^vport 5')"
+[ -n "$(vdev_cmd h5 counters | grep '^smp 0xffb0')" ] || fail "disabled: vports not read"
+log "disabled: vports read, the new one left in INIT without a LID"
 sm_stop
 # enabled again: h2 (no capability bit) still never gets one
 sm_start --virtualization enabled -P "$T/partitions.conf" -s 1

@@ -180,6 +180,104 @@ START_TEST(test_growth)
 }
 END_TEST
 
+/* One document in the three forms: JSON, flat lines, the text tree. */
+static void
+tree_doc(struct json *j)
+{
+	json_object_begin(j);
+	json_kv_string(j, "version", "0.1");
+	json_key(j, "sm");
+	json_object_begin(j);
+	json_kv_string(j, "state", "MASTER");
+	json_key(j, "peers");
+	json_array_begin(j);
+	json_object_begin(j);
+	json_kv_guid(j, "guid", 0x10);
+	json_key(j, "x");
+	json_object_begin(j);
+	json_kv_uint(j, "a", 1);
+	json_key(j, "deep");
+	json_array_begin(j);
+	json_object_begin(j);
+	json_kv_uint(j, "q", 2);
+	json_object_end(j);
+	json_array_end(j);
+	json_object_end(j);
+	json_object_end(j);
+	json_object_begin(j);
+	json_kv_guid(j, "guid", 0x11);
+	json_kv_uint(j, "lid", 5);
+	json_object_end(j);
+	json_array_end(j);
+	json_key(j, "empty");
+	json_array_begin(j);
+	json_array_end(j);
+	json_object_end(j);
+	json_key(j, "hops");
+	json_array_begin(j);
+	json_uint(j, 0);
+	json_uint(j, 5);
+	json_array_end(j);
+	json_kv_bool(j, "up", true);
+	json_key(j, "n");
+	json_null(j);
+	json_kv_string(j, "why", "a\nb\x01");
+	json_kv_double(j, "t", 0.25);
+	json_object_end(j);
+}
+
+START_TEST(test_tree_modes)
+{
+	struct json j;
+
+	json_init_mode(&j, JSON_MODE_FLAT);
+	tree_doc(&j);
+	ck_assert_str_eq(j.buf,
+	    "version 0.1\n"
+	    "sm.state MASTER\n"
+	    "sm.peers.0.guid 0x0000000000000010\n"
+	    "sm.peers.0.x.a 1\n"
+	    "sm.peers.0.x.deep.0.q 2\n"
+	    "sm.peers.1.guid 0x0000000000000011\n"
+	    "sm.peers.1.lid 5\n"
+	    "hops.0 0\n"
+	    "hops.1 5\n"
+	    "up 1\n"
+	    "n -\n"
+	    "why a\\nb\\x01\n"
+	    "t 0.25\n");
+	json_fini(&j);
+	json_init_mode(&j, JSON_MODE_TEXT);
+	tree_doc(&j);
+	ck_assert_str_eq(j.buf,
+	    "version: 0.1\n"
+	    "sm:\n"
+	    "  state: MASTER\n"
+	    "  peers:\n"
+	    "    - guid: 0x0000000000000010\n"
+	    "      x:\n"
+	    "        a: 1\n"
+	    "        deep:\n"
+	    "          - {q: 2}\n"
+	    "    - {guid: 0x0000000000000011, lid: 5}\n"
+	    "  empty: []\n"
+	    "hops: [0, 5]\n"
+	    "up: true\n"
+	    "n: -\n"
+	    "why: a?b?\n"
+	    "t: 0.25\n");
+	json_fini(&j);
+	json_init(&j);
+	tree_doc(&j);
+	ck_assert_str_eq(j.buf, "{\"version\":\"0.1\",\"sm\":{\"state\":\"MASTER\","
+	    "\"peers\":[{\"guid\":\"0x0000000000000010\",\"x\":{\"a\":1,"
+	    "\"deep\":[{\"q\":2}]}},{\"guid\":\"0x0000000000000011\",\"lid\":5}],"
+	    "\"empty\":[]},\"hops\":[0,5],\"up\":true,\"n\":null,"
+	    "\"why\":\"a\\nb\\u0001\",\"t\":0.25}");
+	json_fini(&j);
+}
+END_TEST
+
 static Suite *
 json_suite(void)
 {
@@ -193,6 +291,7 @@ json_suite(void)
 	tcase_add_test(tc, test_structure);
 	tcase_add_test(tc, test_numbers);
 	tcase_add_test(tc, test_growth);
+	tcase_add_test(tc, test_tree_modes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1477,6 +1477,34 @@ START_TEST(test_smp_register)
 }
 END_TEST
 
+/* Statuses in log lines: decoded, never a bare number. */
+START_TEST(test_status_text)
+{
+	char b[128];
+
+	ck_assert_str_eq(mad_status_text(MGMT_CLASS_SMP_LID, MAD_ETIMEDOUT, b,
+	    sizeof(b)), "no answer");
+	ck_assert_str_eq(mad_status_text(MGMT_CLASS_SMP_LID, MAD_ESEND, b,
+	    sizeof(b)), "cannot send");
+	ck_assert_str_eq(mad_status_text(MGMT_CLASS_SMP_LID, 0x0008, b,
+	    sizeof(b)), "status 0x0008: method not supported");
+	ck_assert_str_eq(mad_status_text(MGMT_CLASS_SMP_DR, 0x801c, b,
+	    sizeof(b)), "status 0x001c: invalid value in the attribute or its "
+	    "modifier");
+	ck_assert_str_eq(mad_status_text(MGMT_CLASS_SMP_LID, 0x0c00, b,
+	    sizeof(b)), "status 0x0c00: vendor or SMP class-specific code "
+	    "0x0c");
+	ck_assert_str_eq(mad_status_text(MGMT_CLASS_SMP_LID, 0x0001, b,
+	    sizeof(b)), "status 0x0001: busy");
+	ck_assert_str_eq(mad_status_text(MGMT_CLASS_SA, 0x0300, b, sizeof(b)),
+	    "status 0x0300: ERR_NO_RECORDS");
+	ck_assert_str_eq(mad_status_text(MGMT_CLASS_SA, 0x0706, b, sizeof(b)),
+	    "status 0x0706: redirect required, bad version, ERR_REQ_DENIED");
+	ck_assert_str_eq(mad_status_text(MGMT_CLASS_SA, 0x000c, b, sizeof(b)),
+	    "status 0x000c: method/attribute combination not supported");
+}
+END_TEST
+
 static Suite *
 mad_suite(void)
 {
@@ -1517,6 +1545,7 @@ mad_suite(void)
 	tcase_add_test(tc, test_smp_register);
 	tcase_add_test(tc, test_drop_hook);
 	tcase_add_test(tc, test_smp_drop_hook);
+	tcase_add_test(tc, test_status_text);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -74,6 +74,96 @@ balanced(const char *j)
 	return depth == 0 && !in;
 }
 
+/* The leaf paths of a JSON text ("a.b.0.c"), one per line, sorted: a
+ * small reader of what json.c writes (no whitespace, escapes kept). */
+static const char *
+leaf_walk(const char *p, char *path, size_t len, char ***out, size_t *n)
+{
+	if (*p == '{' || *p == '[') {
+		char close = *p == '{' ? '}' : ']';
+		unsigned idx = 0;
+
+		p++;
+		while (*p != close) {
+			size_t l = len;
+
+			if (len > 0)
+				path[l++] = '.';
+			if (close == '}') {
+				const char *e = strchr(p + 1, '"');
+
+				memcpy(path + l, p + 1, (size_t)(e - p - 1));
+				l += (size_t)(e - p - 1);
+				p = e + 2;      /* past the '"' and the ':' */
+			} else
+				l += (size_t)sprintf(path + l, "%u", idx++);
+			path[l] = '\0';
+			p = leaf_walk(p, path, l, out, n);
+			path[len] = '\0';
+			if (*p == ',')
+				p++;
+		}
+		return p + 1;
+	}
+	*out = realloc(*out, (*n + 1) * sizeof(**out));
+	(*out)[(*n)++] = strdup(path);
+	if (*p == '"') {
+		for (p++; *p != '"'; p++)
+			if (*p == '\\')
+				p++;
+		return p + 1;
+	}
+	return p + strcspn(p, ",}]");
+}
+
+static int
+cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void
+print_sorted(char **v, size_t n, FILE *fp)
+{
+	qsort(v, n, sizeof(*v), cmp_strp);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(fp, "\n%s", v[i]);
+		free(v[i]);
+	}
+	fputc('\n', fp);
+	free(v);
+}
+
+static void
+json_leaf_paths(const char *json, FILE *fp)
+{
+	char path[1024] = "", **v = NULL;
+	size_t n = 0;
+
+	leaf_walk(json, path, 0, &v, &n);
+	print_sorted(v, n, fp);
+}
+
+/* The first word of every line, sorted, as json_leaf_paths prints. */
+static char *
+flat_keys_only(const char *flat)
+{
+	char **v = NULL, *out = NULL;
+	size_t n = 0, len = 0;
+	FILE *fp = open_memstream(&out, &len);
+
+	for (const char *p = flat; *p; ) {
+		v = realloc(v, (n + 1) * sizeof(*v));
+		v[n++] = strndup(p, strcspn(p, " \n"));
+		p += strcspn(p, "\n");
+		if (*p)
+			p++;
+	}
+	print_sorted(v, n, fp);
+	fclose(fp);
+	return out;
+}
+
 static unsigned
 lines(const char *t)
 {
@@ -391,8 +481,8 @@ START_TEST(test_partitions_json)
 	    "\"kind\":\"description\",\"membership\":\"limited\"") != NULL,
 	    "%s", s.j.buf);
 	/* the partition's own ports: the GUID entry and n7's port */
-	snprintf(want, sizeof(want), "\"desc\":\"n7\",\"membership\":"
-	    "\"limited\"}]}],\"ports\":[");
+	snprintf(want, sizeof(want), "\"desc\":\"n7\",\"name\":\"n7\","
+	    "\"membership\":\"limited\"}]}],\"ports\":[");
 	ck_assert_msg(strstr(s.j.buf, want) != NULL, "%s", s.j.buf);
 	snprintf(want, sizeof(want), "\"guid\":\"0x%016" PRIx64 "\"", g7);
 	ck_assert_ptr_nonnull(strstr(s.j.buf, want));
@@ -427,7 +517,8 @@ START_TEST(test_nodes)
 	show_nodes(&s, &f);
 	ck_assert_msg(balanced(s.j.buf), "%s", s.j.buf);
 	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"type\":\"switch\",\"desc\":"
-	    "null,\"nports\":4,\"linked\":4,\"endports\":[{\"port\":0,"));
+	    "null,\"name\":null,\"nports\":4,\"linked\":4,\"endports\":"
+	    "[{\"port\":0,"));
 }
 END_TEST
 
@@ -435,20 +526,25 @@ START_TEST(test_status)
 {
 	struct sweep_status sw = { .state = "idle", .last_kind = "none",
 	    .last_why = "" };
-	struct show_counter c = { "Get", "NodeInfo", { 5, 4, 1, 0 } };
+	struct show_counter c[2] = {
+		{ "smp", "Get", "NodeInfo", { 5, 4, 1, 0 } },
+		{ "smp", "Set", "PortInfo", { 7, 7, 0, 0 } },
+	};
 	struct route_report rep = { .engine = "minhop", .lids = 14,
 	    .deadlock_free = -1 };
 	struct show_status st = { .version = "0", .sm_state = "MASTER",
-	    .log_level = "info", .sweep = &sw, .counters = &c,
-	    .ncounters = 1 };
+	    .log_level = "info", .sweep = &sw, .counters = c,
+	    .ncounters = 2 };
 
 	show_init(&s, true);
 	show_status(&s, &st);
 	ck_assert_msg(balanced(s.j.buf), "%s", s.j.buf);
 	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"fabric\":null"));
 	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"routing\":null"));
-	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"attribute\":\"NodeInfo\","
-	    "\"sent\":5,\"recv\":4,\"timeout\":1,\"error\":0"));
+	ck_assert_msg(strstr(s.j.buf, "\"counters\":{\"smp\":{\"Get\":{"
+	    "\"NodeInfo\":{\"sent\":5,\"recv\":4,\"timeout\":1,\"error\":0}},"
+	    "\"Set\":{\"PortInfo\":{\"sent\":7,\"recv\":7,\"timeout\":0,"
+	    "\"error\":0}}}}") != NULL, "%s", s.j.buf);
 	show_fini(&s);
 
 	st.fabric = &f;
@@ -458,26 +554,34 @@ START_TEST(test_status)
 	show_init(&s, true);
 	show_status(&s, &st);
 	ck_assert_msg(balanced(s.j.buf), "%s", s.j.buf);
-	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"fabric\":{\"nodes\":14,"
-	    "\"switches\":6,\"cas\":8,\"routers\":0,\"lids\":14,\"links\":16}"));
+	ck_assert_msg(strstr(s.j.buf, "\"fabric\":{\"in_use\":true,\"nodes\":14,"
+	    "\"switches\":6,\"cas\":8,\"routers\":0,\"ca_ports\":8,\"lids\":14,"
+	    "\"links\":16}") != NULL, "%s", s.j.buf);
 	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"deadlock_free\":null"));
 	show_fini(&s);
 
 	show_init(&s, false);
 	show_status(&s, &st);
-	ck_assert_ptr_nonnull(strstr(s.text.p, "SM state "));
-	ck_assert_ptr_nonnull(strstr(s.text.p, "14 nodes: 6 switches, 8 CAs"));
-	ck_assert_ptr_nonnull(strstr(s.text.p, "0:6 1:0 2:9\n"));
-	ck_assert_ptr_nonnull(strstr(s.text.p,
-	    "\nGet     NodeInfo      5     4        1      0\n"));
+	ck_assert_msg(strstr(s.text.p, "\nfabric: {in_use: true, nodes: 14, "
+	    "switches: 6, cas: 8, routers: 0, ca_ports: 8, lids: 14, links: "
+	    "16}\n") != NULL, "%s", s.text.p);
+	ck_assert_ptr_nonnull(strstr(s.text.p, "\n  hops: [6, 0, 9, 0,"));
+	ck_assert_msg(strstr(s.text.p, "\n      Get:\n        NodeInfo: {sent: "
+	    "5, recv: 4, timeout: 1, error: 0}\n") != NULL, "%s", s.text.p);
 }
 END_TEST
 
-/* This SM's state machine and the other SMs it sees. */
+/* A standby tells the truth: the master it stands by for (GUID, LID,
+ * priority), no subnet of its own up, the fabric as it last saw it;
+ * the same in JSON, text, the stats file and the STATUS= line. A master
+ * lists its standbys. */
 START_TEST(test_status_sm)
 {
-	struct sweep_status sw = { .state = "idle", .last_kind = "none",
-	    .last_why = "" };
+	struct sweep_status sw = { .state = "idle", .last_kind = "heavy",
+	    .enabled = true,
+	    .last_ok = true, .last_why = "", .sweeps = 3, .heavy_sweeps = 1,
+	    .seen = { .switches = 6, .cas = 8, .endports = 14, .links = 16 },
+	    .seen_nodes = 14, .seen_wall = 1795000000 };
 	struct smstate_peer peers[2] = {
 		{ .guid = 0x100001, .lid = 1, .priority = 12,
 		  .state = SM_MASTER, .state_name = "MASTER", .answered = true,
@@ -495,14 +599,25 @@ START_TEST(test_status_sm)
 	    .bad_key = 6 };
 	struct show_status st = { .version = "0", .sm_state = "STANDBY",
 	    .sm = &sm, .sminfo = &ic, .priority = 5, .log_level = "info",
-	    .sweep = &sw };
+	    .sweep = &sw, .port_guid = 0x100013, .now = 1795000012 };
+	char line[512], *flat = NULL;
+	size_t flen = 0;
+	FILE *fp;
 
 	show_init(&s, true);
 	show_status(&s, &st);
 	ck_assert_msg(balanced(s.j.buf), "%s", s.j.buf);
 	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"sm_state\":\"STANDBY\""));
-	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"master_guid\":"
-	    "\"0x0000000000100001\""));
+	ck_assert_msg(strstr(s.j.buf, "\"master\":{\"self\":false,\"guid\":"
+	    "\"0x0000000000100001\",\"lid\":1,\"priority\":12},\"standbys\":[]")
+	    != NULL, "%s", s.j.buf);
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"subnet_up\":false"));
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"up_since\"") == NULL ? "" :
+	    NULL);
+	ck_assert_msg(strstr(s.j.buf, "\"fabric\":{\"in_use\":false,\"nodes\":14,"
+	    "\"switches\":6,\"cas\":8,\"routers\":0,\"ca_ports\":0,\"lids\":14,"
+	    "\"links\":16,\"seen_at\":") != NULL, "%s", s.j.buf);
+	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"seen_seconds_ago\":12}"));
 	ck_assert_ptr_nonnull(strstr(s.j.buf, "\"sminfo\":{\"gets\":3,"
 	    "\"sets\":1,\"refused\":2,\"bad_key\":6}"));
 	ck_assert_ptr_nonnull(strstr(s.j.buf, "{\"guid\":\"0x0000000000100001\","
@@ -515,17 +630,107 @@ START_TEST(test_status_sm)
 	    "\"last_answer_seconds\":null,\"misses\":4}"));
 	show_fini(&s);
 
+	show_status_line(&st, line, sizeof(line));
+	ck_assert_str_eq(line, "STANDBY for master 0x0000000000100001 (LID 1, "
+	    "priority 12); fabric as last seen: 14 nodes, 14 LIDs; 3 sweeps");
+
 	show_init(&s, false);
 	show_status(&s, &st);
-	ck_assert_ptr_nonnull(strstr(s.text.p, "STANDBY (priority 5"));
-	ck_assert_ptr_nonnull(strstr(s.text.p, "0x0000000000100001 every 10.0 s, "
-	    "1 of 4 polls missed"));
-	ck_assert_ptr_nonnull(strstr(s.text.p, "0 sent, 2 taken; 7 state changes"));
-	ck_assert_ptr_nonnull(strstr(s.text.p, "6 with a wrong SM_Key"));
-	ck_assert_msg(strstr(s.text.p, "0x0000000000100001 *    1    12  "
-	    "MASTER  match     0.2 s ago       0\n") != NULL, "%s", s.text.p);
-	ck_assert_msg(strstr(s.text.p, "0x0000000000100035      9     3  "
-	    "-       other         never       4\n") != NULL, "%s", s.text.p);
+	ck_assert_msg(strstr(s.text.p, "\n  master: {self: false, guid: "
+	    "0x0000000000100001, lid: 1, priority: 12}\n") != NULL, "%s",
+	    s.text.p);
+	ck_assert_ptr_nonnull(strstr(s.text.p, "\n  subnet_up: false\n"));
+	ck_assert_ptr_nonnull(strstr(s.text.p, "\nsummary: STANDBY for master "));
+	show_fini(&s);
+
+	fp = open_memstream(&flat, &flen);
+	show_status_flat(&st, fp);
+	fclose(fp);
+	ck_assert_ptr_nonnull(strstr(flat, "\nsm.master.guid 0x0000000000100001\n"
+	    "sm.master.lid 1\nsm.master.priority 12\n"));
+	ck_assert_ptr_nonnull(strstr(flat, "\nsweep.subnet_up 0\n"));
+	ck_assert_ptr_nonnull(strstr(flat, "\nfabric.in_use 0\nfabric.nodes 14\n"));
+	ck_assert_ptr_nonnull(strstr(flat, "\nsm.peers.1.guid 0x0000000000100035\n"));
+	free(flat);
+
+	/* the master: itself, and its standby */
+	sm.sm_state = SM_MASTER;
+	sm.state = "MASTER";
+	sm.master_guid = 0;
+	peers[0].state = SM_STANDBY;
+	peers[0].state_name = "STANDBY";
+	st.sm_state = "MASTER";
+	st.fabric = &f;
+	sw.subnet_up = true;
+	show_master_of(&st, &(struct show_master){ 0 });
+	show_status_line(&st, line, sizeof(line));
+	ck_assert_str_eq(line, "MASTER, subnet up; 1 standby; fabric: 14 nodes, "
+	    "14 LIDs; 3 sweeps");
+	show_init(&s, true);
+	show_status(&s, &st);
+	ck_assert_msg(strstr(s.j.buf, "\"master\":{\"self\":true,\"guid\":"
+	    "\"0x0000000000100013\",") != NULL, "%s", s.j.buf);
+	ck_assert_msg(strstr(s.j.buf, "\"standbys\":[{\"guid\":"
+	    "\"0x0000000000100001\",\"lid\":1,\"priority\":12,"
+	    "\"sm_key_match\":true}]") != NULL, "%s", s.j.buf);
+	show_fini(&s);
+	/* a failure says why */
+	sw.subnet_up = false;
+	sw.last_ok = false;
+	sw.last_why = "discovery failed: the SM's own port (GUID "
+	    "0x0000000000100013) is down";
+	st.note = "last reload rejected (2 errors, partitions), running "
+	    "configuration and partitions kept";
+	show_status_line(&st, line, sizeof(line));
+	ck_assert_str_eq(line, "MASTER, subnet not up: discovery failed: the "
+	    "SM's own port (GUID 0x0000000000100013) is down; 1 standby; "
+	    "fabric: 14 nodes, 14 LIDs; 3 sweeps; last reload rejected (2 "
+	    "errors, partitions), running configuration and partitions kept");
+}
+END_TEST
+
+/* One document, three renderings, one set of keys: every "a.b.c" of the
+ * stats file is a path of the JSON document and the other way round. */
+START_TEST(test_status_same_keys)
+{
+	struct sweep_status sw = { .state = "idle", .last_kind = "heavy",
+	    .last_ok = true, .last_why = "", .subnet_up = true,
+	    .seen_wall = 1795000000 };
+	struct show_counter c[1] = { { "sa", "GetResp", "NodeRecord",
+	    { 1, 1, 0, 0 } } };
+	struct smstate_peer peers[1] = {
+		{ .guid = 0x100035, .lid = 9, .priority = 3,
+		  .state = SM_STANDBY, .state_name = "STANDBY",
+		  .answered = true, .last_answer = 1 },
+	};
+	struct smstate_status sm = { .state = "MASTER", .sm_state = SM_MASTER,
+	    .npeers = 1, .peers = peers };
+	struct route_report rep = { .engine = "ftree", .deadlock_free = 1 };
+	struct show_status st = { .version = "0", .sm_state = "MASTER",
+	    .sm = &sm, .log_level = "info", .sweep = &sw, .fabric = &f,
+	    .report = &rep, .counters = c, .ncounters = 1 };
+	char *flat = NULL, *json_paths = NULL, *text;
+	size_t flen = 0, jlen = 0;
+	FILE *fp;
+
+	fp = open_memstream(&flat, &flen);
+	show_status_flat(&st, fp);
+	fclose(fp);
+	/* the JSON's leaf paths, by a walk of the text */
+	show_init(&s, true);
+	show_status(&s, &st);
+	fp = open_memstream(&json_paths, &jlen);
+	json_leaf_paths(s.j.buf, fp);
+	fclose(fp);
+	show_fini(&s);
+	text = flat_keys_only(flat);
+	ck_assert_msg(strcmp(text, json_paths) == 0, "flat keys:\n%s\nJSON "
+	    "paths:\n%s", text, json_paths);
+	ck_assert_ptr_nonnull(strstr(text, "\nmad.counters.sa.GetResp."
+	    "NodeRecord.sent\n"));
+	free(text);
+	free(flat);
+	free(json_paths);
 }
 END_TEST
 
@@ -626,6 +831,7 @@ show_suite(void)
 	tcase_add_test(tc, test_status);
 	tcase_add_test(tc, test_clean);
 	tcase_add_test(tc, test_status_sm);
+	tcase_add_test(tc, test_status_same_keys);
 	tcase_add_test(tc, test_sa_lists);
 	suite_add_tcase(su, tc);
 	return su;
