@@ -107,6 +107,69 @@ vport_set_guid(struct vport_set *s, uint32_t v, uint64_t guid)
 	return true;
 }
 
+/* The index in next of port cp of cur, FABRIC_NONE. */
+static uint32_t
+same_port(const struct fabric *next, const struct fabric *cur, uint32_t cp)
+{
+	uint32_t n = fabric_node_by_guid(next,
+	    cur->nodes[cur->ports[cp].node].guid);
+
+	if (n == FABRIC_NONE || cur->ports[cp].num > next->nodes[n].nports)
+		return FABRIC_NONE;
+	return fabric_port_idx(next, n, cur->ports[cp].num);
+}
+
+unsigned
+vport_graft(struct vport_set *next_s, const struct fabric *next,
+    const struct vport_set *cur_s, const struct fabric *cur)
+{
+	unsigned copied = 0;
+
+	for (uint32_t h = 0; h < cur_s->nh; h++) {
+		uint32_t np = same_port(next, cur, cur_s->h[h].port), nh;
+
+		if (np == FABRIC_NONE || (!next->ports[np].kept &&
+		    !next->nodes[next->ports[np].node].kept))
+			continue;
+		nh = vport_host_add(next_s, np);
+		next_s->h[nh].vport_cap = cur_s->h[h].vport_cap;
+		next_s->h[nh].top = cur_s->h[h].top;
+		next_s->h[nh].flags = cur_s->h[h].flags;
+		next_s->h[nh].valid = 0;        /* not read: nothing sent */
+		for (uint32_t i = 0; i < cur_s->n; i++) {
+			const struct vport *c = &cur_s->v[i];
+			struct vport *v;
+			uint32_t k;
+
+			if (c->host != h)
+				continue;
+			k = vport_add(next_s, nh, c->index);
+			v = &next_s->v[k];
+			v->node_guid = c->node_guid;
+			v->state = c->state;
+			v->flags = c->flags;
+			v->info_valid = c->info_valid;
+			v->vguid_cap = c->vguid_cap;
+			v->lid_by = c->lid_by;
+			/* the LID it answered to is the one it holds */
+			v->cur_lid = c->own_lid ? c->own_lid : c->cur_lid;
+			v->pkey_cap = c->pkey_cap;
+			memcpy(v->desc, c->desc, sizeof(v->desc));
+			if (c->pkeys != NULL &&
+			    vport_pkeys_alloc(next_s, k) != NULL)
+				memcpy(next_s->v[k].pkeys, c->pkeys,
+				    c->pkey_cap * sizeof(*c->pkeys));
+			if (c->guids != NULL &&
+			    vport_guids_alloc(next_s, k) != NULL)
+				memcpy(next_s->v[k].guids, c->guids,
+				    c->vguid_cap * sizeof(*c->guids));
+			vport_set_guid(next_s, k, c->guid);
+			copied++;
+		}
+	}
+	return copied;
+}
+
 uint32_t
 vport_by_guid(const struct vport_set *s, uint64_t guid)
 {

@@ -113,6 +113,16 @@ uint16_t vport_max_lid(const struct vport_set *s);
 size_t vport_lft_copy(const struct vport_set *s, const struct fabric *f,
     struct lft_set *lft);
 
+/*
+ * The vports of hosts whose physical port a sweep could not read, kept
+ * (core/graft.h: the port or its node marked kept in next): copied from
+ * cur's set as cur knew them, with the LIDs they answered to offered as
+ * their current ones, so that the routes to them stay. The host is marked
+ * not valid, so nothing is sent to it. Returns the vports copied.
+ */
+unsigned vport_graft(struct vport_set *next_s, const struct fabric *next,
+    const struct vport_set *cur_s, const struct fabric *cur);
+
 const char *vport_state_name(uint8_t state);
 
 #endif

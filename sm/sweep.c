@@ -1018,6 +1018,9 @@ keep_silent(struct sweep *sw)
 
 	if (!sw->have_cur || (n = fabric_graft_silent(sw->next, sw->cur)) == 0)
 		return;
+	/* and the vports of kept hosts, with their LIDs */
+	if (sw->o.virt_mode != 0)
+		vport_graft(sw->next_vp, sw->next, sw->cur_vp, sw->cur);
 	if (sw->persist[0])
 		log_debug("sweep: %u node%s not read kept as they were", n,
 		    n == 1 ? "" : "s");

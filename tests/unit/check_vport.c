@@ -176,6 +176,54 @@ START_TEST(test_grow_keeps_rows)
 }
 END_TEST
 
+/* Hosts a sweep could not read (their port or node kept from the model
+ * in use) keep their vports, LIDs and tables; hosts read are left to the
+ * sweep's own reading. */
+START_TEST(test_graft_kept_hosts)
+{
+	struct fabric cur, next;
+	struct lft_set l1, l2;
+	struct vport_set cs, ns;
+	uint32_t h, v, p;
+
+	build(&cur, &l1);
+	build(&next, &l2);
+	vport_set_init(&cs);
+	vport_set_init(&ns);
+	h = vport_host_add(&cs, hca_port(&cur, 2));
+	cs.h[h].valid = 1;
+	cs.h[h].vport_cap = 8;
+	up(&cs, h, 0, 0x500, false, 0);
+	v = up(&cs, h, 1, 0x501, true, 0);
+	cs.v[v].own_lid = 70;
+	cs.v[v].pkey_cap = 2;
+	ck_assert_ptr_nonnull(vport_pkeys_alloc(&cs, v));
+	cs.v[v].pkeys[1] = 0x8010;
+	h = vport_host_add(&cs, hca_port(&cur, 5));
+	cs.h[h].valid = 1;
+	up(&cs, h, 1, 0x601, true, 0);
+	/* HCA 2's node was not read this sweep; HCA 5 was */
+	p = hca_port(&next, 2);
+	next.nodes[next.ports[p].node].kept = 1;
+	ck_assert_uint_eq(vport_graft(&ns, &next, &cs, &cur), 2);
+	ck_assert_uint_eq(ns.nh, 1);
+	ck_assert_uint_eq(ns.h[0].port, p);
+	ck_assert(!ns.h[0].valid);
+	v = vport_by_guid(&ns, 0x501);
+	ck_assert_uint_ne(v, FABRIC_NONE);
+	ck_assert_uint_eq(ns.v[v].cur_lid, 70);
+	ck_assert(vport_wants_lid(&ns.v[v]));
+	ck_assert_uint_eq(ns.v[v].pkeys[1], 0x8010);
+	ck_assert_uint_eq(vport_by_guid(&ns, 0x601), FABRIC_NONE);
+	vport_set_fini(&cs);
+	vport_set_fini(&ns);
+	lft_set_fini(&l1);
+	lft_set_fini(&l2);
+	fabric_fini(&cur);
+	fabric_fini(&next);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -187,6 +235,7 @@ main(void)
 	tcase_add_test(tc, test_resolve);
 	tcase_add_test(tc, test_lft_copy_and_move);
 	tcase_add_test(tc, test_grow_keeps_rows);
+	tcase_add_test(tc, test_graft_kept_hosts);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
