@@ -28,7 +28,6 @@
 #include "sa/scope.h"
 
 #define SCOPE_LINK_LOCAL        2
-#define DEFAULT_PREFIX          UINT64_C(0xfe80000000000000)
 /* A creator port whose MTU or rate is not known (a switch's port 0):
  * OpenSM's defaults for groups, 2048 bytes and 10 Gb/s. */
 #define FALLBACK_MTU            4
@@ -172,7 +171,7 @@ mcm_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 		if (!sa_scope_has(c->v, q->requester, g->p.pkey, NULL))
 			continue;
 		group_rec(g, &r);
-		if (!mcmember_params_match(mask, &want, &r))
+		if (!mcmember_params_match(mask, true, &want, &r))
 			continue;
 		if (mask & MCM_BIT(MCM_C_PORT_GID)) {
 			const struct mcast_member *mb = mcast_member_find(g,
@@ -231,10 +230,9 @@ target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 	if ((st = mcmember_check_request(q->comp_mask, &t->r)) != 0)
 		return st;
 	prefix = sa_gid_prefix(t->r.port_gid);
-	if (prefix == DEFAULT_PREFIX)
-		prefix = c->v->subnet_prefix;
-	if (prefix != c->v->subnet_prefix)
+	if (!sa_gid_prefix_ours(c->v, prefix))
 		return SA_STATUS_INVALID_GID;
+	prefix = c->v->subnet_prefix;
 	for (int i = 0; i < 8; i++)
 		t->r.port_gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
 	t->port = query_port_by_guid(f, sa_gid_guid(t->r.port_gid));
@@ -308,7 +306,7 @@ create(const struct sa_ctx *c, const struct sa_req *q, struct target *t,
 		if (b == NULL)
 			return SA_STATUS_REQ_INVALID;
 		group_rec(b, &br);
-		if (!mcmember_params_match(q->comp_mask, r, &br))
+		if (!mcmember_params_match(q->comp_mask, false, r, &br))
 			return SA_STATUS_REQ_INVALID;
 	}
 	port_caps(port, &mtu, &rate);
@@ -370,7 +368,8 @@ join(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	g = mcast_find(s, t.r.mgid);
 	if (g != NULL) {
 		group_rec(g, &gr);
-		if (!mcmember_params_match(q->comp_mask, &t.r, &gr))
+		if (!mcmember_params_match(q->comp_mask, false, &t.r,
+		    &gr))
 			return SA_STATUS_REQ_INVALID;
 		port_caps(&c->v->f->ports[sa_end_phys(c->v, t.port)], &mtu,
 		    &rate);

@@ -48,6 +48,11 @@ struct sa {
 	size_t nattrs;
 };
 
+/* The request methods the SA class defines (IBA 15.2.2): the agent
+ * takes them all, so that each gets an answer. */
+static const uint8_t sa_methods[] = { MAD_GET, MAD_SET, MAD_REPORT,
+    MAD_GETTABLE, MAD_GETTRACETABLE, MAD_GETMULTI, MAD_DELETE };
+
 static uint64_t
 field(const uint8_t *mad, enum MAD_FIELDS f)
 {
@@ -88,14 +93,10 @@ sa_free(struct sa *sa)
 
 	if (sa == NULL)
 		return;
-	if (sa->started && sa->mad != NULL) {
-		static const uint8_t methods[] = { MAD_GET, MAD_SET,
-		    MAD_GETTABLE, MAD_GETMULTI, MAD_DELETE };
-
-		for (i = 0; i < sizeof(methods); i++)
-			mad_listen(sa->mad, MGMT_CLASS_SA, methods[i],
+	if (sa->started && sa->mad != NULL)
+		for (i = 0; i < sizeof(sa_methods); i++)
+			mad_listen(sa->mad, MGMT_CLASS_SA, sa_methods[i],
 			    MAD_ATTR_ANY, NULL, NULL);
-	}
 	for (i = sa->nattrs; i-- > 0;)
 		if (sa_attrs[i]->fini != NULL)
 			sa_attrs[i]->fini(sa->state[i]);
@@ -327,6 +328,15 @@ handler_of(const struct sa_attr *a, uint8_t method)
 	return NULL;
 }
 
+/* Whether some attribute is served with method. */
+static bool
+method_served(uint8_t method)
+{
+	return method == MAD_GET || method == MAD_SET ||
+	    method == MAD_GETTABLE || method == MAD_GETMULTI ||
+	    method == MAD_DELETE;
+}
+
 static size_t
 attr_index(uint16_t id)
 {
@@ -383,10 +393,17 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 	}
 	if ((ai = attr_index(q.attr)) == SIZE_MAX ||
 	    (fn = handler_of(a = sa_attrs[ai], q.method)) == NULL) {
+		/* Answered at once, never left to the requester's timeout
+		 * (OpenSM drops some of these): a method the SA serves for
+		 * no attribute, or this attribute not with this method. */
+		status = method_served(q.method) ?
+		    SA_STATUS_METHOD_ATTR_UNSUPP : SA_STATUS_METHOD_UNSUPP;
 		sa->st.unsupported++;
-		log_debug("sa: %s %s from lid %u: not served, dropped",
+		log_debug("sa: %s %s from lid %u: not served, status 0x%04x",
 		    mad_method_name(q.method),
-		    mad_attr_name(MGMT_CLASS_SA, q.attr), rx->from.lid);
+		    mad_attr_name(MGMT_CLASS_SA, q.attr), rx->from.lid, status);
+		if (rx->len >= TRANSPORT_MAD_SIZE)
+			send_error(sa, rx, q.method, status, NULL, 0);
 		return;
 	}
 	q.attr_mod = field32(mad, IB_MAD_ATTRMOD_F);
@@ -442,21 +459,19 @@ on_request(void *arg, const struct transport_rx *rx)
 int
 sa_start(struct sa *sa)
 {
-	static const uint8_t methods[] = { MAD_GET, MAD_SET, MAD_GETTABLE,
-	    MAD_GETMULTI, MAD_DELETE };
 	struct transport_agent ag = { .mgmt_class = MGMT_CLASS_SA,
 	    .class_version = SA_CLASS_VERSION, .rmpp = true };
 	size_t i;
 
-	for (i = 0; i < sizeof(methods); i++)
-		transport_agent_method(&ag, methods[i]);
+	for (i = 0; i < sizeof(sa_methods); i++)
+		transport_agent_method(&ag, sa_methods[i]);
 	if (mad_register(sa->mad, &ag) < 0) {
 		log_warnx("sa: cannot register the SA agent (class 0x03 "
 		    "version 2)");
 		return -1;
 	}
-	for (i = 0; i < sizeof(methods); i++)
-		if (mad_listen(sa->mad, MGMT_CLASS_SA, methods[i],
+	for (i = 0; i < sizeof(sa_methods); i++)
+		if (mad_listen(sa->mad, MGMT_CLASS_SA, sa_methods[i],
 		    MAD_ATTR_ANY, on_request, sa) < 0)
 			return -1;
 	sa->started = true;

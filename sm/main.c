@@ -33,6 +33,7 @@
 
 #include "config/config.h"
 #include "sm/ctl.h"
+#include "sm/devread.h"
 #include "mcast/group.h"
 #include "sm/mcast.h"
 #include "core/log.h"
@@ -72,6 +73,7 @@ struct daemon {
 	struct vfguid *vg;      /* VF alias GUIDs; NULL unless
 				 * virtualization.mode is enabled */
 	struct sm_mcast *mcast;  /* groups, trees, MFTs */
+	struct devread *devread; /* port tables for the SA's records */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
 	 * whenever the SM state changes or a view is handed over */
 	struct sa_sm sms[SA_SMS_MAX];
@@ -207,6 +209,24 @@ log_notes(const struct pkey_errors *errs)
 	}
 }
 
+/* A partition's sl= is not used while ibsmd programs no SL-to-VL
+ * mapping (sa/sa.h SA_SL_NO_QOS): say so, naming each partition. */
+static void
+log_unused_sl(const char *file, const struct pkey_policy *p)
+{
+	for (size_t i = 0; i < pkey_policy_count(p); i++) {
+		const struct pkey_partition *pt = pkey_policy_get(p, i);
+
+		if ((pt->flags.set & PKEY_GF_SL) && pt->flags.sl != SA_SL_NO_QOS)
+			log_warnx("partitions: %s:%u: partition %s (0x%04x): "
+			    "sl=%u not used, its paths and multicast groups "
+			    "get SL %u: ibsmd programs no SL-to-VL mapping "
+			    "(no QoS), as OpenSM without QoS", file, pt->line,
+			    pt->name != NULL ? pt->name : "(unnamed)",
+			    pt->pkey, pt->flags.sl, SA_SL_NO_QOS);
+	}
+}
+
 /* The partition policy named by cfg: a missing file means the default
  * partition only. NULL with errs filled when the file has mistakes, or with
  * "file: reason" in ce when it cannot be read (not a regular file, too
@@ -233,8 +253,10 @@ load_policy(const struct ibsmd_config *cfg, struct pkey_errors *errs,
 	}
 	p = pkey_policy_parse(cfg->partitions_file, text, len, errs);
 	free(text);
-	if (p != NULL)
+	if (p != NULL) {
 		log_notes(errs);
+		log_unused_sl(cfg->partitions_file, p);
+	}
 	return p;
 }
 
@@ -509,6 +531,8 @@ sa_view_update(struct daemon *d)
 	v.lft = sweep_lft(d->sweep);
 	v.pk = sweep_pkeys(d->sweep);
 	v.policy = d->policy;
+	v.devtab = devread_tables(d->devread);
+	v.enforce_tables = d->cfg.partition_enforcement != CFG_ENFORCE_OFF;
 	v.subnet_prefix = d->cfg.subnet_prefix;
 	v.sm_lid = d->sms[0].lid;
 	v.sms = d->sms;
@@ -633,6 +657,11 @@ on_up(void *arg, bool ok, const char *why)
 	if (ok && smstate_state(d->ss) == SM_MASTER) {
 		sm_mcast_program(d->mcast, d->cfg.m_key);
 		d->sa_swept = true;
+		/* what the SA's SL2VL, VLArb and P_Key records need and
+		 * the store lacks, beside the sweeps */
+		devread_start(d->devread, sweep_fabric(d->sweep),
+		    sweep_pkeys(d->sweep), d->cfg.partition_enforcement !=
+		    CFG_ENFORCE_OFF, d->cfg.m_key);
 		/* Devices hold the alias GUIDs assigned (restart, takeover,
 		 * a port back). */
 		if (d->vg != NULL)
@@ -659,8 +688,10 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 	}
 	if (to == SM_STANDBY)
 		notify_ready(d);
-	if (to != SM_MASTER)
+	if (to != SM_MASTER) {
 		sm_mcast_forget(d->mcast);
+		devread_stop(d->devread);
+	}
 	if (sweep_fabric(d->sweep) != NULL)
 		sa_sms_refresh(d);
 	sa_serving_update(d);
@@ -1304,6 +1335,8 @@ main(int argc, char *argv[])
 			sa_free(d.sa);
 			d.sa = NULL;
 		}
+		if (d.sa != NULL && !d.once)
+			d.devread = devread_new(d.loop, d.mad);
 		if (d.sa != NULL)
 			sminfo_set_notice_cb(d.sm, on_trap_notice, &d);
 		sweep_set_adopt_hook(d.sweep, on_adopt, &d);
@@ -1341,6 +1374,7 @@ main(int argc, char *argv[])
 	}
 	ctl_close(d.ctl);
 	sa_free(d.sa);
+	devread_free(d.devread);
 	free(d.vport_pk);
 	sweep_free(d.sweep);
 	vfguid_free(d.vg);

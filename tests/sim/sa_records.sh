@@ -170,7 +170,11 @@ cpi=$(sq -c)
 # CapabilityMask match (bit 13); CapabilityMask2 bit 5 (alias GUIDs) only
 # with virtualization enabled, which this test does not set.
 [ "$(val "$cpi" 'Capability mask')" = 0x2600 ] || fail "ClassPortInfo CapabilityMask (UD multicast, MultiPath, PortInfo CapabilityMask match): $cpi"
-[ "$(( $(val "$cpi" 'Capability mask 2') ))" = "$((0x1000))" ] || fail "ClassPortInfo CapabilityMask2 (send-only full member only): $cpi"
+# CapabilityMask2 bit 3: ibsmd programs MulticastFDBTop where a switch
+# has one (saquery shows SwitchInfoRecord's field only with it); Reports
+# come with the Trap Q_Key of QP1 (issue 22 point 8)
+[ "$(( $(val "$cpi" 'Capability mask 2') ))" = "$((0x1008))" ] || fail "ClassPortInfo CapabilityMask2 (send-only full member, MulticastFDBTop): $cpi"
+[ "$(val "$cpi" 'Trap QKey')" = 0x80010000 ] || fail "ClassPortInfo Trap Q_Key: $cpi"
 log "ClassPortInfo ok"
 
 # ---- NodeRecord, PortInfoRecord, GUIDInfoRecord for every CA port LID
