@@ -1312,9 +1312,11 @@ main(int argc, char *argv[])
 	d.ss = smstate_new(d.loop, d.mad, &sso, &ssh);
 	d.sm = sminfo_new(d.mad, d.ss, on_trap, &d);
 	sminfo_set_mkey(d.sm, d.cfg.m_key);
-	if (d.cfg.virt_mode == CFG_VIRT_ENABLED)
-		d.vg = vfguid_new(d.loop, d.mad, d.state_dir,
-		    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
+	/* VF alias GUIDs need no vport support: served in every mode, as
+	 * upstream OpenSM does (a ConnectX-3 VF is down until its alias
+	 * GUID is granted) */
+	d.vg = vfguid_new(d.loop, d.mad, d.state_dir,
+	    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
 	ev_init(&d.vport_settle, on_vport_settle);

@@ -577,8 +577,9 @@ start_heavy(struct sweep *sw)
 		    sw->heavy_sweeps);
 	sw->disc = discover_start(sw->mad, sw->next,
 	    !smstate_may_write(sw->ss), on_discovered, sw);
-	/* virtualization enabled: what alias-capable ports hold */
-	if (sw->o.alias != NULL)
+	/* virtualization enabled: what alias-capable ports hold (alias
+	 * GUIDs are served in every mode; only enabled reads the tables) */
+	if (sw->o.alias != NULL && sw->o.virt_mode == 2)
 		discover_set_alias(sw->disc, sw->o.alias);
 }
 
