@@ -74,6 +74,10 @@ struct sweep {
 	struct fabric fab[2], *cur, *next;
 	struct lft_set lfts[2], *cur_lft, *next_lft;
 	struct pkey_tables pks[2], *cur_pk, *next_pk;
+	/* the end ports' P_Key tables as the devices hold them, read by
+	 * discovery where this SM has programmed none yet (a start, a
+	 * takeover): the indices build_pkeys keeps */
+	struct pkey_tables dev_pk;
 	/* vports behind virtualization-capable ports, beside each model */
 	struct vport_set vps[2], *cur_vp, *next_vp;
 	struct vports *vports;
@@ -581,6 +585,12 @@ start_heavy(struct sweep *sw)
 	 * GUIDs are served in every mode; only enabled reads the tables) */
 	if (sw->o.alias != NULL && sw->o.virt_mode == 2)
 		discover_set_alias(sw->disc, sw->o.alias);
+	/* P_Key indices never move for a key that stays: where this SM has
+	 * programmed no table yet, the devices' tables are the start */
+	pkey_tables_free(&sw->dev_pk);
+	if (sw->o.policy != NULL && (!sw->have_cur || sw->learn ||
+	    sw->cur_pk->n == 0))
+		discover_set_pkeys(sw->disc, &sw->dev_pk);
 }
 
 /* One LID request per end port of the new fabric, the SM's port first;
@@ -931,8 +941,11 @@ build_pkeys(struct sweep *sw)
 	pkey_tables_free(sw->next_pk);
 	if (sw->o.policy == NULL)
 		return;
-	pkey_tables_build(sw->o.policy, f, sw->have_cur ? sw->cur_pk : NULL,
-	    &po, sw->next_pk, pkey_note, sw);
+	if (sw->dev_pk.n > 0)
+		pkey_tables_sort(&sw->dev_pk);
+	pkey_tables_build(sw->o.policy, f, sw->dev_pk.n > 0 ? &sw->dev_pk :
+	    sw->have_cur ? sw->cur_pk : NULL, &po, sw->next_pk, pkey_note, sw);
+	pkey_tables_free(&sw->dev_pk);
 	if ((sw->want = calloc(f->nports, sizeof(*sw->want))) == NULL)
 		fatal("sweep: out of memory");
 	for (uint32_t p = 0; p < f->nports; p++)
@@ -2348,6 +2361,7 @@ sweep_free(struct sweep *sw)
 	lft_drop(sw, sw->next_lft);
 	pkey_tables_free(sw->cur_pk);
 	pkey_tables_free(sw->next_pk);
+	pkey_tables_free(&sw->dev_pk);
 	free(sw->want);
 	free(sw->base_guid);
 	free(sw->base_rows);
