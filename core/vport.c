@@ -1,9 +1,12 @@
 #include "core/vport.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alias.h"
 #include "core/alloc.h"
+#include "core/log.h"
 #include "core/vattr.h"
 
 void
@@ -128,8 +131,56 @@ vport_find(const struct vport_set *s, uint32_t h, uint16_t i)
 bool
 vport_is_managed(const struct vport *v)
 {
-	return v->index != 0 && v->info_valid && v->guid != 0 &&
+	return v->index != 0 && v->info_valid && v->guid != 0 && !v->dup &&
 	    v->state >= PORT_INIT && v->state <= PORT_ACTIVE;
+}
+
+unsigned
+vport_mark_duplicates(struct vport_set *s, const struct fabric *f,
+    const struct alias_store *alias)
+{
+	struct guid_hash seen;
+	unsigned n = 0;
+	uint64_t owner;
+	unsigned idx;
+
+	guid_hash_init(&seen);
+	/* end ports' GUIDs first: one pass, not one per vport */
+	for (uint32_t p = 0; p < f->nports; p++)
+		if (f->ports[p].guid != 0 && fabric_port_is_endport(f, p))
+			guid_hash_put(&seen, f->ports[p].guid, UINT32_MAX - 1);
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct vport *v = &s->v[i];
+		uint32_t other;
+		const char *what = NULL;
+
+		v->dup = 0;
+		if (v->index == 0 || v->guid == 0 || !v->info_valid ||
+		    v->state < PORT_INIT || v->state > PORT_ACTIVE)
+			continue;
+		if (fabric_node_by_guid(f, v->guid) != FABRIC_NONE)
+			what = "a node's GUID";
+		else if ((other = guid_hash_get(&seen, v->guid)) !=
+		    GUID_HASH_NONE)
+			what = other == UINT32_MAX - 1 ? "a port's GUID" :
+			    "another vport's GUID";
+		if (what == NULL && alias != NULL &&
+		    alias_find(alias, v->guid, &owner, &idx))
+			what = "an alias GUID assigned";
+		if (what == NULL) {
+			guid_hash_put(&seen, v->guid, i);
+			continue;
+		}
+		v->dup = 1;
+		n++;
+		log_warnx("vports: port %u of node 0x%016" PRIx64 " vport %u: "
+		    "VPortGUID 0x%016" PRIx64 " is already %s: a duplicate "
+		    "GID, left down and unmanaged", f->ports[v->port].num,
+		    f->nodes[f->ports[v->port].node].guid, v->index, v->guid,
+		    what);
+	}
+	guid_hash_fini(&seen);
+	return n;
 }
 
 bool

@@ -39,6 +39,9 @@ struct vport {
 				 * leave it alone; owned by the set */
 	uint64_t *guids;        /* [vguid_cap] VPortGUIDInfo as read, NULL:
 				 * not read; owned by the set */
+	uint8_t dup;            /* its VPortGUID is already in use (a port,
+				 * another vport, an alias GUID): never
+				 * managed (vport_mark_duplicates) */
 };
 
 /* A virtualization-capable port and its vports. */
@@ -84,6 +87,16 @@ uint32_t vport_find(const struct vport_set *s, uint32_t h, uint16_t i);
 /* Whether the vport is one the SM manages: not the physical function,
  * read, with a GUID, and up (INIT or better). */
 bool vport_is_managed(const struct vport *v);
+
+/*
+ * A vport whose VPortGUID another port, node, vport or an active VF alias
+ * GUID already uses would make a duplicate GID, unreachable: mark it dup
+ * (never managed: no LID, no P_Keys, left down) and say so, naming both.
+ * alias may be NULL. Returns how many were marked.
+ */
+struct alias_store;
+unsigned vport_mark_duplicates(struct vport_set *s, const struct fabric *f,
+    const struct alias_store *alias);
 /* Whether it wants a LID of its own (LIDRequired). */
 bool vport_wants_lid(const struct vport *v);
 

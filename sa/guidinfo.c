@@ -4,6 +4,7 @@
  */
 #include "autoconfig.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,9 @@
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/guidhash.h"
+#include "core/log.h"
 #include "core/vport.h"
+#include "mcast/group.h"
 #include "sa/guidinfo.h"
 #include "sa/records.h"
 #include "sa/scope.h"
@@ -71,6 +74,25 @@ gi_view_changed(void *state, const struct sa_view *old,
 	for (uint32_t n = 0; n < f->nnodes; n++)
 		if (f->nodes[n].guid != 0)
 			guid_hash_put(&st->used, f->nodes[n].guid, n);
+	/* a vport's GUID (a VM's GID) is in use as much as a port's: an
+	 * alias GUID equal to it would be a duplicate GID */
+	for (uint32_t i = 0; v->vports != NULL && i < v->vports->n; i++)
+		if (v->vports->v[i].guid != 0)
+			guid_hash_put(&st->used, v->vports->v[i].guid, i);
+}
+
+/* Whether guid is a member of a multicast group (its GID joined one) of
+ * the daemon's group store. */
+static bool
+mcast_member(const struct sa_opts *o, uint64_t guid)
+{
+	const struct mcast_store *s = o != NULL ? o->mcast : NULL;
+
+	for (const struct mcast_group *g = s != NULL ? mcast_next(s, NULL) :
+	    NULL; g != NULL; g = mcast_next(s, g))
+		if (mcast_member_find(g, guid) != NULL)
+			return true;
+	return false;
 }
 
 /* A GUID the fabric uses itself (alias_taken_fn). */
@@ -278,6 +300,23 @@ guidinfo_del(const struct sa_ctx *c, const struct sa_req *q,
 
 	if ((st = modify_check(c, q, &p, &block)) != SA_STATUS_OK)
 		return st;
+	/* an alias still a multicast member stays (as OpenSM): its groups
+	 * would keep a member that no longer exists */
+	for (i = 0; i < ALIAS_PER_BLOCK; i++) {
+		uint64_t g;
+
+		if (!(q->comp_mask & BIT(SA_GUIDINFO_COMP_GUID0 + i)))
+			continue;
+		g = alias_get(c->v->alias, f->ports[p].guid,
+		    block * ALIAS_PER_BLOCK + i);
+		if (g != 0 && mcast_member(c->o, g)) {
+			log_info("sa: alias GUID 0x%016" PRIx64 " of port "
+			    "0x%016" PRIx64 " index %u not deleted: still a "
+			    "multicast group member", g, f->ports[p].guid,
+			    block * ALIAS_PER_BLOCK + i);
+			return SA_STATUS_DENIED;
+		}
+	}
 	for (i = 0; i < ALIAS_PER_BLOCK; i++)
 		if (q->comp_mask & BIT(SA_GUIDINFO_COMP_GUID0 + i))
 			changed |= alias_delete(c->v->alias, f->ports[p].guid,

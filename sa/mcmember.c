@@ -12,6 +12,7 @@
 
 #include <infiniband/mad.h>
 
+#include "core/alias.h"
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/guidhash.h"
@@ -221,7 +222,7 @@ static unsigned
 target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 {
 	const struct fabric *f = c->v->f;
-	uint64_t prefix;
+	uint64_t prefix, base;
 	uint32_t i;
 	unsigned st;
 
@@ -243,6 +244,11 @@ target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 	    FABRIC_NONE && c->v->vports->v[i].index != 0 &&
 	    c->v->vports->v[i].lid != 0)
 		t->port = f->nports + i;
+	/* a VF alias GUID's GID (a ConnectX-3 VF's IPoIB joins with it):
+	 * its physical port, the member kept by the alias GUID */
+	if (t->port == FABRIC_NONE && c->v->alias != NULL &&
+	    alias_find(c->v->alias, sa_gid_guid(t->r.port_gid), &base, NULL))
+		t->port = query_port_by_guid(f, base);
 	if (t->port == FABRIC_NONE || !fabric_port_is_endport(f,
 	    sa_end_phys(c->v, t->port)))
 		return SA_STATUS_REQ_INVALID;
@@ -603,6 +609,26 @@ prune(struct mcm *m, const struct sa_view *v)
 		    v->vports->v[p].guid != 0)
 			guid_hash_put(&ends, v->vports->v[p].guid,
 			    f->nports + p);
+	/* so are the active VF alias GUIDs of present ports */
+	if (v->alias != NULL) {
+		size_t np = alias_ports(v->alias, NULL, 0), k;
+		uint64_t *ports = xcalloc(np + 1, sizeof(*ports));
+		uint64_t *tab = xcalloc(ALIAS_MAX_INDEX, sizeof(*tab));
+
+		np = alias_ports(v->alias, ports, np);
+		for (k = 0; k < np; k++) {
+			uint32_t pp = guid_hash_get(&ends, ports[k]);
+
+			if (pp == GUID_HASH_NONE || pp >= f->nports)
+				continue;
+			alias_port_table(v->alias, ports[k], tab);
+			for (unsigned x = 1; x < ALIAS_MAX_INDEX; x++)
+				if (tab[x] != 0)
+					guid_hash_put(&ends, tab[x], pp);
+		}
+		free(tab);
+		free(ports);
+	}
 	before = xcalloc(n, 16);
 	pkeys = xcalloc(n, sizeof(*pkeys));
 	for (g = mcast_next(s, NULL); g != NULL && i < n; g = mcast_next(s, g)) {

@@ -530,6 +530,7 @@ on_vports_read(void *arg, const struct vports_result *r)
 	struct sweep *sw = arg;
 
 	sw->vport_clears += r->clears;
+	(void)vport_mark_duplicates(sw->next_vp, sw->next, sw->o.alias);
 	if (r->hosts > 0)
 		log_info("sweep: vports: %u virtualization-capable port%s, %u "
 		    "vport%s up, %u SMPs%s%s", r->hosts, r->hosts == 1 ? "" :
@@ -1979,6 +1980,7 @@ on_vports_reread(void *arg, const struct vports_result *r)
 		fsm(sw, EV_CHANGED);
 		return;
 	}
+	(void)vport_mark_duplicates(sw->next_vp, f, sw->o.alias);
 	/* LIDs of their own: the same map, the vports' requests only (the
 	 * ports' LIDs stay remembered, so none is given twice) */
 	reqs = xcalloc(sw->next_vp->n + 1, sizeof(*reqs));
