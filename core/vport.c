@@ -1,6 +1,7 @@
 #include "core/vport.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,4 +274,63 @@ vport_state_name(uint8_t state)
 	    "active" };
 
 	return state < sizeof(n) / sizeof(n[0]) ? n[state] : "?";
+}
+
+/* "node 0x... (desc) port p vport i" of v over f */
+static void
+where(const struct fabric *f, const struct vport *v, char *buf, size_t len)
+{
+	const struct fabric_node *n;
+
+	if (v->port >= f->nports) {
+		snprintf(buf, len, "vport %u", v->index);
+		return;
+	}
+	n = &f->nodes[f->ports[v->port].node];
+	snprintf(buf, len, "node 0x%016" PRIx64 " (%s) port %u vport %u",
+	    n->guid, n->desc, f->ports[v->port].num, v->index);
+}
+
+void
+vport_log_moves(const struct vport_set *old, const struct fabric *of,
+    const struct vport_set *nw, const struct fabric *nf)
+{
+	char a[160], b[160];
+	uint32_t o;
+
+	if (old == NULL || of == NULL)
+		return;
+	for (uint32_t i = 0; i < nw->n; i++) {
+		const struct vport *v = &nw->v[i];
+		const struct vport *w;
+
+		if (!vport_is_managed(v))
+			continue;
+		o = vport_by_guid(old, v->guid);
+		w = o != FABRIC_NONE ? &old->v[o] : NULL;
+		if (w != NULL && !vport_is_managed(w))
+			w = NULL;
+		where(nf, v, b, sizeof(b));
+		if (w == NULL) {
+			log_info("vports: VM 0x%016" PRIx64 " up on %s",
+			    v->guid, b);
+			continue;
+		}
+		where(of, w, a, sizeof(a));
+		if (strcmp(a, b) != 0)
+			log_info("vports: VM 0x%016" PRIx64 " moved from %s "
+			    "to %s", v->guid, a, b);
+	}
+	for (uint32_t i = 0; i < old->n; i++) {
+		const struct vport *w = &old->v[i];
+
+		if (!vport_is_managed(w))
+			continue;
+		o = vport_by_guid(nw, w->guid);
+		if (o != FABRIC_NONE && vport_is_managed(&nw->v[o]))
+			continue;
+		where(of, w, a, sizeof(a));
+		log_info("vports: VM 0x%016" PRIx64 " gone from %s", w->guid,
+		    a);
+	}
 }

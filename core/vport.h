@@ -94,6 +94,15 @@ bool vport_is_managed(const struct vport *v);
  * (never managed: no LID, no P_Keys, left down) and say so, naming both.
  * alias may be NULL. Returns how many were marked.
  */
+/*
+ * Log what changed between two vport sets (the one in use, old over of,
+ * and the new one over nf): each VM (a managed vport, by its GUID) that
+ * moved, naming the host, port and vport it left and the ones it is on
+ * now, that started or that stopped. old may be NULL (nothing said).
+ */
+void vport_log_moves(const struct vport_set *old, const struct fabric *of,
+    const struct vport_set *nw, const struct fabric *nf);
+
 struct alias_store;
 unsigned vport_mark_duplicates(struct vport_set *s, const struct fabric *f,
     const struct alias_store *alias);

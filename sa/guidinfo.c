@@ -33,7 +33,18 @@ static const struct sa_comp guidinfo_comp[] = {
 
 struct gi_state {
 	struct guid_hash used;          /* port and node GUIDs of the view */
+	struct guid_hash refused;       /* refusals said once (refused_key) */
 };
+
+/* One refusal of (port, index, GUID asked for), for saying it once while
+ * a driver retries. */
+static uint64_t
+refused_key(uint64_t port, unsigned index, uint64_t want)
+{
+	uint64_t k = port ^ (index + 1) * UINT64_C(0x9E3779B97F4A7C15) ^ want;
+
+	return k != 0 ? k : 1;
+}
 
 static void *
 gi_init(struct sa *sa, struct ev_loop *loop)
@@ -43,6 +54,7 @@ gi_init(struct sa *sa, struct ev_loop *loop)
 	(void)sa;
 	(void)loop;
 	guid_hash_init(&st->used);
+	guid_hash_init(&st->refused);
 	return st;
 }
 
@@ -54,6 +66,7 @@ gi_fini(void *state)
 	if (st == NULL)
 		return;
 	guid_hash_fini(&st->used);
+	guid_hash_fini(&st->refused);
 	free(st);
 }
 
@@ -278,10 +291,31 @@ guidinfo_set(const struct sa_ctx *c, const struct sa_req *q,
 		before = alias_get(c->v->alias, f->ports[p].guid, idx);
 		got = alias_set(c->v->alias, f->ports[p].guid, idx, want,
 		    taken, c->state);
-		if (got == 0)
+		if (got == 0) {
+			struct gi_state *gs = c->state;
+			uint64_t k = refused_key(f->ports[p].guid, idx, want);
+
 			refused[i] = true;
-		else if (got != before)
+			/* said once: the driver retries for as long */
+			if (guid_hash_get(&gs->refused, k) == GUID_HASH_NONE) {
+				guid_hash_put(&gs->refused, k, 1);
+				if (want != 0)
+					log_info("sa: alias GUID 0x%016" PRIx64
+					    " refused to port 0x%016" PRIx64
+					    " index %u: in use (a port, node, "
+					    "vport or another alias)", want,
+					    f->ports[p].guid, idx);
+				else
+					log_warnx("sa: port 0x%016" PRIx64
+					    " index %u: no alias GUID left "
+					    "to assign", f->ports[p].guid, idx);
+			}
+		} else if (got != before) {
 			changed = true;
+			log_info("sa: alias GUID 0x%016" PRIx64 " assigned to "
+			    "port 0x%016" PRIx64 " (LID %u) index %u", got,
+			    f->ports[p].guid, f->ports[p].lid, idx);
+		}
 	}
 	assigned_rec(c, p, block, refused, sa_out_add(out));
 	if (changed && c->v->alias_changed != NULL)
@@ -317,10 +351,20 @@ guidinfo_del(const struct sa_ctx *c, const struct sa_req *q,
 			return SA_STATUS_DENIED;
 		}
 	}
-	for (i = 0; i < ALIAS_PER_BLOCK; i++)
-		if (q->comp_mask & BIT(SA_GUIDINFO_COMP_GUID0 + i))
-			changed |= alias_delete(c->v->alias, f->ports[p].guid,
-			    block * ALIAS_PER_BLOCK + i);
+	for (i = 0; i < ALIAS_PER_BLOCK; i++) {
+		unsigned idx = block * ALIAS_PER_BLOCK + i;
+		uint64_t g;
+
+		if (!(q->comp_mask & BIT(SA_GUIDINFO_COMP_GUID0 + i)))
+			continue;
+		g = alias_get(c->v->alias, f->ports[p].guid, idx);
+		if (alias_delete(c->v->alias, f->ports[p].guid, idx)) {
+			changed = true;
+			log_info("sa: alias GUID 0x%016" PRIx64 " released by "
+			    "port 0x%016" PRIx64 " index %u (kept for it)", g,
+			    f->ports[p].guid, idx);
+		}
+	}
 	assigned_rec(c, p, block, refused, sa_out_add(out));
 	if (changed && c->v->alias_changed != NULL)
 		c->v->alias_changed(c->v->alias_arg, p, block);

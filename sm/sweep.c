@@ -1573,6 +1573,8 @@ adopt_next(struct sweep *sw)
 	struct pkey_tables *tp = sw->cur_pk;
 	struct vport_set *tv = sw->cur_vp;
 
+	if (sw->have_cur)
+		vport_log_moves(sw->cur_vp, sw->cur, sw->next_vp, sw->next);
 	sw->cur_vp = sw->next_vp;
 	sw->next_vp = tv;
 	sw->cur = sw->next;
@@ -2043,6 +2045,7 @@ vports_done(struct sweep *sw)
 	sw->next_lft = tl;
 	sw->cur_pk = sw->next_pk;
 	sw->next_pk = tp;
+	vport_log_moves(sw->cur_vp, sw->cur, sw->next_vp, sw->cur);
 	sw->cur_vp = sw->next_vp;
 	sw->next_vp = tv;
 	if (sw->adopt_cb != NULL)
