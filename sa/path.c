@@ -13,6 +13,7 @@
 #include "core/fabric.h"
 #include "core/guidhash.h"
 #include "core/query.h"
+#include "core/vattr.h"
 #include "core/vport.h"
 #include "mad/mad.h"
 #include "partitions/partitions.h"
@@ -329,6 +330,14 @@ done(const struct query *qy)
 	    (qy->limit != 0 && qy->out->n >= qy->limit);
 }
 
+/* End e is a vport whose LID is not its own. */
+static bool
+shares_lid(const struct sa_view *v, uint32_t e)
+{
+	return e >= v->f->nports && e - v->f->nports < v->vports->n &&
+	    !(v->vports->v[e - v->f->nports].flags & VATTR_VP_LID_REQUIRED);
+}
+
 /* One record for (s, slid) -> (d, dlid), if there is a path. */
 static bool
 lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
@@ -348,7 +357,8 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 	memset(&r, 0, sizeof(r));
 	/* A given SGID comes back as given (it may be link-local); the DGID
 	 * is always the subnet's. ServiceID, TClass, FlowLabel and
-	 * QoSClass come back 0, as OpenSM answers; HopLimit 0: no routers. */
+	 * QoSClass come back 0, as OpenSM answers; HopLimit 0 (no routers)
+	 * but to and from a vport that shares a LID (below). */
 	if (qy->mask & PR_CM_SGID)
 		memcpy(r.sgid, qy->want->sgid, 16);
 	else
@@ -371,6 +381,13 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 	r.rate = fwd.rate;
 	r.life = fwd.life;
 	r.preference = preference;
+	/* A vport that answers to a LID not its own (no LIDRequired: its
+	 * PF's, or another vport's) is told apart only by the DGID of a GRH:
+	 * a HopLimit above 1 makes clients build address handles with one
+	 * (NVIDIA's SM gives vport ends 2 by default, virt_default_hop_limit).
+	 * Without it the traffic reaches the PF. */
+	if (shares_lid(v, s) || shares_lid(v, d))
+		r.hop_limit = SA_VPORT_HOP_LIMIT;
 	sa_path_encode(&r, sa_out_add(qy->out));
 	return true;
 }

@@ -38,6 +38,11 @@ struct sa;
  * OpenSM without QoS. */
 #define SA_SL_NO_QOS 0
 
+/* The HopLimit of PathRecords to and from a vport that shares a LID (its
+ * PF's): above 1, so that clients send with a GRH, whose DGID is what the
+ * adapter tells the vport by. NVIDIA's SM default for vport ends. */
+#define SA_VPORT_HOP_LIMIT 2
+
 /* One SM known on the subnet, for SMInfoRecord (this SM is one of them). */
 struct sa_sm {
 	uint16_t lid;

@@ -813,9 +813,11 @@ on_vports_programmed(void *arg, const struct vports_result *r)
 	sw->vport_clears += r->clears;
 	log_info("sweep: vports: %u managed, %u P_Key blocks and %u LIDs "
 	    "written, %u armed, %u activated, %u latches cleared, %u hosts "
-	    "changed meanwhile%s%s", r->managed, r->pkey_writes,
+	    "changed meanwhile, %u writes withheld from hosts a read-back "
+	    "stopped%s%s", r->managed, r->pkey_writes,
 	    r->lid_writes, r->armed, r->activated, r->clears, r->stale_hosts,
-	    r->first_failure[0] ? "; " : "", r->first_failure);
+	    r->unsafe_skipped, r->first_failure[0] ? "; " : "",
+	    r->first_failure);
 	ok = complete(sw);
 	if (r->timeouts + r->errors > 0) {
 		why_add(sw, "%svports: %s", sw->why[0] ? "; " : "",
