@@ -133,7 +133,27 @@ bool
 vport_is_managed(const struct vport *v)
 {
 	return v->index != 0 && v->info_valid && v->guid != 0 && !v->dup &&
-	    v->state >= PORT_INIT && v->state <= PORT_ACTIVE;
+	    !v->idle && v->state >= PORT_INIT && v->state <= PORT_ACTIVE;
+}
+
+unsigned
+vport_keep_running(struct vport_set *s)
+{
+	unsigned kept = 0;
+
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct vport *v = &s->v[i];
+
+		v->idle = 0;
+		if (!vport_is_managed(v))
+			continue;
+		if ((v->state != PORT_ARMED && v->state != PORT_ACTIVE) ||
+		    v->cur_lid == 0)
+			v->idle = 1;
+		else
+			kept++;
+	}
+	return kept;
 }
 
 unsigned

@@ -42,6 +42,9 @@ struct vport {
 	uint8_t dup;            /* its VPortGUID is already in use (a port,
 				 * another vport, an alias GUID): never
 				 * managed (vport_mark_duplicates) */
+	uint8_t idle;           /* virtualization ignore: not running (no
+				 * VPortLID, or not ARMED/ACTIVE): neither
+				 * routed nor given a LID (vport_keep_running) */
 };
 
 /* A virtualization-capable port and its vports. */
@@ -106,6 +109,14 @@ void vport_log_moves(const struct vport_set *old, const struct fabric *of,
 struct alias_store;
 unsigned vport_mark_duplicates(struct vport_set *s, const struct fabric *f,
     const struct alias_store *alias);
+/*
+ * Virtualization ignore: this SM writes no vport, but a VM another SM
+ * brought up (ARMED or ACTIVE, a VPortLID set) must stay reachable: such
+ * vports stay managed for LIDs, routes and the physical ports' P_Keys;
+ * every other vport (a VM that starts now stays in INIT) is marked idle,
+ * neither routed nor given a LID. Returns how many are kept.
+ */
+unsigned vport_keep_running(struct vport_set *s);
 /* Whether it wants a LID of its own (LIDRequired). */
 bool vport_wants_lid(const struct vport *v);
 

@@ -531,6 +531,16 @@ on_vports_read(void *arg, const struct vports_result *r)
 
 	sw->vport_clears += r->clears;
 	(void)vport_mark_duplicates(sw->next_vp, sw->next, sw->o.alias);
+	if (sw->o.virt_mode == 1) {
+		/* ignore: VMs another SM brought up stay routed */
+		unsigned kept = vport_keep_running(sw->next_vp);
+
+		if (kept > 0)
+			log_info("sweep: virtualization ignore: %u running "
+			    "vport%s kept routed with the LID%s they hold (no "
+			    "vport is written)", kept, kept == 1 ? "" : "s",
+			    kept == 1 ? "" : "s");
+	}
 	if (r->hosts > 0)
 		log_info("sweep: vports: %u virtualization-capable port%s, %u "
 		    "vport%s up, %u SMPs%s%s", r->hosts, r->hosts == 1 ? "" :
@@ -621,8 +631,9 @@ lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 			    (void *)port->info, 0, IB_PORT_LID_F) : 0;
 			idx[n++] = p;
 		}
-	/* vports with LIDRequired (enabled only): idx past the ports */
-	for (uint32_t v = 0; sw->o.virt_mode == 2 && v < sw->next_vp->n; v++) {
+	/* vports with LIDRequired (enabled; ignore: those running, see
+	 * vport_keep_running): idx past the ports */
+	for (uint32_t v = 0; sw->o.virt_mode != 0 && v < sw->next_vp->n; v++) {
 		const struct vport *vp = &sw->next_vp->v[v];
 
 		if (!vport_wants_lid(vp))
@@ -674,6 +685,24 @@ learn_lids(struct sweep *sw)
 	free(idx);
 }
 
+/* A vport's own LID from the LID manager. With virtualization ignore no
+ * VPortLID is written: a LID other than the one the VM holds would route
+ * traffic to a LID it does not answer to, so the vport is left unrouted
+ * (said once a sweep). */
+static void
+set_vport_own_lid(struct sweep *sw, struct vport *vp, uint16_t lid)
+{
+	if (sw->o.virt_mode == 1 && lid != vp->cur_lid) {
+		log_warnx("sweep: virtualization ignore: vport 0x%016" PRIx64
+		    " holds LID %u, which is not free (the LID manager "
+		    "offers %u): left unrouted", vp->guid, vp->cur_lid, lid);
+		vp->idle = 1;
+		vp->own_lid = 0;
+		return;
+	}
+	vp->own_lid = lid;
+}
+
 static int
 assign_lids(struct sweep *sw)
 {
@@ -688,8 +717,9 @@ assign_lids(struct sweep *sw)
 		if (idx[i] < f->nports)
 			fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
 		else
-			sw->next_vp->v[idx[i] - f->nports].own_lid = reqs[i].lid;
-	if (sw->o.virt_mode == 2)
+			set_vport_own_lid(sw, &sw->next_vp->v[idx[i] -
+			    f->nports], reqs[i].lid);
+	if (sw->o.virt_mode != 0)
 		vport_resolve_lids(sw->next_vp, f);
 	if (rc < 0)
 		log_warnx("sweep: LID space exhausted: some ports get no LID");
@@ -934,7 +964,7 @@ build_pkeys(struct sweep *sw)
 	    .alias_arg = sw };
 	const struct fabric *f = sw->pk_fabric;
 
-	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {
+	if (sw->o.virt_mode != 0 && sw->next_vp->n > 0) {
 		po.alias_port = vport_phys;
 		po.alias_arg = sw;
 	}
@@ -967,7 +997,7 @@ build_pkeys(struct sweep *sw)
 		w->keys = t->keys;
 		w->n = t->cap;
 	}
-	if (sw->o.virt_mode == 2)
+	if (sw->o.virt_mode != 0)
 		build_vport_pkeys(sw);
 }
 
@@ -1545,7 +1575,7 @@ route_program(struct sweep *sw)
 	    only_losses(sw))
 		repair(sw);
 	hold = !sw->reroute && (sw->held.nsw > 0 || held_from_cur(sw));
-	vp = sw->o.virt_mode == 2 && sw->next_vp->n > 0;
+	vp = sw->o.virt_mode != 0 && sw->next_vp->n > 0;
 	/* held routes and vport LIDs change next_lft after this: then the
 	 * balanced tables are a copy */
 	if (sw->base_next)
