@@ -20,6 +20,7 @@
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/log.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "sa/scope.h"
 #include "sa/attr.h"
@@ -337,6 +338,29 @@ method_served(uint8_t method)
 	    method == MAD_DELETE;
 }
 
+/*
+ * The end port a request comes from: the one its SLID names, but a vport
+ * that answers to a LID not its own (its PF's) is told by the SGID of the
+ * GRH its request carries: a VM's requests are scoped by its own P_Key
+ * table, not the hypervisor's (which holds none of its tenants' keys).
+ * Only a vport answering to that very LID is taken, so an SGID cannot
+ * borrow another host's VM.
+ */
+static uint32_t
+requester_of(const struct sa_view *v, const struct transport_addr *from)
+{
+	uint32_t e = sa_end_by_lid(v, from->lid), i;
+
+	if (e == FABRIC_NONE || !from->grh || v->vports == NULL)
+		return e;
+	i = vport_by_guid(v->vports, sa_gid_guid(from->gid));
+	if (i == FABRIC_NONE || v->vports->v[i].index == 0 ||
+	    v->vports->v[i].lid != from->lid ||
+	    v->vports->v[i].port != sa_end_phys(v, e))
+		return e;
+	return v->f->nports + i;
+}
+
 static size_t
 attr_index(uint16_t id)
 {
@@ -414,7 +438,7 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 	q.mad = mad;
 	q.len = rx->len;
 	q.from = rx->from;
-	q.requester = sa_end_by_lid(&sa->view, rx->from.lid);
+	q.requester = requester_of(&sa->view, &rx->from);
 	/* The record, zero-padded to its size (and a GetMulti's whole data). */
 	reclen = rx->len - SA_HDR_SIZE;
 	rec = xcalloc(1, reclen > a->rec_size ? reclen : a->rec_size);

@@ -911,8 +911,8 @@ alias_port_of(void *arg, uint64_t guid)
 	return query_port_by_guid(sw->pk_fabric, port);
 }
 
-/* A vport GUID named in partitions.conf: its physical port's table holds
- * the union of its vports' keys; else a VF alias GUID. */
+/* A vport GUID named in partitions.conf: its physical port (whose switch
+ * neighbour carries its keys, vport_own_table); else a VF alias GUID. */
 static uint32_t
 vport_phys(void *arg, uint64_t guid)
 {
@@ -922,6 +922,17 @@ vport_phys(void *arg, uint64_t guid)
 	if (v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]))
 		return sw->next_vp->v[v].port;
 	return alias_port_of(sw, guid);
+}
+
+/* A managed vport has its own VPortPKeyTable: its keys stay out of its
+ * physical port's table (tenants apart from the hypervisor). */
+static bool
+vport_own_table(void *arg, uint64_t guid)
+{
+	struct sweep *sw = arg;
+	uint32_t v = vport_by_guid(sw->next_vp, guid);
+
+	return v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]);
 }
 
 /* Each managed vport's own table, the one it had (by GUID) keeping its
@@ -966,6 +977,7 @@ build_pkeys(struct sweep *sw)
 
 	if (sw->o.virt_mode != 0 && sw->next_vp->n > 0) {
 		po.alias_port = vport_phys;
+		po.alias_own_table = vport_own_table;
 		po.alias_arg = sw;
 	}
 

@@ -1209,6 +1209,52 @@ START_TEST(vport_records)
 }
 END_TEST
 
+/* Issue 23 point 5: a vport that answers to its PF's LID (no LIDRequired)
+ * is the requester when its request's GRH names it (SGID): its requests
+ * are scoped by its own table, not its host's. An SGID naming a vport of
+ * another LID changes nothing. */
+START_TEST(vport_requester_by_sgid)
+{
+	uint8_t rec[112] = { 0 }, *o;
+	struct transport_addr from = { .lid = LID_C2, .qpn = 1,
+	    .qkey = TRANSPORT_QKEY_GSI };
+	static uint16_t green[1] = { 0x8003 };
+	size_t host, vm, other;
+
+	vport_view();
+	/* vport 3 up without a LID of its own: it answers to c2's */
+	VS.v[3].state = PORT_ACTIVE;
+	VS.v[3].flags = 0;
+	VPK[3] = (struct pkey_table){ .guid = VS.v[3].guid,
+	    .port = F.nports + 3, .keys = green, .cap = 1 };
+	vport_resolve_lids(&VS, &F);
+	ck_assert_uint_eq(VS.v[3].lid, LID_C2);
+	sa_set_view(sa, &V);
+	host = table_from(&from, SA_ATTR_NODE_REC, 0, 0, rec, 112, &o);
+	free(o);
+	/* the GRH names vport 3 (green): red vport 1 and blue vport 2 are
+	 * out of its scope */
+	from.grh = true;
+	for (int i = 0; i < 8; i++)
+		from.gid[i] = (uint8_t)(V.subnet_prefix >> (56 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		from.gid[8 + i] = (uint8_t)(VGUID(3) >> (56 - 8 * i));
+	vm = table_from(&from, SA_ATTR_NODE_REC, 0, 0, rec, 112, &o);
+	free(o);
+	ck_assert_uint_eq(vm + 2, host);
+	/* vport 1 has a LID of its own: its GUID behind c2's LID is not it */
+	for (int i = 0; i < 8; i++)
+		from.gid[8 + i] = (uint8_t)(VGUID(1) >> (56 - 8 * i));
+	other = table_from(&from, SA_ATTR_NODE_REC, 0, 0, rec, 112, &o);
+	free(o);
+	ck_assert_uint_eq(other, host);
+	V.vports = NULL;
+	V.vport_pk = NULL;
+	sa_set_view(sa, &V);
+	vport_set_fini(&VS);
+}
+END_TEST
+
 #define SWIR_LID (1ULL << 0)
 
 START_TEST(switchinfo_record_masks)
@@ -1357,6 +1403,7 @@ sa_suite(void)
 	tcase_add_test(t, switchinfo_record_masks);
 	tcase_add_test(t, device_table_records);
 	tcase_add_test(t, vport_records);
+	tcase_add_test(t, vport_requester_by_sgid);
 	suite_add_tcase(s, t);
 	return s;
 }
