@@ -26,6 +26,8 @@ free_pkeys(struct vport_set *s)
 		s->v[i].pkeys = NULL;
 		free(s->v[i].guids);
 		s->v[i].guids = NULL;
+		free(s->v[i].dev_pkeys);
+		s->v[i].dev_pkeys = NULL;
 	}
 }
 

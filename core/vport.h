@@ -39,6 +39,9 @@ struct vport {
 				 * leave it alone; owned by the set */
 	uint64_t *guids;        /* [vguid_cap] VPortGUIDInfo as read, NULL:
 				 * not read; owned by the set */
+	uint16_t *dev_pkeys;    /* [pkey_cap] VPortPKeyTable as read where
+				 * the set asked (read_pkeys), NULL: not read;
+				 * owned by the set */
 	uint8_t dup;            /* its VPortGUID is already in use (a port,
 				 * another vport, an alias GUID): never
 				 * managed (vport_mark_duplicates) */
@@ -63,6 +66,10 @@ struct vport_set {
 	uint32_t nh, hcap;
 	struct guid_hash by_guid;       /* VPortGUID -> vport */
 	struct guid_hash by_lid;        /* own LID -> vport (resolve_lids) */
+	/* discovery also reads the VPortPKeyTable of every vport up (ARMED
+	 * or ACTIVE) into dev_pkeys: where this SM programmed no table yet
+	 * (a start, a takeover), so that a key keeps the index it has */
+	bool read_pkeys;
 };
 
 void vport_set_init(struct vport_set *s);

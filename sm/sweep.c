@@ -571,6 +571,8 @@ on_discovered(void *arg, const struct discover_result *r)
 		smstate_elect(sw->ss, sw->next, on_elected, sw);
 		return;
 	}
+	/* where no table was programmed yet, the vports' are the start */
+	sw->next_vp->read_pkeys = !sw->have_cur || sw->learn;
 	vports_discover(sw->vports, sw->next, sw->next_vp,
 	    smstate_may_write(sw->ss), on_vports_read, sw);
 }
@@ -954,10 +956,11 @@ build_vport_pkeys(struct sweep *sw)
 		if (sw->have_cur &&
 		    (o = vport_by_guid(sw->cur_vp, v->guid)) != FABRIC_NONE)
 			old = &sw->cur_vp->v[o];
+		/* the table it had (by GUID), else the one it holds */
 		dropped = pkey_vport_table(sw->o.policy, v->guid, v->desc,
-		    sw->o.allow_both_pkeys, old ? old->pkeys : NULL,
-		    old && old->pkeys ? old->pkey_cap : 0, v->pkeys,
-		    v->pkey_cap);
+		    sw->o.allow_both_pkeys, old && old->pkeys ? old->pkeys :
+		    v->dev_pkeys, old && old->pkeys ? old->pkey_cap :
+		    v->dev_pkeys ? v->pkey_cap : 0, v->pkeys, v->pkey_cap);
 		if (dropped > 0)
 			log_warnx("partitions: vport 0x%016" PRIx64 ": %zu "
 			    "P_Key(s) do not fit its VPartitionCap of %u",

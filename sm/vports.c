@@ -343,6 +343,20 @@ on_vnode_desc(struct vreq *q, const uint8_t *d)
 }
 
 static void
+on_dev_pkeys(struct vreq *q, const uint8_t *d)
+{
+	struct vport *vp = &q->v->s->v[q->vport];
+	uint16_t k[VATTR_PKEYS_PER_BLOCK];
+
+	if (vp->dev_pkeys == NULL)
+		return;
+	vattr_pkeys_decode(d, k);
+	for (unsigned j = 0; j < VATTR_PKEYS_PER_BLOCK &&
+	    q->block * VATTR_PKEYS_PER_BLOCK + j < vp->pkey_cap; j++)
+		vp->dev_pkeys[q->block * VATTR_PKEYS_PER_BLOCK + j] = k[j];
+}
+
+static void
 on_vnode_info(struct vreq *q, const uint8_t *d)
 {
 	struct vattr_vnode_info ni;
@@ -351,6 +365,18 @@ on_vnode_info(struct vreq *q, const uint8_t *d)
 	vattr_vnode_info_decode(d, &ni);
 	vp->node_guid = ni.guid;
 	vp->pkey_cap = ni.partition_cap;
+	/* a VM up before this SM programmed it: the table it holds is where
+	 * its keys' indices start (core/vport.h read_pkeys) */
+	if (q->v->s->read_pkeys && vp->index != 0 && vp->pkey_cap > 0 &&
+	    (vp->state == PORT_ARMED || vp->state == PORT_ACTIVE)) {
+		free(vp->dev_pkeys);
+		vp->dev_pkeys = xcalloc(vp->pkey_cap, sizeof(*vp->dev_pkeys));
+		for (unsigned b = 0; b * VATTR_PKEYS_PER_BLOCK < vp->pkey_cap;
+		    b++)
+			ask_block(q->v, q->host, q->vport, MAD_GET,
+			    VATTR_VPORT_PKEYS, vattr_mod_vport_block(vp->index,
+			    b), (uint16_t)b, NULL, on_dev_pkeys);
+	}
 }
 
 static void
