@@ -1,8 +1,6 @@
 /*
  * Port tables read from the devices: see core/devtab.h.
  */
-#include "autoconfig.h"
-
 #include <stdlib.h>
 #include <string.h>
 
