@@ -48,11 +48,11 @@ static const struct cfg_word virt_words[] = {
 	{ "1", CFG_VIRT_IGNORE, NULL },
 	{ "2", CFG_VIRT_ENABLED, NULL },
 	{ "disable", CFG_VIRT_IGNORE, "NVIDIA's word for its mode 1 "
-	    "(vports discovered, kept down)" },
+	    "(vports read, none written)" },
 	{ "enable", CFG_VIRT_ENABLED, "NVIDIA's and VMware's word for "
 	    "mode 2" },
 	{ "ignore", -1, "NVIDIA's ignore (virt_enabled 0) is ibsmd's off; "
-	    "vports discovered but kept down is disabled (NVIDIA's 1)" },
+	    "vports read but none written is disabled (NVIDIA's 1)" },
 	{ NULL, 0, NULL },
 };
 

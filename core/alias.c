@@ -191,6 +191,23 @@ alias_delete(struct alias_store *s, uint64_t port, unsigned index)
 	return true;
 }
 
+int
+alias_forget(struct alias_store *s, uint64_t port, unsigned index,
+    uint64_t *was)
+{
+	struct aport *p = port_find(s, port);
+
+	*was = 0;
+	if (p == NULL || index == 0 || index >= ALIAS_MAX_INDEX ||
+	    p->saved[index] == 0)
+		return -1;
+	if (is_active(p, index))
+		return -2;
+	*was = p->saved[index];
+	save(s, p, index, 0);
+	return 0;
+}
+
 uint64_t
 alias_get(const struct alias_store *s, uint64_t port, unsigned index)
 {

@@ -53,6 +53,12 @@ uint64_t alias_set(struct alias_store *s, uint64_t port, unsigned index,
 /* A Delete: the entry is no longer active; its GUID stays saved for it.
  * Returns whether it was active. */
 bool alias_delete(struct alias_store *s, uint64_t port, unsigned index);
+/* Forget the GUID saved for (port, index), so that a later Set of 0 gets
+ * a new one (an operator clearing a stale assignment). 0 with the GUID in
+ * *was; -1 when nothing is saved there; -2 when it is active (the host
+ * must Delete it first). */
+int alias_forget(struct alias_store *s, uint64_t port, unsigned index,
+    uint64_t *was);
 /* The active GUID of (port, index); index 0 and inactive entries: 0. */
 uint64_t alias_get(const struct alias_store *s, uint64_t port,
     unsigned index);

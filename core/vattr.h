@@ -1,9 +1,11 @@
 /*
  * The vSwitch (vport) SMP attributes, 0xFFB0-0xFFB6: ids, byte layouts and
  * attribute modifiers, encoded and decoded here and nowhere else. They are
- * vendor-defined; the layouts follow the design note (VIRTUALIZATION.md
- * section 2). What is marked UNCONFIRMED there is marked so here, so that
- * a correction is one edit. Pure: bytes in, structs out.
+ * vendor-defined; the layouts follow the design note VIRTUALIZATION.md
+ * (settled from NVIDIA's published headers, with the sources). What is
+ * marked UNCONFIRMED there (the attribute modifiers, VPortPKeyTable's
+ * layout, the traps) is marked so here, and guarded at run time in
+ * sm/vports.c; a correction is one edit. Pure: bytes in, structs out.
  */
 #ifndef IBSMD_VATTR_H
 #define IBSMD_VATTR_H

@@ -1,9 +1,13 @@
 #include "core/vport.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alias.h"
 #include "core/alloc.h"
+#include "core/log.h"
 #include "core/vattr.h"
 
 void
@@ -22,6 +26,8 @@ free_pkeys(struct vport_set *s)
 		s->v[i].pkeys = NULL;
 		free(s->v[i].guids);
 		s->v[i].guids = NULL;
+		free(s->v[i].dev_pkeys);
+		s->v[i].dev_pkeys = NULL;
 	}
 }
 
@@ -191,8 +197,76 @@ vport_find(const struct vport_set *s, uint32_t h, uint16_t i)
 bool
 vport_is_managed(const struct vport *v)
 {
-	return v->index != 0 && v->info_valid && v->guid != 0 &&
-	    v->state >= PORT_INIT && v->state <= PORT_ACTIVE;
+	return v->index != 0 && v->info_valid && v->guid != 0 && !v->dup &&
+	    !v->idle && v->state >= PORT_INIT && v->state <= PORT_ACTIVE;
+}
+
+unsigned
+vport_keep_running(struct vport_set *s)
+{
+	unsigned kept = 0;
+
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct vport *v = &s->v[i];
+
+		v->idle = 0;
+		if (!vport_is_managed(v))
+			continue;
+		if ((v->state != PORT_ARMED && v->state != PORT_ACTIVE) ||
+		    v->cur_lid == 0)
+			v->idle = 1;
+		else
+			kept++;
+	}
+	return kept;
+}
+
+unsigned
+vport_mark_duplicates(struct vport_set *s, const struct fabric *f,
+    const struct alias_store *alias)
+{
+	struct guid_hash seen;
+	unsigned n = 0;
+	uint64_t owner;
+	unsigned idx;
+
+	guid_hash_init(&seen);
+	/* end ports' GUIDs first: one pass, not one per vport */
+	for (uint32_t p = 0; p < f->nports; p++)
+		if (f->ports[p].guid != 0 && fabric_port_is_endport(f, p))
+			guid_hash_put(&seen, f->ports[p].guid, UINT32_MAX - 1);
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct vport *v = &s->v[i];
+		uint32_t other;
+		const char *what = NULL;
+
+		v->dup = 0;
+		if (v->index == 0 || v->guid == 0 || !v->info_valid ||
+		    v->state < PORT_INIT || v->state > PORT_ACTIVE)
+			continue;
+		if (fabric_node_by_guid(f, v->guid) != FABRIC_NONE)
+			what = "a node's GUID";
+		else if ((other = guid_hash_get(&seen, v->guid)) !=
+		    GUID_HASH_NONE)
+			what = other == UINT32_MAX - 1 ? "a port's GUID" :
+			    "another vport's GUID";
+		if (what == NULL && alias != NULL &&
+		    alias_find(alias, v->guid, &owner, &idx))
+			what = "an alias GUID assigned";
+		if (what == NULL) {
+			guid_hash_put(&seen, v->guid, i);
+			continue;
+		}
+		v->dup = 1;
+		n++;
+		log_warnx("vports: port %u of node 0x%016" PRIx64 " vport %u: "
+		    "VPortGUID 0x%016" PRIx64 " is already %s: a duplicate "
+		    "GID, left down and unmanaged", f->ports[v->port].num,
+		    f->nodes[f->ports[v->port].node].guid, v->index, v->guid,
+		    what);
+	}
+	guid_hash_fini(&seen);
+	return n;
 }
 
 bool
@@ -285,4 +359,63 @@ vport_state_name(uint8_t state)
 	    "active" };
 
 	return state < sizeof(n) / sizeof(n[0]) ? n[state] : "?";
+}
+
+/* "node 0x... (desc) port p vport i" of v over f */
+static void
+where(const struct fabric *f, const struct vport *v, char *buf, size_t len)
+{
+	const struct fabric_node *n;
+
+	if (v->port >= f->nports) {
+		snprintf(buf, len, "vport %u", v->index);
+		return;
+	}
+	n = &f->nodes[f->ports[v->port].node];
+	snprintf(buf, len, "node 0x%016" PRIx64 " (%s) port %u vport %u",
+	    n->guid, n->desc, f->ports[v->port].num, v->index);
+}
+
+void
+vport_log_moves(const struct vport_set *old, const struct fabric *of,
+    const struct vport_set *nw, const struct fabric *nf)
+{
+	char a[160], b[160];
+	uint32_t o;
+
+	if (old == NULL || of == NULL)
+		return;
+	for (uint32_t i = 0; i < nw->n; i++) {
+		const struct vport *v = &nw->v[i];
+		const struct vport *w;
+
+		if (!vport_is_managed(v))
+			continue;
+		o = vport_by_guid(old, v->guid);
+		w = o != FABRIC_NONE ? &old->v[o] : NULL;
+		if (w != NULL && !vport_is_managed(w))
+			w = NULL;
+		where(nf, v, b, sizeof(b));
+		if (w == NULL) {
+			log_info("vports: VM 0x%016" PRIx64 " up on %s",
+			    v->guid, b);
+			continue;
+		}
+		where(of, w, a, sizeof(a));
+		if (strcmp(a, b) != 0)
+			log_info("vports: VM 0x%016" PRIx64 " moved from %s "
+			    "to %s", v->guid, a, b);
+	}
+	for (uint32_t i = 0; i < old->n; i++) {
+		const struct vport *w = &old->v[i];
+
+		if (!vport_is_managed(w))
+			continue;
+		o = vport_by_guid(nw, w->guid);
+		if (o != FABRIC_NONE && vport_is_managed(&nw->v[o]))
+			continue;
+		where(of, w, a, sizeof(a));
+		log_info("vports: VM 0x%016" PRIx64 " gone from %s", w->guid,
+		    a);
+	}
 }

@@ -39,6 +39,15 @@ struct vport {
 				 * leave it alone; owned by the set */
 	uint64_t *guids;        /* [vguid_cap] VPortGUIDInfo as read, NULL:
 				 * not read; owned by the set */
+	uint16_t *dev_pkeys;    /* [pkey_cap] VPortPKeyTable as read where
+				 * the set asked (read_pkeys), NULL: not read;
+				 * owned by the set */
+	uint8_t dup;            /* its VPortGUID is already in use (a port,
+				 * another vport, an alias GUID): never
+				 * managed (vport_mark_duplicates) */
+	uint8_t idle;           /* virtualization ignore: not running (no
+				 * VPortLID, or not ARMED/ACTIVE): neither
+				 * routed nor given a LID (vport_keep_running) */
 };
 
 /* A virtualization-capable port and its vports. */
@@ -57,6 +66,10 @@ struct vport_set {
 	uint32_t nh, hcap;
 	struct guid_hash by_guid;       /* VPortGUID -> vport */
 	struct guid_hash by_lid;        /* own LID -> vport (resolve_lids) */
+	/* discovery also reads the VPortPKeyTable of every vport up (ARMED
+	 * or ACTIVE) into dev_pkeys: where this SM programmed no table yet
+	 * (a start, a takeover), so that a key keeps the index it has */
+	bool read_pkeys;
 };
 
 void vport_set_init(struct vport_set *s);
@@ -84,6 +97,33 @@ uint32_t vport_find(const struct vport_set *s, uint32_t h, uint16_t i);
 /* Whether the vport is one the SM manages: not the physical function,
  * read, with a GUID, and up (INIT or better). */
 bool vport_is_managed(const struct vport *v);
+
+/*
+ * A vport whose VPortGUID another port, node, vport or an active VF alias
+ * GUID already uses would make a duplicate GID, unreachable: mark it dup
+ * (never managed: no LID, no P_Keys, left down) and say so, naming both.
+ * alias may be NULL. Returns how many were marked.
+ */
+/*
+ * Log what changed between two vport sets (the one in use, old over of,
+ * and the new one over nf): each VM (a managed vport, by its GUID) that
+ * moved, naming the host, port and vport it left and the ones it is on
+ * now, that started or that stopped. old may be NULL (nothing said).
+ */
+void vport_log_moves(const struct vport_set *old, const struct fabric *of,
+    const struct vport_set *nw, const struct fabric *nf);
+
+struct alias_store;
+unsigned vport_mark_duplicates(struct vport_set *s, const struct fabric *f,
+    const struct alias_store *alias);
+/*
+ * Virtualization ignore: this SM writes no vport, but a VM another SM
+ * brought up (ARMED or ACTIVE, a VPortLID set) must stay reachable: such
+ * vports stay managed for LIDs, routes and the physical ports' P_Keys;
+ * every other vport (a VM that starts now stays in INIT) is marked idle,
+ * neither routed nor given a LID. Returns how many are kept.
+ */
+unsigned vport_keep_running(struct vport_set *s);
 /* Whether it wants a LID of its own (LIDRequired). */
 bool vport_wants_lid(const struct vport *v);
 

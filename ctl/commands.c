@@ -71,9 +71,11 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.doc = "the event subscriptions (InformInfo) and their Reports",
 	},
 	[CTL_CMD_GUIDS] = {
-		.name = "guids", .min = 0, .max = 0,
-		.args = "", .request_args = "",
-		.doc = "VF alias GUIDs per port: index, GUID, state, device",
+		.name = "guids", .min = 0, .max = 3,
+		.args = " [forget PORT-GUID INDEX]",
+		.request_args = " [forget PORT-GUID INDEX]",
+		.doc = "VF alias GUIDs per port: index, GUID, state, device; "
+		    "forget a stale (released) assignment",
 	},
 	[CTL_CMD_VPORTS] = {
 		.name = "vports", .min = 0, .max = 0,

@@ -211,6 +211,13 @@ struct pkey_opts {
 	 * union with the other functions' memberships. */
 	uint32_t (*alias_port)(void *arg, uint64_t guid);
 	void *alias_arg;
+	/* vSwitch SR-IOV: whether guid (one alias_port resolves) is a vport
+	 * with a P_Key table of its own (VPortPKeyTable). Its keys then go
+	 * to the switch port facing its physical port (what enforcement must
+	 * let through) and not to the physical port's table: the hypervisor
+	 * gets only the keys the file gives it, and tenants stay apart.
+	 * NULL: none such (every alias shares its port's table). */
+	bool (*alias_own_table)(void *arg, uint64_t guid);
 };
 
 enum pkey_note_level { PKEY_NOTE_INFO, PKEY_NOTE_WARN };

@@ -145,6 +145,7 @@ struct alias_state {
 	uint64_t guid;
 	uint32_t port;          /* physical port */
 	uint8_t state;
+	uint8_t own_table;      /* a vport with its own P_Key table */
 };
 
 struct resolver;
@@ -271,7 +272,9 @@ resolve_other_guid(struct resolver *r, const struct pkey_partition *pt,
 				r->al = pkey_xrealloc(r->al,
 				    r->alcap * sizeof(*r->al));
 			}
-			r->al[r->nal++] = (struct alias_state){ m->lo, phys, 0 };
+			r->al[r->nal++] = (struct alias_state){ m->lo, phys, 0,
+			    r->o->alias_own_table != NULL &&
+			    r->o->alias_own_table(r->o->alias_arg, m->lo) };
 		}
 		r->al[i].state = m->membership;
 		return true;
@@ -370,11 +373,14 @@ resolve_partition(struct resolver *r, const struct pkey_partition *pt)
 	reset_states(r);
 	for (size_t i = 0; i < pt->nmembers; i++)
 		resolve_member(r, pt, &pt->members[i]);
-	/* the functions behind one physical port add up */
+	/* the functions behind one physical port add up (vports with a
+	 * table of their own: only at the switch port facing it, below) */
 	for (size_t i = 0; i < r->nal; i++) {
 		uint8_t s = r->state[r->al[i].port];
 
-		set_state(r, r->al[i].port, (uint8_t)(s | r->al[i].state));
+		if (!r->al[i].own_table)
+			set_state(r, r->al[i].port,
+			    (uint8_t)(s | r->al[i].state));
 	}
 	r->sm_forced = FABRIC_NONE;
 	if (pt->pkey == PKEY_DEFAULT && f->sm_port != FABRIC_NONE &&
@@ -629,6 +635,10 @@ struct builder {
 	struct resolver r;
 	struct want *w;
 	size_t nw, wcap;
+	/* keys of vports with tables of their own, by physical port: what
+	 * the switch port facing it must also let through */
+	struct want *ew;
+	size_t new, ewcap;
 	struct pkey_tables *out;
 	size_t outcap;
 	uint32_t *table_of;     /* [nports] index in out, or FABRIC_NONE */
@@ -696,6 +706,17 @@ want_add(struct builder *bd, uint32_t port, uint16_t key,
 	bd->w[bd->nw++] = (struct want){ port, key, pt->indx0, pt->line };
 }
 
+static void
+enforce_want_add(struct builder *bd, uint32_t port, uint16_t key,
+    const struct pkey_partition *pt)
+{
+	if (bd->new == bd->ewcap) {
+		bd->ewcap = bd->ewcap ? 2 * bd->ewcap : 64;
+		bd->ew = pkey_xrealloc(bd->ew, bd->ewcap * sizeof(*bd->ew));
+	}
+	bd->ew[bd->new++] = (struct want){ port, key, pt->indx0, pt->line };
+}
+
 /* Resolve every partition into wants, in ascending P_Key (full form
  * first); sorted by port afterwards, stably. */
 static void
@@ -739,6 +760,14 @@ collect_wants(struct builder *bd)
 			if ((s & PKEY_LIMITED) &&
 			    (both || !(s & PKEY_FULL_MEMBER)))
 				want_add(bd, p, pt->pkey, pt);
+		}
+		for (size_t j = 0; j < r->nal; j++) {
+			const struct alias_state *a = &r->al[j];
+
+			if (!a->own_table || a->state == 0)
+				continue;
+			enforce_want_add(bd, a->port, (uint16_t)(pt->pkey |
+			    (a->state & PKEY_FULL_MEMBER ? PKEY_FULL : 0)), pt);
 		}
 	}
 	reset_states(r);
@@ -989,6 +1018,49 @@ build_enforce_table(struct builder *bd, uint32_t p, const struct pkey_table *pee
 }
 
 static int
+want_port_cmp(const void *a, const void *b)
+{
+	const struct want *x = a, *y = b;
+
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return (int)x->key - (int)y->key;
+}
+
+/* The enforcement table of switch port p facing end port q: q's table and
+ * the keys of q's vports that have tables of their own (ew[from..]). */
+static void
+build_enforce_with_vports(struct builder *bd, uint32_t p, uint32_t q,
+    const struct pkey_table *peer)
+{
+	struct pkey_table all = *peer;
+	size_t lo = 0, hi = bd->new, i, n;
+
+	while (lo < hi) {               /* the first extra of port q */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (bd->ew[mid].port < q)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	i = lo;
+	for (n = 0; i + n < bd->new && bd->ew[i + n].port == q; n++)
+		;
+	if (n == 0) {
+		build_enforce_table(bd, p, peer);
+		return;
+	}
+	all.keys = pkey_xcalloc((size_t)peer->cap + n, sizeof(*all.keys));
+	memcpy(all.keys, peer->keys, peer->cap * sizeof(*all.keys));
+	for (size_t j = 0; j < n; j++)
+		all.keys[peer->cap + j] = bd->ew[i + j].key;
+	all.cap = (uint16_t)(peer->cap + n);
+	build_enforce_table(bd, p, &all);
+	free(all.keys);
+}
+
+static int
 table_cmp(const void *a, const void *b)
 {
 	const struct pkey_table *x = a, *y = b;
@@ -1016,6 +1088,9 @@ pkey_tables_build(const struct pkey_policy *p, const struct fabric *f,
 		bd.table_of[i] = FABRIC_NONE;
 	collect_wants(&bd);
 	start = wants_by_port(&bd);
+	/* by physical port, for the lookups of build_enforce_with_vports */
+	if (bd.new > 1)
+		qsort(bd.ew, bd.new, sizeof(*bd.ew), want_port_cmp);
 	for (size_t i = 0; i < bd.r.nends; i++) {
 		uint32_t port = bd.r.ends[i];
 
@@ -1038,12 +1113,13 @@ pkey_tables_build(const struct pkey_policy *p, const struct fabric *f,
 			/* out->v may move as tables are added: copy */
 			struct pkey_table peer = out->v[bd.table_of[q]];
 
-			build_enforce_table(&bd, port, &peer);
+			build_enforce_with_vports(&bd, port, q, &peer);
 		}
 	}
 	qsort(out->v, out->n, sizeof(*out->v), table_cmp);
 	free(start);
 	free(bd.w);
+	free(bd.ew);
 	free(bd.table_of);
 	resolver_fini(&bd.r);
 	return bd.short_tables;

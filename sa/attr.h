@@ -173,5 +173,11 @@ void sa_set_bits(uint8_t *rec, unsigned off, unsigned bits, uint64_t v);
 uint64_t sa_gid_prefix(const uint8_t gid[16]);
 uint64_t sa_gid_guid(const uint8_t gid[16]);
 void sa_gid_make(uint8_t gid[16], uint64_t prefix, uint64_t guid);
+/* Whether a GID prefix is link-local (fe80::/10: the top ten bits
+ * 1111111010, whatever the next 54, as IBA 4.1.1 and OpenSM's
+ * ib_gid_is_link_local), and whether it names a port of this subnet
+ * (link-local, or the subnet prefix). */
+bool sa_gid_link_local(uint64_t prefix);
+bool sa_gid_prefix_ours(const struct sa_view *v, uint64_t prefix);
 
 #endif

@@ -25,6 +25,8 @@ const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_lft,
 	&sa_attr_mft,
 	&sa_attr_pkey,
+	&sa_attr_sl2vl,
+	&sa_attr_vlarb,
 	&sa_attr_guidinfo,
 	&sa_attr_mcmember,
 	&sa_attr_service,

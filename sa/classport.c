@@ -20,9 +20,13 @@
 #define CAP_MULTIPATH           (1u << 10)
 #define CAP_PORTINFO_CAPMASK    (1u << 13)
 /* CapabilityMask2: SendOnlyFullMember joins; IsAdditionalGUIDsSupported
- * (alias GUIDs through GUIDInfoRecord Set and Delete). */
+ * (alias GUIDs through GUIDInfoRecord Set and Delete);
+ * IsMulticastFDBTopSupported (sm/mcast programs SwitchInfo's
+ * MulticastFDBTop wherever a switch has one, so SwitchInfoRecords carry
+ * it: saquery shows the field only with this bit). */
 #define CAP2_SEND_ONLY_FULL     (1u << 12)
 #define CAP2_ADDITIONAL_GUIDS   (1u << 5)
+#define CAP2_MCAST_FDB_TOP      (1u << 3)
 
 static uint16_t
 capmask(void)
@@ -52,13 +56,16 @@ classport_get(const struct sa_ctx *c, const struct sa_req *q,
 	mad_set_field(r, 0, IB_CPI_CLASSVER_F, SA_CLASS_VERSION);
 	mad_set_field(r, 0, IB_CPI_CAPMASK_F, capmask());
 	mad_set_field(r, 0, IB_CPI_CAPMASK2_F,
-	    (sa_attr_find(SA_ATTR_MCMEMBER_REC) != NULL ? CAP2_SEND_ONLY_FULL :
-	    0) | (c->v->alias != NULL ? CAP2_ADDITIONAL_GUIDS : 0));
+	    (sa_attr_find(SA_ATTR_MCMEMBER_REC) != NULL ? CAP2_SEND_ONLY_FULL |
+	    CAP2_MCAST_FDB_TOP : 0) | (c->v->alias != NULL ?
+	    CAP2_ADDITIONAL_GUIDS : 0));
 	mad_set_field(r, 0, IB_CPI_RESP_TIME_VALUE_F,
 	    sa_resp_time_value(c->sa));
-	/* Not redirected: QP1 with its well-known Q_Key, as OpenSM says. */
+	/* Not redirected: QP1 with its well-known Q_Key, as OpenSM says;
+	 * Reports come from QP1 with that Q_Key too. */
 	mad_set_field(r, 0, IB_CPI_REDIRECT_QP_F, 1);
 	mad_set_field(r, 0, IB_CPI_REDIRECT_QKEY_F, TRANSPORT_QKEY_GSI);
+	mad_set_field(r, 0, IB_CPI_TRAP_QKEY_F, TRANSPORT_QKEY_GSI);
 	return SA_STATUS_OK;
 }
 

@@ -4,6 +4,7 @@
  */
 #include "autoconfig.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +14,9 @@
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/guidhash.h"
+#include "core/log.h"
 #include "core/vport.h"
+#include "mcast/group.h"
 #include "sa/guidinfo.h"
 #include "sa/records.h"
 #include "sa/scope.h"
@@ -30,7 +33,18 @@ static const struct sa_comp guidinfo_comp[] = {
 
 struct gi_state {
 	struct guid_hash used;          /* port and node GUIDs of the view */
+	struct guid_hash refused;       /* refusals said once (refused_key) */
 };
+
+/* One refusal of (port, index, GUID asked for), for saying it once while
+ * a driver retries. */
+static uint64_t
+refused_key(uint64_t port, unsigned index, uint64_t want)
+{
+	uint64_t k = port ^ (index + 1) * UINT64_C(0x9E3779B97F4A7C15) ^ want;
+
+	return k != 0 ? k : 1;
+}
 
 static void *
 gi_init(struct sa *sa, struct ev_loop *loop)
@@ -40,6 +54,7 @@ gi_init(struct sa *sa, struct ev_loop *loop)
 	(void)sa;
 	(void)loop;
 	guid_hash_init(&st->used);
+	guid_hash_init(&st->refused);
 	return st;
 }
 
@@ -51,6 +66,7 @@ gi_fini(void *state)
 	if (st == NULL)
 		return;
 	guid_hash_fini(&st->used);
+	guid_hash_fini(&st->refused);
 	free(st);
 }
 
@@ -71,6 +87,25 @@ gi_view_changed(void *state, const struct sa_view *old,
 	for (uint32_t n = 0; n < f->nnodes; n++)
 		if (f->nodes[n].guid != 0)
 			guid_hash_put(&st->used, f->nodes[n].guid, n);
+	/* a vport's GUID (a VM's GID) is in use as much as a port's: an
+	 * alias GUID equal to it would be a duplicate GID */
+	for (uint32_t i = 0; v->vports != NULL && i < v->vports->n; i++)
+		if (v->vports->v[i].guid != 0)
+			guid_hash_put(&st->used, v->vports->v[i].guid, i);
+}
+
+/* Whether guid is a member of a multicast group (its GID joined one) of
+ * the daemon's group store. */
+static bool
+mcast_member(const struct sa_opts *o, uint64_t guid)
+{
+	const struct mcast_store *s = o != NULL ? o->mcast : NULL;
+
+	for (const struct mcast_group *g = s != NULL ? mcast_next(s, NULL) :
+	    NULL; g != NULL; g = mcast_next(s, g))
+		if (mcast_member_find(g, guid) != NULL)
+			return true;
+	return false;
 }
 
 /* A GUID the fabric uses itself (alias_taken_fn). */
@@ -256,10 +291,31 @@ guidinfo_set(const struct sa_ctx *c, const struct sa_req *q,
 		before = alias_get(c->v->alias, f->ports[p].guid, idx);
 		got = alias_set(c->v->alias, f->ports[p].guid, idx, want,
 		    taken, c->state);
-		if (got == 0)
+		if (got == 0) {
+			struct gi_state *gs = c->state;
+			uint64_t k = refused_key(f->ports[p].guid, idx, want);
+
 			refused[i] = true;
-		else if (got != before)
+			/* said once: the driver retries for as long */
+			if (guid_hash_get(&gs->refused, k) == GUID_HASH_NONE) {
+				guid_hash_put(&gs->refused, k, 1);
+				if (want != 0)
+					log_info("sa: alias GUID 0x%016" PRIx64
+					    " refused to port 0x%016" PRIx64
+					    " index %u: in use (a port, node, "
+					    "vport or another alias)", want,
+					    f->ports[p].guid, idx);
+				else
+					log_warnx("sa: port 0x%016" PRIx64
+					    " index %u: no alias GUID left "
+					    "to assign", f->ports[p].guid, idx);
+			}
+		} else if (got != before) {
 			changed = true;
+			log_info("sa: alias GUID 0x%016" PRIx64 " assigned to "
+			    "port 0x%016" PRIx64 " (LID %u) index %u", got,
+			    f->ports[p].guid, f->ports[p].lid, idx);
+		}
 	}
 	assigned_rec(c, p, block, refused, sa_out_add(out));
 	if (changed && c->v->alias_changed != NULL)
@@ -278,10 +334,37 @@ guidinfo_del(const struct sa_ctx *c, const struct sa_req *q,
 
 	if ((st = modify_check(c, q, &p, &block)) != SA_STATUS_OK)
 		return st;
-	for (i = 0; i < ALIAS_PER_BLOCK; i++)
-		if (q->comp_mask & BIT(SA_GUIDINFO_COMP_GUID0 + i))
-			changed |= alias_delete(c->v->alias, f->ports[p].guid,
+	/* an alias still a multicast member stays (as OpenSM): its groups
+	 * would keep a member that no longer exists */
+	for (i = 0; i < ALIAS_PER_BLOCK; i++) {
+		uint64_t g;
+
+		if (!(q->comp_mask & BIT(SA_GUIDINFO_COMP_GUID0 + i)))
+			continue;
+		g = alias_get(c->v->alias, f->ports[p].guid,
+		    block * ALIAS_PER_BLOCK + i);
+		if (g != 0 && mcast_member(c->o, g)) {
+			log_info("sa: alias GUID 0x%016" PRIx64 " of port "
+			    "0x%016" PRIx64 " index %u not deleted: still a "
+			    "multicast group member", g, f->ports[p].guid,
 			    block * ALIAS_PER_BLOCK + i);
+			return SA_STATUS_DENIED;
+		}
+	}
+	for (i = 0; i < ALIAS_PER_BLOCK; i++) {
+		unsigned idx = block * ALIAS_PER_BLOCK + i;
+		uint64_t g;
+
+		if (!(q->comp_mask & BIT(SA_GUIDINFO_COMP_GUID0 + i)))
+			continue;
+		g = alias_get(c->v->alias, f->ports[p].guid, idx);
+		if (alias_delete(c->v->alias, f->ports[p].guid, idx)) {
+			changed = true;
+			log_info("sa: alias GUID 0x%016" PRIx64 " released by "
+			    "port 0x%016" PRIx64 " index %u (kept for it)", g,
+			    f->ports[p].guid, idx);
+		}
+	}
 	assigned_rec(c, p, block, refused, sa_out_add(out));
 	if (changed && c->v->alias_changed != NULL)
 		c->v->alias_changed(c->v->alias_arg, p, block);

@@ -12,6 +12,7 @@
 
 #include <infiniband/mad.h>
 
+#include "core/alias.h"
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/guidhash.h"
@@ -28,7 +29,6 @@
 #include "sa/scope.h"
 
 #define SCOPE_LINK_LOCAL        2
-#define DEFAULT_PREFIX          UINT64_C(0xfe80000000000000)
 /* A creator port whose MTU or rate is not known (a switch's port 0):
  * OpenSM's defaults for groups, 2048 bytes and 10 Gb/s. */
 #define FALLBACK_MTU            4
@@ -172,7 +172,7 @@ mcm_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 		if (!sa_scope_has(c->v, q->requester, g->p.pkey, NULL))
 			continue;
 		group_rec(g, &r);
-		if (!mcmember_params_match(mask, &want, &r))
+		if (!mcmember_params_match(mask, true, &want, &r))
 			continue;
 		if (mask & MCM_BIT(MCM_C_PORT_GID)) {
 			const struct mcast_member *mb = mcast_member_find(g,
@@ -222,7 +222,7 @@ static unsigned
 target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 {
 	const struct fabric *f = c->v->f;
-	uint64_t prefix;
+	uint64_t prefix, base;
 	uint32_t i;
 	unsigned st;
 
@@ -231,10 +231,9 @@ target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 	if ((st = mcmember_check_request(q->comp_mask, &t->r)) != 0)
 		return st;
 	prefix = sa_gid_prefix(t->r.port_gid);
-	if (prefix == DEFAULT_PREFIX)
-		prefix = c->v->subnet_prefix;
-	if (prefix != c->v->subnet_prefix)
+	if (!sa_gid_prefix_ours(c->v, prefix))
 		return SA_STATUS_INVALID_GID;
+	prefix = c->v->subnet_prefix;
 	for (int i = 0; i < 8; i++)
 		t->r.port_gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
 	t->port = query_port_by_guid(f, sa_gid_guid(t->r.port_gid));
@@ -245,6 +244,11 @@ target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 	    FABRIC_NONE && c->v->vports->v[i].index != 0 &&
 	    c->v->vports->v[i].lid != 0)
 		t->port = f->nports + i;
+	/* a VF alias GUID's GID (a ConnectX-3 VF's IPoIB joins with it):
+	 * its physical port, the member kept by the alias GUID */
+	if (t->port == FABRIC_NONE && c->v->alias != NULL &&
+	    alias_find(c->v->alias, sa_gid_guid(t->r.port_gid), &base, NULL))
+		t->port = query_port_by_guid(f, base);
 	if (t->port == FABRIC_NONE || !fabric_port_is_endport(f,
 	    sa_end_phys(c->v, t->port)))
 		return SA_STATUS_REQ_INVALID;
@@ -308,7 +312,7 @@ create(const struct sa_ctx *c, const struct sa_req *q, struct target *t,
 		if (b == NULL)
 			return SA_STATUS_REQ_INVALID;
 		group_rec(b, &br);
-		if (!mcmember_params_match(q->comp_mask, r, &br))
+		if (!mcmember_params_match(q->comp_mask, false, r, &br))
 			return SA_STATUS_REQ_INVALID;
 	}
 	port_caps(port, &mtu, &rate);
@@ -370,7 +374,8 @@ join(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	g = mcast_find(s, t.r.mgid);
 	if (g != NULL) {
 		group_rec(g, &gr);
-		if (!mcmember_params_match(q->comp_mask, &t.r, &gr))
+		if (!mcmember_params_match(q->comp_mask, false, &t.r,
+		    &gr))
 			return SA_STATUS_REQ_INVALID;
 		port_caps(&c->v->f->ports[sa_end_phys(c->v, t.port)], &mtu,
 		    &rate);
@@ -625,6 +630,26 @@ prune(struct mcm *m, const struct sa_view *v)
 		    v->vports->v[p].guid != 0)
 			guid_hash_put(&ends, v->vports->v[p].guid,
 			    f->nports + p);
+	/* so are the active VF alias GUIDs of present ports */
+	if (v->alias != NULL) {
+		size_t np = alias_ports(v->alias, NULL, 0), k;
+		uint64_t *ports = xcalloc(np + 1, sizeof(*ports));
+		uint64_t *tab = xcalloc(ALIAS_MAX_INDEX, sizeof(*tab));
+
+		np = alias_ports(v->alias, ports, np);
+		for (k = 0; k < np; k++) {
+			uint32_t pp = guid_hash_get(&ends, ports[k]);
+
+			if (pp == GUID_HASH_NONE || pp >= f->nports)
+				continue;
+			alias_port_table(v->alias, ports[k], tab);
+			for (unsigned x = 1; x < ALIAS_MAX_INDEX; x++)
+				if (tab[x] != 0)
+					guid_hash_put(&ends, tab[x], pp);
+		}
+		free(tab);
+		free(ports);
+	}
 	before = xcalloc(n, 16);
 	pkeys = xcalloc(n, sizeof(*pkeys));
 	for (g = mcast_next(s, NULL); g != NULL && i < n; g = mcast_next(s, g)) {

@@ -53,7 +53,7 @@ add(struct glist *l, const uint8_t mgid[16], uint16_t pkey,
 	g->qkey = qkey;
 	g->mtu = f->mtu;
 	g->rate = f->rate;
-	g->sl = f->sl;
+	g->sl = SA_SL_NO_QOS;	/* not f->sl: no SL-to-VL mapping (sa/path.c) */
 	g->tclass = f->tclass;
 	g->flow_label = f->flow_label & 0xfffff;
 	g->scope = scope;

@@ -240,7 +240,8 @@ sel_ok(uint8_t sel, int cmp)
 }
 
 bool
-mcmember_params_match(uint64_t mask, const struct mcmember_rec *r,
+mcmember_params_match(uint64_t mask, bool selectors,
+    const struct mcmember_rec *r,
     const struct mcmember_rec *g)
 {
 #define GIVEN(c) ((mask & MCM_BIT(c)) != 0)
@@ -257,6 +258,8 @@ mcmember_params_match(uint64_t mask, const struct mcmember_rec *r,
 		return false;
 	if (GIVEN(MCM_C_HOP) && r->hop_limit != g->hop_limit)
 		return false;
+	if (!selectors)
+		return true;
 	/* A selector without its value compares against 0, as OpenSM. */
 	if (GIVEN(MCM_C_MTU_SEL) &&
 	    !sel_ok(r->mtu_sel, (int)g->mtu - (int)r->mtu))

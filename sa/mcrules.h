@@ -104,10 +104,15 @@ bool mcmember_realize(uint64_t mask, const struct mcmember_rec *r,
 
 /* Whether the components of r that mask gives match the group g (its
  * parameters as a record): Q_Key, P_Key (base equal, not both limited),
- * TClass, SL, FlowLabel, HopLimit, and MTU, rate and PacketLifeTime by
- * their selectors. MGID, PortGID, MLID, JoinState, Scope and ProxyJoin
- * are the caller's. */
-bool mcmember_params_match(uint64_t mask, const struct mcmember_rec *r,
+ * TClass, SL, FlowLabel, HopLimit, and, with selectors (a query), MTU,
+ * rate and PacketLifeTime by their selectors. A join or an IPoIB group's
+ * check against its broadcast group goes without (as OpenSM: a joiner's
+ * MTU and rate are held against its port's instead, and a group created
+ * with a PacketLifeTime selector can be joined again with the same
+ * components). MGID, PortGID, MLID, JoinState, Scope and ProxyJoin are
+ * the caller's. */
+bool mcmember_params_match(uint64_t mask, bool selectors,
+    const struct mcmember_rec *r,
     const struct mcmember_rec *g);
 
 /* Whether a port with NeighborMTU port_mtu and rate code port_rate can

@@ -115,6 +115,19 @@ sa_gid_guid(const uint8_t gid[16])
 	return sa_get_bits(gid, 64, 64);
 }
 
+bool
+sa_gid_link_local(uint64_t prefix)
+{
+	return (prefix & UINT64_C(0xFFC0000000000000)) ==
+	    UINT64_C(0xFE80000000000000);
+}
+
+bool
+sa_gid_prefix_ours(const struct sa_view *v, uint64_t prefix)
+{
+	return sa_gid_link_local(prefix) || prefix == v->subnet_prefix;
+}
+
 void
 sa_gid_make(uint8_t gid[16], uint64_t prefix, uint64_t guid)
 {

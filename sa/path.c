@@ -13,6 +13,7 @@
 #include "core/fabric.h"
 #include "core/guidhash.h"
 #include "core/query.h"
+#include "core/vattr.h"
 #include "core/vport.h"
 #include "mad/mad.h"
 #include "partitions/partitions.h"
@@ -22,7 +23,6 @@
 
 #define PATH_MAX_HOPS   64              /* as OpenSM's MAX_HOPS */
 #define MPR_MAX_PATHS   127             /* NumbPath not given */
-#define LINK_LOCAL      0xFE80000000000000ULL
 
 struct path_state {
 	struct guid_hash by_guid;       /* port GUID -> end port index */
@@ -141,7 +141,7 @@ gid_port(const struct query *qy, const uint8_t *gid, uint32_t *port)
 
 	if (gid[0] == 0xFF)
 		return SA_STATUS_INVALID_GID;
-	if (prefix != LINK_LOCAL && prefix != qy->c->v->subnet_prefix)
+	if (!sa_gid_prefix_ours(qy->c->v, prefix))
 		return SA_STATUS_INVALID_GID;       /* no routers */
 	*port = guid_hash_get(&qy->st->by_guid, sa_gid_guid(gid));
 	/* A VF alias GUID names its physical port (shared-port SR-IOV). */
@@ -283,7 +283,6 @@ path_params(struct query *qy, uint32_t s, uint32_t d, uint16_t dlid,
 {
 	const struct sa_view *v = qy->c->v;
 	const struct sa_path *w = qy->want;
-	const struct pkey_partition *part = NULL;
 	uint64_t m = qy->mask;
 	unsigned mtu, mbps;
 	uint32_t ps = sa_end_phys(v, s), pd = sa_end_phys(v, d);
@@ -313,19 +312,12 @@ path_params(struct query *qy, uint32_t s, uint32_t d, uint16_t dlid,
 	} else if (!sa_scope_common_pkey(v, s, d, &pp->pkey))
 		return false;
 
-	/* SL: ibsmd has no QoS policy and programs no SL2VL tables, so the
-	 * only source of an SL is the partition's sl= (OpenSM forces that
-	 * to 0 without QoS; ibsmd honours what the file says). A requested
-	 * SL must agree with a partition that sets one. */
-	if (v->policy != NULL)
-		part = pkey_policy_find(v->policy, pp->pkey & 0x7FFF);
-	if (m & PR_CM_SL) {
-		if (part != NULL && (part->flags.set & PKEY_GF_SL) &&
-		    part->flags.sl != w->sl)
-			return false;
-		pp->sl = w->sl;
-	} else
-		pp->sl = part != NULL ? part->flags.sl : 0;
+	/* SL: ibsmd has no QoS policy and programs no SL-to-VL tables, so a
+	 * partition's sl= would move traffic onto whatever VL the firmware's
+	 * default maps it to: SL 0, as OpenSM without QoS (sm/main.c says so
+	 * once per partition that sets another). A requested SL is the
+	 * requester's choice, as OpenSM's. */
+	pp->sl = (m & PR_CM_SL) ? w->sl : SA_SL_NO_QOS;
 	if ((m & PR_CM_RAW) && w->raw)
 		pp->pkey = 0;
 	return true;
@@ -336,6 +328,14 @@ done(const struct query *qy)
 {
 	return (qy->get && qy->out->n >= 1) || sa_out_full(qy->out) ||
 	    (qy->limit != 0 && qy->out->n >= qy->limit);
+}
+
+/* End e is a vport whose LID is not its own. */
+static bool
+shares_lid(const struct sa_view *v, uint32_t e)
+{
+	return e >= v->f->nports && e - v->f->nports < v->vports->n &&
+	    !(v->vports->v[e - v->f->nports].flags & VATTR_VP_LID_REQUIRED);
 }
 
 /* One record for (s, slid) -> (d, dlid), if there is a path. */
@@ -357,7 +357,8 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 	memset(&r, 0, sizeof(r));
 	/* A given SGID comes back as given (it may be link-local); the DGID
 	 * is always the subnet's. ServiceID, TClass, FlowLabel and
-	 * QoSClass come back 0, as OpenSM answers; HopLimit 0: no routers. */
+	 * QoSClass come back 0, as OpenSM answers; HopLimit 0 (no routers)
+	 * but to and from a vport that shares a LID (below). */
 	if (qy->mask & PR_CM_SGID)
 		memcpy(r.sgid, qy->want->sgid, 16);
 	else
@@ -380,6 +381,13 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 	r.rate = fwd.rate;
 	r.life = fwd.life;
 	r.preference = preference;
+	/* A vport that answers to a LID not its own (no LIDRequired: its
+	 * PF's, or another vport's) is told apart only by the DGID of a GRH:
+	 * a HopLimit above 1 makes clients build address handles with one
+	 * (NVIDIA's SM gives vport ends 2 by default, virt_default_hop_limit).
+	 * Without it the traffic reaches the PF. */
+	if (shares_lid(v, s) || shares_lid(v, d))
+		r.hop_limit = SA_VPORT_HOP_LIMIT;
 	sa_path_encode(&r, sa_out_add(qy->out));
 	return true;
 }

@@ -28,6 +28,7 @@
 
 #include <infiniband/mad.h>
 
+#include "core/devtab.h"
 #include "core/fabric.h"
 #include "core/lft.h"
 #include "core/vport.h"
@@ -535,46 +536,79 @@ const struct sa_attr sa_attr_mft = {
 };
 
 /* ---- P_KeyTableRecord (0x33): LID, BlockNum, PortNum, 32 P_Keys.
- * Trusted requesters only, else REQ_INVALID (as OpenSM). */
+ * Trusted requesters only, else REQ_INVALID (as OpenSM). Every port: the
+ * tables ibsmd programs (end ports; switch ports facing a CA with
+ * partition enforcement on), and, for the switch ports it leaves alone
+ * (inter-switch ports; all external ports with enforcement off), what
+ * the device holds (sm/devread). */
 
 static const struct sa_comp pkey_comp[] = {
 	BITS(0, 16), BITS(16, 16), BITS(32, 8), BITS(40, 24),
 };
+
+/* Add the records of one port's table: keys[cap], blocks whose bit is
+ * set in valid (all of them: UINT64_MAX). */
+static void
+pkey_port_recs(const struct sa_req *q, uint16_t lid, uint8_t num,
+    const uint16_t *keys, uint16_t cap, uint64_t valid, struct sa_out *out)
+{
+	uint8_t tmp[SA_PKEY_REC_SIZE];
+
+	for (uint32_t b = 0; b * 32u < cap && b < 64 && !sa_out_full(out);
+	    b++) {
+		if (!(valid & (UINT64_C(1) << b)))
+			continue;
+		memset(tmp, 0, sizeof(tmp));
+		sa_set_bits(tmp, 0, 16, lid);
+		sa_set_bits(tmp, 16, 16, b);
+		tmp[4] = num;
+		for (uint32_t k = 0; k < 32 && b * 32 + k < cap; k++)
+			sa_set_bits(tmp, 64 + 16 * k, 16, keys[b * 32 + k]);
+		if (!sa_comp_match(pkey_comp, NCOMP(pkey_comp), q->comp_mask,
+		    q->rec, tmp))
+			continue;
+		memcpy(sa_out_add(out), tmp, sizeof(tmp));
+	}
+}
 
 static unsigned
 pkey_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 {
 	const struct fabric *f = c->v->f;
 	const struct pkey_tables *pk = c->v->pk;
-	uint8_t tmp[SA_PKEY_REC_SIZE];
-	size_t i;
-	uint32_t b, k, ep;
+	uint32_t p, ep;
 
 	if (q->requester == FABRIC_NONE)
 		return SA_STATUS_DROP;
 	if (!q->trusted)
 		return SA_STATUS_REQ_INVALID;
-	for (i = 0; pk != NULL && i < pk->n && !sa_out_full(out); i++) {
-		const struct pkey_table *t = &pk->v[i];
+	for (p = 0; p < f->nports && !sa_out_full(out); p++) {
+		const struct fabric_port *port = &f->ports[p];
+		const struct fabric_node *n = &f->nodes[port->node];
+		const struct pkey_table *t;
+		const struct devtab_node *d;
 
-		if (t->port >= f->nports)
+		if (n->type != NODE_SWITCH && port->num == 0)
 			continue;
-		ep = endport_of(f, t->port);
+		ep = endport_of(f, p);
 		if (f->ports[ep].lid == 0 || !sees(c, q, ep))
 			continue;
-		for (b = 0; b * 32u < t->cap && !sa_out_full(out); b++) {
-			memset(tmp, 0, sizeof(tmp));
-			sa_set_bits(tmp, 0, 16, f->ports[ep].lid);
-			sa_set_bits(tmp, 16, 16, b);
-			tmp[4] = t->num;
-			for (k = 0; k < 32 && b * 32 + k < t->cap; k++)
-				sa_set_bits(tmp, 64 + 16 * k, 16,
-				    t->keys[b * 32 + k]);
-			if (!sa_comp_match(pkey_comp, NCOMP(pkey_comp),
-			    q->comp_mask, q->rec, tmp))
-				continue;
-			memcpy(sa_out_add(out), tmp, sizeof(tmp));
+		t = pk != NULL ? pkey_tables_find(pk, port->guid, port->num) :
+		    NULL;
+		if (t != NULL && (t->kind == PKEY_TABLE_PORT ||
+		    c->v->enforce_tables)) {
+			pkey_port_recs(q, f->ports[ep].lid, port->num, t->keys,
+			    t->cap, UINT64_MAX, out);
+			continue;
 		}
+		if (n->type != NODE_SWITCH || port->num == 0 ||
+		    (d = devtab_find(c->v->devtab, n->guid)) == NULL ||
+		    d->nports != n->nports || !d->sw ||
+		    d->ports[port->num].pkeys == NULL)
+			continue;
+		pkey_port_recs(q, f->ports[ep].lid, port->num,
+		    d->ports[port->num].pkeys, d->ports[port->num].pkey_cap,
+		    d->ports[port->num].pkey_valid, out);
 	}
 	return SA_STATUS_OK;
 }

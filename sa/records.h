@@ -18,6 +18,9 @@ extern const struct sa_attr sa_attr_switchinfo;
 extern const struct sa_attr sa_attr_lft;
 extern const struct sa_attr sa_attr_mft;
 extern const struct sa_attr sa_attr_pkey;
+/* sa/vlrec.c: the tables the devices hold (sa_view.devtab) */
+extern const struct sa_attr sa_attr_sl2vl;
+extern const struct sa_attr sa_attr_vlarb;
 
 /* Record sizes in bytes (a multiple of 8: the AttributeOffset unit). */
 #define SA_NODE_REC_SIZE        112
@@ -29,5 +32,7 @@ extern const struct sa_attr sa_attr_pkey;
 #define SA_MFT_REC_SIZE         72
 #define SA_PKEY_REC_SIZE        72
 #define SA_GUIDINFO_REC_SIZE    72
+#define SA_SL2VL_REC_SIZE       16
+#define SA_VLARB_REC_SIZE       72
 
 #endif

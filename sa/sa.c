@@ -20,6 +20,7 @@
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/log.h"
+#include "core/vport.h"
 #include "mad/mad.h"
 #include "sa/scope.h"
 #include "sa/attr.h"
@@ -47,6 +48,11 @@ struct sa {
 	void **state;                   /* [i]: sa_attrs[i]'s */
 	size_t nattrs;
 };
+
+/* The request methods the SA class defines (IBA 15.2.2): the agent
+ * takes them all, so that each gets an answer. */
+static const uint8_t sa_methods[] = { MAD_GET, MAD_SET, MAD_REPORT,
+    MAD_GETTABLE, MAD_GETTRACETABLE, MAD_GETMULTI, MAD_DELETE };
 
 static uint64_t
 field(const uint8_t *mad, enum MAD_FIELDS f)
@@ -88,14 +94,10 @@ sa_free(struct sa *sa)
 
 	if (sa == NULL)
 		return;
-	if (sa->started && sa->mad != NULL) {
-		static const uint8_t methods[] = { MAD_GET, MAD_SET,
-		    MAD_GETTABLE, MAD_GETMULTI, MAD_DELETE };
-
-		for (i = 0; i < sizeof(methods); i++)
-			mad_listen(sa->mad, MGMT_CLASS_SA, methods[i],
+	if (sa->started && sa->mad != NULL)
+		for (i = 0; i < sizeof(sa_methods); i++)
+			mad_listen(sa->mad, MGMT_CLASS_SA, sa_methods[i],
 			    MAD_ATTR_ANY, NULL, NULL);
-	}
 	for (i = sa->nattrs; i-- > 0;)
 		if (sa_attrs[i]->fini != NULL)
 			sa_attrs[i]->fini(sa->state[i]);
@@ -327,6 +329,38 @@ handler_of(const struct sa_attr *a, uint8_t method)
 	return NULL;
 }
 
+/* Whether some attribute is served with method. */
+static bool
+method_served(uint8_t method)
+{
+	return method == MAD_GET || method == MAD_SET ||
+	    method == MAD_GETTABLE || method == MAD_GETMULTI ||
+	    method == MAD_DELETE;
+}
+
+/*
+ * The end port a request comes from: the one its SLID names, but a vport
+ * that answers to a LID not its own (its PF's) is told by the SGID of the
+ * GRH its request carries: a VM's requests are scoped by its own P_Key
+ * table, not the hypervisor's (which holds none of its tenants' keys).
+ * Only a vport answering to that very LID is taken, so an SGID cannot
+ * borrow another host's VM.
+ */
+static uint32_t
+requester_of(const struct sa_view *v, const struct transport_addr *from)
+{
+	uint32_t e = sa_end_by_lid(v, from->lid), i;
+
+	if (e == FABRIC_NONE || !from->grh || v->vports == NULL)
+		return e;
+	i = vport_by_guid(v->vports, sa_gid_guid(from->gid));
+	if (i == FABRIC_NONE || v->vports->v[i].index == 0 ||
+	    v->vports->v[i].lid != from->lid ||
+	    v->vports->v[i].port != sa_end_phys(v, e))
+		return e;
+	return v->f->nports + i;
+}
+
 static size_t
 attr_index(uint16_t id)
 {
@@ -383,10 +417,17 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 	}
 	if ((ai = attr_index(q.attr)) == SIZE_MAX ||
 	    (fn = handler_of(a = sa_attrs[ai], q.method)) == NULL) {
+		/* Answered at once, never left to the requester's timeout
+		 * (OpenSM drops some of these): a method the SA serves for
+		 * no attribute, or this attribute not with this method. */
+		status = method_served(q.method) ?
+		    SA_STATUS_METHOD_ATTR_UNSUPP : SA_STATUS_METHOD_UNSUPP;
 		sa->st.unsupported++;
-		log_debug("sa: %s %s from lid %u: not served, dropped",
+		log_debug("sa: %s %s from lid %u: not served, status 0x%04x",
 		    mad_method_name(q.method),
-		    mad_attr_name(MGMT_CLASS_SA, q.attr), rx->from.lid);
+		    mad_attr_name(MGMT_CLASS_SA, q.attr), rx->from.lid, status);
+		if (rx->len >= TRANSPORT_MAD_SIZE)
+			send_error(sa, rx, q.method, status, NULL, 0);
 		return;
 	}
 	q.attr_mod = field32(mad, IB_MAD_ATTRMOD_F);
@@ -397,7 +438,7 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 	q.mad = mad;
 	q.len = rx->len;
 	q.from = rx->from;
-	q.requester = sa_end_by_lid(&sa->view, rx->from.lid);
+	q.requester = requester_of(&sa->view, &rx->from);
 	/* The record, zero-padded to its size (and a GetMulti's whole data). */
 	reclen = rx->len - SA_HDR_SIZE;
 	rec = xcalloc(1, reclen > a->rec_size ? reclen : a->rec_size);
@@ -442,21 +483,19 @@ on_request(void *arg, const struct transport_rx *rx)
 int
 sa_start(struct sa *sa)
 {
-	static const uint8_t methods[] = { MAD_GET, MAD_SET, MAD_GETTABLE,
-	    MAD_GETMULTI, MAD_DELETE };
 	struct transport_agent ag = { .mgmt_class = MGMT_CLASS_SA,
 	    .class_version = SA_CLASS_VERSION, .rmpp = true };
 	size_t i;
 
-	for (i = 0; i < sizeof(methods); i++)
-		transport_agent_method(&ag, methods[i]);
+	for (i = 0; i < sizeof(sa_methods); i++)
+		transport_agent_method(&ag, sa_methods[i]);
 	if (mad_register(sa->mad, &ag) < 0) {
 		log_warnx("sa: cannot register the SA agent (class 0x03 "
 		    "version 2)");
 		return -1;
 	}
-	for (i = 0; i < sizeof(methods); i++)
-		if (mad_listen(sa->mad, MGMT_CLASS_SA, methods[i],
+	for (i = 0; i < sizeof(sa_methods); i++)
+		if (mad_listen(sa->mad, MGMT_CLASS_SA, sa_methods[i],
 		    MAD_ATTR_ANY, on_request, sa) < 0)
 			return -1;
 	sa->started = true;

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 struct alias_store;
+struct devtab;
 struct vport_set;
 struct pkey_table;
 struct ev_loop;
@@ -30,6 +31,17 @@ struct mcast_mft;
 struct pkey_policy;
 struct pkey_tables;
 struct sa;
+
+/* The SL of PathRecords and pre-created multicast groups whatever a
+ * partition's sl= says: ibsmd programs no SL-to-VL mapping (no QoS), so
+ * any other SL goes to whatever VL the firmware's default maps it to. As
+ * OpenSM without QoS. */
+#define SA_SL_NO_QOS 0
+
+/* The HopLimit of PathRecords to and from a vport that shares a LID (its
+ * PF's): above 1, so that clients send with a GRH, whose DGID is what the
+ * adapter tells the vport by. NVIDIA's SM default for vport ends. */
+#define SA_VPORT_HOP_LIMIT 2
 
 /* One SM known on the subnet, for SMInfoRecord (this SM is one of them). */
 struct sa_sm {
@@ -75,6 +87,14 @@ struct sa_view {
 	 * managed, shares with everyone as an unknown table does). */
 	const struct vport_set *vports;
 	const struct pkey_table *vport_pk;
+	/* Tables read from the devices (SL-to-VL, VL arbitration, the P_Key
+	 * tables of switch ports pk does not program; NULL: none; sm/ adds
+	 * to it in place as reads arrive, the SA reads it at each request),
+	 * and
+	 * whether pk's tables of switch ports facing CAs are programmed
+	 * (partition enforcement not off). */
+	const struct devtab *devtab;
+	bool enforce_tables;
 };
 
 struct sa_opts {
@@ -123,8 +143,8 @@ struct sa_stats {
 	uint64_t not_serving;   /* dropped: not master / no view yet */
 	uint64_t bad_key;       /* dropped: wrong nonzero SM_Key */
 	uint64_t malformed;     /* dropped: too short, bad version ... */
-	uint64_t unsupported;   /* dropped: attribute or method not served
-				 * (as OpenSM: no answer) */
+	uint64_t unsupported;   /* answered 0x0008 or 0x000C: method, or
+				 * attribute with that method, not served */
 	uint64_t dropped;       /* dropped by a handler (SA_STATUS_DROP) */
 	uint64_t answer_max_us; /* slowest answer, receive to send */
 	uint64_t reports_sent, reports_acked, reports_failed;

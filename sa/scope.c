@@ -158,6 +158,11 @@ sa_scope_share(const struct sa_view *v, uint32_t a, uint32_t b)
 {
 	uint16_t k;
 
+	/* A port is always in scope of itself (IBA 10.9.2; OpenSM's
+	 * osm_physp_share_pkey): a limited member of every partition still
+	 * sees its own records and asks for paths from itself. */
+	if (a == b && a != FABRIC_NONE)
+		return true;
 	return sa_scope_common_pkey(v, a, b, &k);
 }
 

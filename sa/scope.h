@@ -2,7 +2,8 @@
  * Partition scoping: which end ports may see each other through the SA.
  * Two ports share a partition when their P_Key tables hold a key with the
  * same low 15 bits and at least one of the two holds it as a full member
- * (two limited members cannot talk). A port whose table is unknown or
+ * (two limited members cannot talk), and a port always shares with
+ * itself (the requester sees its own records, whatever its membership). A port whose table is unknown or
  * empty, or a view without P_Key tables, shares with every port (as
  * OpenSM). Pure: reads the view only. Lookups are a binary search in the
  * tables, then a scan of the two tables' entries: independent of the
@@ -29,7 +30,10 @@ uint32_t sa_end_phys(const struct sa_view *v, uint32_t e);
 uint64_t sa_end_guid(const struct sa_view *v, uint32_t e);
 uint32_t sa_end_by_lid(const struct sa_view *v, uint16_t lid);
 
-/* Whether a and b share a partition. */
+/* Whether a and b share a partition; true when a == b. The key a path
+ * between them uses is sa_scope_common_pkey's, which finds none for a
+ * port that is a limited member of all its partitions, even to itself
+ * (its own HCA would drop such a packet). */
 bool sa_scope_share(const struct sa_view *v, uint32_t a, uint32_t b);
 
 /*

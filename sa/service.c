@@ -311,7 +311,7 @@ find_rid(const struct svc_state *st, const uint8_t *rid)
 	return -1;
 }
 
-/* The request's record with the defaults a Set and a Delete take: the
+/* The request's record with the defaults a Set takes: the
  * default P_Key when the mask has none, an infinite lease when it has no
  * lease, the reserved field zeroed. */
 static void
@@ -326,7 +326,7 @@ normalize(const struct sa_req *q, uint8_t *rec)
 	rec[SR_OFF_RESV] = rec[SR_OFF_RESV + 1] = 0;
 }
 
-/* Set and Delete: the RID is given, the requester holds the key, and the
+/* Set: the RID is given, the requester holds the key, and the
  * service's port (a unicast GID) exists and holds it too (OpenSM's
  * validate_sr). */
 static unsigned
@@ -432,19 +432,33 @@ sr_set(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 	return SA_STATUS_OK;
 }
 
+/*
+ * Delete: the record is named by its own RID, the ServiceID, ServiceGID and
+ * ServiceP_Key of the request's data, whatever the mask names (as OpenSM:
+ * a Delete with only ServiceName in the mask deletes the record whose RID
+ * the data carries). A Set without P_Key stored the default one, so a
+ * Delete without P_Key in the mask finds that too. The requester must
+ * see the record (hold its key, or share a partition with its port).
+ */
 static unsigned
 sr_del(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 {
 	struct svc_state *st = c->state;
 	uint8_t rec[SA_SERVICE_REC_SIZE];
-	unsigned status;
 	ssize_t i;
 
 	purge(st, c->now);
-	normalize(q, rec);
-	if ((status = check_change(st, c, q, rec)) != SA_STATUS_OK)
-		return status;
-	if ((i = find_rid(st, rec)) < 0)
+	memcpy(rec, q->rec, SA_SERVICE_REC_SIZE);
+	if (q->requester == FABRIC_NONE)
+		return SA_STATUS_REQ_INVALID;
+	if ((q->comp_mask & SR_BIT(SR_PKEY)) &&
+	    !sa_scope_has(c->v, q->requester, rec_pkey(rec), NULL))
+		return SA_STATUS_REQ_INVALID;
+	if ((i = find_rid(st, rec)) < 0 && !(q->comp_mask & SR_BIT(SR_PKEY))) {
+		mad_set_field(rec, 0, IB_SA_SR_PKEY_F, 0xFFFF);
+		i = find_rid(st, rec);
+	}
+	if (i < 0 || !visible(st, c, q->requester, st->v[i].rec))
 		return SA_STATUS_NO_RECORDS;
 	answer(c, q, &st->v[i], sa_out_add(out));
 	drop(st, (size_t)i);

@@ -31,6 +31,7 @@
 #include "sa/inform.h"
 #include "sa/service.h"
 #include "sm/mcast.h"
+#include "core/alias.h"
 #include "core/log.h"
 #include "core/query.h"
 #include "core/vport.h"
@@ -40,6 +41,7 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "sm/vfguid.h"
 
 #define CTL_REQ_MAX        4096 /* bytes of one request line */
 #define CTL_MAX_ARGS       8    /* words of a request, mode included */
@@ -227,13 +229,48 @@ cmd_route(struct ctl *c, struct show *s, int argc, char **argv)
 	return show_route(s, f, lft, argv[1], argv[2]);
 }
 
+/* guids, or guids forget PORT-GUID INDEX */
 static int
 cmd_guids(struct ctl *c, struct show *s, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	show_guids(s, sweep_fabric(c->d.sweep),
-	    c->d.vg != NULL ? vfguid_store(c->d.vg) : NULL);
+	unsigned long long port, index;
+	uint64_t was;
+	char *end;
+	int r;
+
+	if (argc == 1) {
+		show_guids(s, sweep_fabric(c->d.sweep),
+		    c->d.vg != NULL ? vfguid_store(c->d.vg) : NULL);
+		return 0;
+	}
+	if (argc != 4 || strcmp(argv[1], "forget") != 0) {
+		return show_error(s, "usage: guids [forget PORT-GUID INDEX]");
+	}
+	errno = 0;
+	port = strtoull(argv[2], &end, 0);
+	if (errno || *end != '\0' || port == 0) {
+		return show_error(s, "bad port GUID '%s'", argv[2]);
+	}
+	index = strtoull(argv[3], &end, 0);
+	if (errno || *end != '\0' || index == 0 || index >= ALIAS_MAX_INDEX) {
+		return show_error(s, "bad index '%s' (1 to %u)", argv[3],
+		    ALIAS_MAX_INDEX - 1);
+	}
+	if (c->d.vg == NULL) {
+		return show_error(s, "no alias GUIDs");
+	}
+	r = vfguid_forget(c->d.vg, port, (unsigned)index, &was);
+	if (r == -2) {
+		return show_error(s, "port 0x%016llx index %llu: its alias "
+		    "GUID is active; the host must release it (GUIDInfoRecord "
+		    "Delete) first", port, index);
+	}
+	if (r < 0) {
+		return show_error(s, "port 0x%016llx index %llu: no alias GUID "
+		    "saved", port, index);
+	}
+	show_printf(s, "port 0x%016llx index %llu: alias GUID 0x%016" PRIx64
+	    " forgotten\n", port, index, was);
 	return 0;
 }
 

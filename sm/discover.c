@@ -14,6 +14,7 @@
 #include "core/pool.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
+#include "partitions/partitions.h"
 
 /* Requests kept for reuse: about the most on the wire and queued at once
  * in a large fabric's discovery. */
@@ -29,6 +30,8 @@ struct discovery {
 	bool aborted;
 	bool passive;           /* read only: not master (yet) */
 	struct alias_store *alias;      /* read GUIDInfo into it; NULL: no */
+	struct pkey_tables *pkeys;      /* read end ports' P_Key tables into
+					 * it (unsorted); NULL: no */
 	struct discover_result res;
 	struct node_life *life;         /* [nlife], by node index */
 	uint32_t nlife;
@@ -63,6 +66,8 @@ struct dreq {
 static int send_req(struct dreq *q);
 static void read_guidinfo(struct discovery *d, const struct dreq *q,
     struct fabric_port *port);
+static void read_pkeys(struct discovery *d, const struct dreq *q,
+    const struct fabric_port *port);
 static struct node_life *life(struct discovery *d, uint32_t node);
 
 static void ask(struct discovery *d, uint16_t attr, uint32_t mod,
@@ -232,6 +237,8 @@ on_port_info(struct dreq *q, const uint8_t *data)
 		    "(GUID 0x%016" PRIx64 ") is down", port->guid);
 		return;
 	}
+	if (n->type != NODE_SWITCH || q->port == 0)
+		read_pkeys(d, q, port);
 	if (n->type != NODE_SWITCH) {
 		read_guidinfo(d, q, port);
 		/* From our own CA port the neighbour is one hop away. */
@@ -287,6 +294,56 @@ on_guid_info(struct dreq *q, const uint8_t *data)
 			g[i] = g[i] << 8 | data[8 * i + k];
 	}
 	alias_device_put(d->alias, port->guid, port->info[50], q->mod, g);
+}
+
+/* An end port (CA port, switch port 0): read its P_Key table, every
+ * block of its node's PartitionCap, into a table of d->pkeys whose index
+ * the requests carry (in from, unused for a known node). */
+static void
+read_pkeys(struct discovery *d, const struct dreq *q,
+    const struct fabric_port *port)
+{
+	const struct fabric_node *n = &d->f->nodes[q->node];
+	struct pkey_tables *t = d->pkeys;
+	struct pkey_table *tab;
+	uint16_t cap = n->partition_cap;
+	uint32_t i;
+
+	if (t == NULL || cap == 0 || port->state < PORT_INIT ||
+	    (n->type != NODE_SWITCH && port->guid == 0))
+		return;
+	if (cap > 32 * 64)
+		cap = 32 * 64;
+	i = (uint32_t)t->n;
+	t->v = xreallocarray(t->v, t->n + 1, sizeof(*t->v));
+	t->n++;
+	tab = &t->v[i];
+	memset(tab, 0, sizeof(*tab));
+	tab->guid = n->type == NODE_SWITCH ? n->guid : port->guid;
+	tab->port = fabric_port_idx(d->f, q->node, q->port);
+	tab->num = q->port;
+	tab->kind = PKEY_TABLE_PORT;
+	tab->cap = cap;
+	tab->keys = xcalloc(cap, sizeof(*tab->keys));
+	for (unsigned b = 0; b * 32u < cap; b++)
+		ask(d, ATTR_PKEY_TABLE, n->type == NODE_SWITCH ?
+		    (uint32_t)q->port << 16 | b : b, &q->path, q->node, i,
+		    q->port, MAD_GET, NULL);
+}
+
+static void
+on_pkey_table(struct dreq *q, const uint8_t *data)
+{
+	struct pkey_tables *t = q->d->pkeys;
+	struct pkey_table *tab;
+	unsigned b = q->mod & 0xffff;
+
+	if (t == NULL || q->method != MAD_GET || q->from >= t->n)
+		return;
+	tab = &t->v[q->from];
+	for (unsigned k = 0; k < 32 && b * 32 + k < tab->cap; k++)
+		tab->keys[b * 32 + k] = (uint16_t)(data[2 * k] << 8 |
+		    data[2 * k + 1]);
 }
 
 /* The life record of a known node (NULL for a probe's unknown one). */
@@ -383,6 +440,9 @@ on_done(void *arg, int status, const uint8_t *resp)
 	case ATTR_GUID_INFO:
 		on_guid_info(q, resp);
 		break;
+	case ATTR_PKEY_TABLE:
+		on_pkey_table(q, resp);
+		break;
 	}
 out:
 	pool_put(&d->spare, q);
@@ -476,6 +536,12 @@ void
 discover_set_alias(struct discovery *d, struct alias_store *alias)
 {
 	d->alias = alias;
+}
+
+void
+discover_set_pkeys(struct discovery *d, struct pkey_tables *out)
+{
+	d->pkeys = out;
 }
 
 void

@@ -49,6 +49,15 @@ void discover_abort(struct discovery *d);
 struct alias_store;
 void discover_set_alias(struct discovery *d, struct alias_store *alias);
 
+/* The P_Key tables the devices hold, where this SM has programmed none
+ * yet (a start, a takeover): also read every block of the P_Key table of
+ * each end port reached (CA ports, switch port 0; PartitionCap entries)
+ * into out (appended, unsorted: pkey_tables_sort() it), so that the keys
+ * in place keep their indices. A block not read stays empty. out must
+ * outlive the discovery; NULL (the default) reads none. */
+struct pkey_tables;
+void discover_set_pkeys(struct discovery *d, struct pkey_tables *out);
+
 /* What a discovery left unknown in f, so that a sweep that lost an SMP is
  * never taken for a whole fabric: a switch whose SwitchInfo was not read, a
  * port (of a switch, or a CA port reached) whose PortInfo was not read, or

@@ -34,6 +34,7 @@
 #include "config/config.h"
 #include "config/opensm.h"
 #include "sm/ctl.h"
+#include "sm/devread.h"
 #include "mcast/group.h"
 #include "sm/mcast.h"
 #include "core/log.h"
@@ -78,6 +79,7 @@ struct daemon {
 	struct vfguid *vg;      /* VF alias GUIDs; NULL unless
 				 * virtualization.mode is enabled */
 	struct sm_mcast *mcast;  /* groups, trees, MFTs */
+	struct devread *devread; /* port tables for the SA's records */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
 	 * whenever the SM state changes or a view is handed over */
 	struct sa_sm sms[SA_SMS_MAX];
@@ -228,6 +230,24 @@ log_notes(const struct pkey_errors *errs)
 	}
 }
 
+/* A partition's sl= is not used while ibsmd programs no SL-to-VL
+ * mapping (sa/sa.h SA_SL_NO_QOS): say so, naming each partition. */
+static void
+log_unused_sl(const char *file, const struct pkey_policy *p)
+{
+	for (size_t i = 0; i < pkey_policy_count(p); i++) {
+		const struct pkey_partition *pt = pkey_policy_get(p, i);
+
+		if ((pt->flags.set & PKEY_GF_SL) && pt->flags.sl != SA_SL_NO_QOS)
+			log_warnx("partitions: %s:%u: partition %s (0x%04x): "
+			    "sl=%u not used, its paths and multicast groups "
+			    "get SL %u: ibsmd programs no SL-to-VL mapping "
+			    "(no QoS), as OpenSM without QoS", file, pt->line,
+			    pt->name != NULL ? pt->name : "(unnamed)",
+			    pt->pkey, pt->flags.sl, SA_SL_NO_QOS);
+	}
+}
+
 /* The partition policy named by cfg: a missing file means the default
  * partition only. NULL with errs filled when the file has mistakes, or with
  * "file: reason" in ce when it cannot be read (not a regular file, too
@@ -254,8 +274,10 @@ load_policy(const struct ibsmd_config *cfg, struct pkey_errors *errs,
 	}
 	p = pkey_policy_parse(cfg->partitions_file, text, len, errs);
 	free(text);
-	if (p != NULL)
+	if (p != NULL) {
 		log_notes(errs);
+		log_unused_sl(cfg->partitions_file, p);
+	}
 	return p;
 }
 
@@ -590,6 +612,8 @@ sa_view_update(struct daemon *d)
 	v.lft = sweep_lft(d->sweep);
 	v.pk = sweep_pkeys(d->sweep);
 	v.policy = d->policy;
+	v.devtab = devread_tables(d->devread);
+	v.enforce_tables = d->cfg.partition_enforcement != CFG_ENFORCE_OFF;
 	v.subnet_prefix = d->cfg.subnet_prefix;
 	v.sm_lid = d->sms[0].lid;
 	v.sms = d->sms;
@@ -719,6 +743,11 @@ on_up(void *arg, bool ok, const char *why)
 	if (ok && smstate_state(d->ss) == SM_MASTER) {
 		sm_mcast_program(d->mcast, d->cfg.m_key);
 		d->sa_swept = true;
+		/* what the SA's SL2VL, VLArb and P_Key records need and
+		 * the store lacks, beside the sweeps */
+		devread_start(d->devread, sweep_fabric(d->sweep),
+		    sweep_pkeys(d->sweep), d->cfg.partition_enforcement !=
+		    CFG_ENFORCE_OFF, d->cfg.m_key);
 		/* Devices hold the alias GUIDs assigned (restart, takeover,
 		 * a port back). */
 		if (d->vg != NULL)
@@ -745,8 +774,10 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 	}
 	if (to == SM_STANDBY)
 		notify_ready(d);
-	if (to != SM_MASTER)
+	if (to != SM_MASTER) {
 		sm_mcast_forget(d->mcast);
+		devread_stop(d->devread);
+	}
 	if (sweep_fabric(d->sweep) != NULL)
 		sa_sms_refresh(d);
 	sa_serving_update(d);
@@ -1499,9 +1530,11 @@ main(int argc, char *argv[])
 	d.ss = smstate_new(d.loop, d.mad, &sso, &ssh);
 	d.sm = sminfo_new(d.mad, d.ss, on_trap, &d);
 	sminfo_set_mkey(d.sm, d.cfg.m_key);
-	if (d.cfg.virt_mode == CFG_VIRT_ENABLED)
-		d.vg = vfguid_new(d.loop, d.mad, d.state_dir,
-		    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
+	/* VF alias GUIDs need no vport support: served in every mode, as
+	 * upstream OpenSM does (a ConnectX-3 VF is down until its alias
+	 * GUID is granted) */
+	d.vg = vfguid_new(d.loop, d.mad, d.state_dir,
+	    (uint8_t)d.cfg.virt_guid_byte, d.cfg.m_key);
 	sweep_opts_from(&d, &so);
 	d.sweep = sweep_new(d.loop, d.mad, d.sm, d.ss, &so, on_up, &d);
 	ev_init(&d.vport_settle, on_vport_settle);
@@ -1522,6 +1555,8 @@ main(int argc, char *argv[])
 			sa_free(d.sa);
 			d.sa = NULL;
 		}
+		if (d.sa != NULL && !d.once)
+			d.devread = devread_new(d.loop, d.mad);
 		if (d.sa != NULL)
 			sminfo_set_notice_cb(d.sm, on_trap_notice, &d);
 		sweep_set_adopt_hook(d.sweep, on_adopt, &d);
@@ -1561,6 +1596,7 @@ main(int argc, char *argv[])
 	}
 	ctl_close(d.ctl);
 	sa_free(d.sa);
+	devread_free(d.devread);
 	free(d.vport_pk);
 	sweep_free(d.sweep);
 	vfguid_free(d.vg);

@@ -82,6 +82,10 @@ struct sweep {
 	struct fabric fab[2], *cur, *next;
 	struct lft_set lfts[2], *cur_lft, *next_lft;
 	struct pkey_tables pks[2], *cur_pk, *next_pk;
+	/* the end ports' P_Key tables as the devices hold them, read by
+	 * discovery where this SM has programmed none yet (a start, a
+	 * takeover): the indices build_pkeys keeps */
+	struct pkey_tables dev_pk;
 	/* vports behind virtualization-capable ports, beside each model */
 	struct vport_set vps[2], *cur_vp, *next_vp;
 	struct vports *vports;
@@ -477,10 +481,20 @@ static void
 on_vports_read(void *arg, const struct vports_result *r)
 {
 	struct sweep *sw = arg;
-
 	unsigned up, own;
 
 	sw->vport_clears += r->clears;
+	(void)vport_mark_duplicates(sw->next_vp, sw->next, sw->o.alias);
+	if (sw->o.virt_mode == 1) {
+		/* disabled: VMs another SM brought up stay routed */
+		unsigned kept = vport_keep_running(sw->next_vp);
+
+		if (kept > 0)
+			log_info("sweep: virtualization disabled: %u running "
+			    "vport%s kept routed with the LID%s they hold (no "
+			    "vport is written)", kept, kept == 1 ? "" : "s",
+			    kept == 1 ? "" : "s");
+	}
 	/* counted as ibsmctl status counts them: vports up, INIT or
 	 * better, the physical functions' not counted */
 	vset_counts(sw->next_vp, &up, &own);
@@ -527,6 +541,8 @@ on_discovered(void *arg, const struct discover_result *r)
 		smstate_elect(sw->ss, sw->next, on_elected, sw);
 		return;
 	}
+	/* where no table was programmed yet, the vports' are the start */
+	sw->next_vp->read_pkeys = !sw->have_cur || sw->learn;
 	vports_discover(sw->vports, sw->next, sw->next_vp,
 	    smstate_may_write(sw->ss), on_vports_read, sw);
 }
@@ -548,9 +564,16 @@ start_heavy(struct sweep *sw)
 		    sw->heavy_sweeps);
 	sw->disc = discover_start(sw->mad, sw->next,
 	    !smstate_may_write(sw->ss), on_discovered, sw);
-	/* virtualization enabled: what alias-capable ports hold */
-	if (sw->o.alias != NULL)
+	/* virtualization enabled: what alias-capable ports hold (alias
+	 * GUIDs are served in every mode; only enabled reads the tables) */
+	if (sw->o.alias != NULL && sw->o.virt_mode == 2)
 		discover_set_alias(sw->disc, sw->o.alias);
+	/* P_Key indices never move for a key that stays: where this SM has
+	 * programmed no table yet, the devices' tables are the start */
+	pkey_tables_free(&sw->dev_pk);
+	if (sw->o.policy != NULL && (!sw->have_cur || sw->learn ||
+	    sw->cur_pk->n == 0))
+		discover_set_pkeys(sw->disc, &sw->dev_pk);
 }
 
 /* One LID request per end port of the new fabric, the SM's port first;
@@ -580,8 +603,9 @@ lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 			    (void *)port->info, 0, IB_PORT_LID_F) : 0;
 			idx[n++] = p;
 		}
-	/* vports with LIDRequired (enabled only): idx past the ports */
-	for (uint32_t v = 0; sw->o.virt_mode == 2 && v < sw->next_vp->n; v++) {
+	/* vports with LIDRequired (enabled; ignore: those running, see
+	 * vport_keep_running): idx past the ports */
+	for (uint32_t v = 0; sw->o.virt_mode != 0 && v < sw->next_vp->n; v++) {
 		const struct vport *vp = &sw->next_vp->v[v];
 
 		if (!vport_wants_lid(vp))
@@ -633,6 +657,24 @@ learn_lids(struct sweep *sw)
 	free(idx);
 }
 
+/* A vport's own LID from the LID manager. With virtualization disabled no
+ * VPortLID is written: a LID other than the one the VM holds would route
+ * traffic to a LID it does not answer to, so the vport is left unrouted
+ * (said once a sweep). */
+static void
+set_vport_own_lid(struct sweep *sw, struct vport *vp, uint16_t lid)
+{
+	if (sw->o.virt_mode == 1 && lid != vp->cur_lid) {
+		log_warnx("sweep: virtualization disabled: vport 0x%016" PRIx64
+		    " holds LID %u, which is not free (the LID manager "
+		    "offers %u): left unrouted", vp->guid, vp->cur_lid, lid);
+		vp->idle = 1;
+		vp->own_lid = 0;
+		return;
+	}
+	vp->own_lid = lid;
+}
+
 static int
 assign_lids(struct sweep *sw)
 {
@@ -647,8 +689,9 @@ assign_lids(struct sweep *sw)
 		if (idx[i] < f->nports)
 			fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
 		else
-			sw->next_vp->v[idx[i] - f->nports].own_lid = reqs[i].lid;
-	if (sw->o.virt_mode == 2)
+			set_vport_own_lid(sw, &sw->next_vp->v[idx[i] -
+			    f->nports], reqs[i].lid);
+	if (sw->o.virt_mode != 0)
 		vport_resolve_lids(sw->next_vp, f);
 	if (rc < 0)
 		log_warnx("sweep: LID space exhausted: some ports get no LID");
@@ -772,9 +815,11 @@ on_vports_programmed(void *arg, const struct vports_result *r)
 	sw->vport_clears += r->clears;
 	log_info("sweep: vports: %u managed, %u P_Key blocks and %u LIDs "
 	    "written, %u armed, %u activated, %u latches cleared, %u hosts "
-	    "changed meanwhile%s%s", r->managed, r->pkey_writes,
+	    "changed meanwhile, %u writes withheld from hosts a read-back "
+	    "stopped%s%s", r->managed, r->pkey_writes,
 	    r->lid_writes, r->armed, r->activated, r->clears, r->stale_hosts,
-	    r->first_failure[0] ? "; " : "", r->first_failure);
+	    r->unsafe_skipped, r->first_failure[0] ? "; " : "",
+	    r->first_failure);
 	ok = complete(sw);
 	if (r->timeouts + r->errors > 0) {
 		why_add(sw, "%svports: %s", sw->why[0] ? "; " : "",
@@ -837,8 +882,8 @@ alias_port_of(void *arg, uint64_t guid)
 	return query_port_by_guid(sw->pk_fabric, port);
 }
 
-/* A vport GUID named in partitions.conf: its physical port's table holds
- * the union of its vports' keys; else a VF alias GUID. */
+/* A vport GUID named in partitions.conf: its physical port (whose switch
+ * neighbour carries its keys, vport_own_table); else a VF alias GUID. */
 static uint32_t
 vport_phys(void *arg, uint64_t guid)
 {
@@ -848,6 +893,17 @@ vport_phys(void *arg, uint64_t guid)
 	if (v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]))
 		return sw->next_vp->v[v].port;
 	return alias_port_of(sw, guid);
+}
+
+/* A managed vport has its own VPortPKeyTable: its keys stay out of its
+ * physical port's table (tenants apart from the hypervisor). */
+static bool
+vport_own_table(void *arg, uint64_t guid)
+{
+	struct sweep *sw = arg;
+	uint32_t v = vport_by_guid(sw->next_vp, guid);
+
+	return v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]);
 }
 
 /* Each managed vport's own table, the one it had (by GUID) keeping its
@@ -869,10 +925,11 @@ build_vport_pkeys(struct sweep *sw)
 		if (sw->have_cur &&
 		    (o = vport_by_guid(sw->cur_vp, v->guid)) != FABRIC_NONE)
 			old = &sw->cur_vp->v[o];
+		/* the table it had (by GUID), else the one it holds */
 		dropped = pkey_vport_table(sw->o.policy, v->guid, v->desc,
-		    sw->o.allow_both_pkeys, old ? old->pkeys : NULL,
-		    old && old->pkeys ? old->pkey_cap : 0, v->pkeys,
-		    v->pkey_cap);
+		    sw->o.allow_both_pkeys, old && old->pkeys ? old->pkeys :
+		    v->dev_pkeys, old && old->pkeys ? old->pkey_cap :
+		    v->dev_pkeys ? v->pkey_cap : 0, v->pkeys, v->pkey_cap);
 		if (dropped > 0)
 			log_warnx("partitions: vport 0x%016" PRIx64 ": %zu "
 			    "P_Key(s) do not fit its VPartitionCap of %u",
@@ -890,8 +947,9 @@ build_pkeys(struct sweep *sw)
 	    .alias_arg = sw };
 	const struct fabric *f = sw->pk_fabric;
 
-	if (sw->o.virt_mode == 2 && sw->next_vp->n > 0) {
+	if (sw->o.virt_mode != 0 && sw->next_vp->n > 0) {
 		po.alias_port = vport_phys;
+		po.alias_own_table = vport_own_table;
 		po.alias_arg = sw;
 	}
 
@@ -901,8 +959,11 @@ build_pkeys(struct sweep *sw)
 	if (sw->o.policy == NULL)
 		return;
 	notes_begin(&sw->pknotes);
-	pkey_tables_build(sw->o.policy, f, sw->have_cur ? sw->cur_pk : NULL,
-	    &po, sw->next_pk, pkey_note, sw);
+	if (sw->dev_pk.n > 0)
+		pkey_tables_sort(&sw->dev_pk);
+	pkey_tables_build(sw->o.policy, f, sw->dev_pk.n > 0 ? &sw->dev_pk :
+	    sw->have_cur ? sw->cur_pk : NULL, &po, sw->next_pk, pkey_note, sw);
+	pkey_tables_free(&sw->dev_pk);
 	notes_end(&sw->pknotes);
 	if ((sw->want = calloc(f->nports, sizeof(*sw->want))) == NULL)
 		fatal("sweep: out of memory");
@@ -922,7 +983,7 @@ build_pkeys(struct sweep *sw)
 		w->keys = t->keys;
 		w->n = t->cap;
 	}
-	if (sw->o.virt_mode == 2)
+	if (sw->o.virt_mode != 0)
 		build_vport_pkeys(sw);
 }
 
@@ -1632,7 +1693,7 @@ route_program(struct sweep *sw)
 	 * not against a rebalance: links that came back are the engine's */
 	hold = !sw->reroute && !rebalanced &&
 	    (sw->held.nsw > 0 || held_from_cur(sw));
-	vp = sw->o.virt_mode == 2 && sw->next_vp->n > 0;
+	vp = sw->o.virt_mode != 0 && sw->next_vp->n > 0;
 	/* held routes and vport LIDs change next_lft after this: then the
 	 * balanced tables are a copy */
 	if (sw->base_next)
@@ -1663,6 +1724,8 @@ adopt_next(struct sweep *sw)
 	struct pkey_tables *tp = sw->cur_pk;
 	struct vport_set *tv = sw->cur_vp;
 
+	if (sw->have_cur)
+		vport_log_moves(sw->cur_vp, sw->cur, sw->next_vp, sw->next);
 	sw->cur_vp = sw->next_vp;
 	sw->next_vp = tv;
 	sw->cur = sw->next;
@@ -2072,6 +2135,7 @@ on_vports_reread(void *arg, const struct vports_result *r)
 		fsm(sw, EV_CHANGED);
 		return;
 	}
+	(void)vport_mark_duplicates(sw->next_vp, f, sw->o.alias);
 	/* LIDs of their own: the same map, the vports' requests only (the
 	 * ports' LIDs stay remembered, so none is given twice) */
 	reqs = xcalloc(sw->next_vp->n + 1, sizeof(*reqs));
@@ -2134,6 +2198,7 @@ vports_done(struct sweep *sw)
 	sw->next_lft = tl;
 	sw->cur_pk = sw->next_pk;
 	sw->next_pk = tp;
+	vport_log_moves(sw->cur_vp, sw->cur, sw->next_vp, sw->cur);
 	sw->cur_vp = sw->next_vp;
 	sw->next_vp = tv;
 	if (sw->adopt_cb != NULL)
@@ -2476,6 +2541,7 @@ sweep_free(struct sweep *sw)
 	lft_drop(sw, sw->next_lft);
 	pkey_tables_free(sw->cur_pk);
 	pkey_tables_free(sw->next_pk);
+	pkey_tables_free(&sw->dev_pk);
 	free(sw->want);
 	free(sw->base_guid);
 	free(sw->base_rows);

@@ -17,6 +17,7 @@
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/file.h"
+#include "core/guidhash.h"
 #include "core/log.h"
 #include "core/query.h"
 #include "mad/mad.h"
@@ -42,6 +43,7 @@ struct vfguid {
 	uint64_t adopted;       /* device entries taken into the store */
 	uint64_t restored;      /* blocks written back: the device lost them */
 	bool unsaved;           /* the file could not be replaced (said) */
+	struct guid_hash said;  /* ports whose failed Set was logged */
 };
 
 struct vreq {
@@ -168,6 +170,7 @@ vfguid_new(struct ev_loop *loop, struct mad_engine *mad,
 	vg->mad = mad;
 	vg->m_key = m_key;
 	vg->st = alias_store_new(guid_byte);
+	guid_hash_init(&vg->said);
 	snprintf(vg->path, sizeof(vg->path), "%s/%s", state_dir, ALIAS_FILE);
 	load(vg);
 	return vg;
@@ -182,6 +185,7 @@ vfguid_free(struct vfguid *vg)
 		ev_timer_stop(vg->loop, &vg->save_timer);
 	save(vg);
 	alias_store_free(vg->st);
+	guid_hash_fini(&vg->said);
 	free(vg);
 }
 
@@ -210,13 +214,27 @@ done(void *arg, int status, const uint8_t *resp)
 		char st[96];
 
 		vg->failed++;
-		log_warnx("vfguid: port 0x%016" PRIx64 ": GUIDInfo Set of block "
-		    "%u %s (%s)", q->port, q->block, status < 0 ?
-		    "unanswered" : "refused", mad_status_text(MGMT_CLASS_SMP_LID,
-		    status, st, sizeof(st)));
+		/* said once per port until a Set goes through: it is tried
+		 * again at every heavy sweep */
+		if (guid_hash_get(&vg->said, q->port) == GUID_HASH_NONE) {
+			guid_hash_put(&vg->said, q->port, 1);
+			log_warnx("vfguid: port 0x%016" PRIx64 ": the adapter %s "
+			    "the GUIDInfo Set of block %u (%s): its VFs' alias "
+			    "GUIDs are not programmed; tried again at each "
+			    "heavy sweep", q->port, status < 0 ? "did not "
+			    "answer" : "refused", q->block, mad_status_text(
+			    MGMT_CLASS_SMP_LID, status, st, sizeof(st)));
+		} else
+			log_debug("vfguid: port 0x%016" PRIx64 ": GUIDInfo Set "
+			    "of block %u failed again (%s)", q->port, q->block,
+			    mad_status_text(MGMT_CLASS_SMP_LID, status, st,
+			    sizeof(st)));
 		free(q);
 		return;
 	}
+	if (guid_hash_del(&vg->said, q->port))
+		log_info("vfguid: port 0x%016" PRIx64 ": GUIDInfo Set taken "
+		    "again", q->port);
 	d = resp + SMP_DATA_OFFSET;
 	for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
 		got[i] = 0;
@@ -401,6 +419,21 @@ vfguid_set_fabric(struct vfguid *vg, const struct fabric *f, bool prog)
 				program(vg, p, b);
 			}
 	}
+}
+
+int
+vfguid_forget(struct vfguid *vg, uint64_t port, unsigned index,
+    uint64_t *was)
+{
+	int r = alias_forget(vg->st, port, index, was);
+
+	if (r == 0) {
+		log_info("vfguid: port 0x%016" PRIx64 " index %u: alias GUID "
+		    "0x%016" PRIx64 " forgotten (ibsmctl); a new Set of 0 "
+		    "gets another", port, index, *was);
+		save_soon(vg);
+	}
+	return r;
 }
 
 void

@@ -37,6 +37,12 @@ void vfguid_set_fabric(struct vfguid *vg, const struct fabric *f,
     bool program);
 /* The SA's alias_changed hook (arg: the struct vfguid). */
 void vfguid_changed(void *arg, uint32_t port, unsigned block);
+/* ibsmctl guids forget: forget the GUID saved for (port GUID, index),
+ * released but remembered (a later Set of 0 would give it back), and save
+ * the file. 0 with the GUID in *was, -1 nothing saved there, -2 still
+ * active (the host must Delete it first). Logged. */
+int vfguid_forget(struct vfguid *vg, uint64_t port, unsigned index,
+    uint64_t *was);
 struct vfguid_stats {
 	uint64_t sets;          /* GUIDInfo blocks written */
 	uint64_t confirmed;     /* ... and read back equal */

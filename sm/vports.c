@@ -49,6 +49,12 @@ struct vports {
 	uint32_t nmem, memcap;
 	/* hosts (port GUIDs) told VClientReregister this mastership */
 	struct guid_hash rereg;
+	/* hosts (port GUIDs) whose VPortPKeyTable write read back wrong (the
+	 * UNCONFIRMED modifier encoding, core/vattr.h, is not this adapter's):
+	 * no vport attribute is written to them again until a restart */
+	struct guid_hash unsafe;
+	/* hosts (port GUIDs) told of their VirtualizationEnable clear */
+	struct guid_hash told_disabled;
 	/* the last finished poll: fabric ports whose VirtualizationInfo had
 	 * VPortStateChange set or did not answer */
 	uint8_t *dirty;         /* [ndirty] */
@@ -85,11 +91,18 @@ struct vreq {
 	uint8_t round;
 	uint8_t has_data;
 	uint8_t data[SMP_DATA_SIZE];
+	/* the read-back guard of a VPortPKeyTable write: vport 0's block as
+	 * read before it, and the block written */
+	uint8_t pf_before[SMP_DATA_SIZE];
+	uint8_t wrote[SMP_DATA_SIZE];
 	void (*on)(struct vreq *q, const uint8_t *data);
 };
 
 static void start_hosts(struct vports *v);
 static void program_vport_next(struct vports *v, uint32_t i);
+static bool host_unsafe(const struct vports *v, uint32_t h);
+static void host_stop(struct vports *v, const struct vreq *q,
+    const char *attr, const char *what);
 
 struct vports *
 vports_new(struct mad_engine *mad)
@@ -101,6 +114,8 @@ vports_new(struct mad_engine *mad)
 	guid_hash_init(&v->by_guid);
 	guid_hash_init(&v->rereg);
 	guid_hash_init(&v->stale);
+	guid_hash_init(&v->unsafe);
+	guid_hash_init(&v->told_disabled);
 	return v;
 }
 
@@ -126,6 +141,8 @@ vports_free(struct vports *v)
 	guid_hash_fini(&v->by_guid);
 	guid_hash_fini(&v->rereg);
 	guid_hash_fini(&v->stale);
+	guid_hash_fini(&v->unsafe);
+	guid_hash_fini(&v->told_disabled);
 	free(v->dirty);
 	free(v);
 }
@@ -328,6 +345,20 @@ on_vnode_desc(struct vreq *q, const uint8_t *d)
 }
 
 static void
+on_dev_pkeys(struct vreq *q, const uint8_t *d)
+{
+	struct vport *vp = &q->v->s->v[q->vport];
+	uint16_t k[VATTR_PKEYS_PER_BLOCK];
+
+	if (vp->dev_pkeys == NULL)
+		return;
+	vattr_pkeys_decode(d, k);
+	for (unsigned j = 0; j < VATTR_PKEYS_PER_BLOCK &&
+	    q->block * VATTR_PKEYS_PER_BLOCK + j < vp->pkey_cap; j++)
+		vp->dev_pkeys[q->block * VATTR_PKEYS_PER_BLOCK + j] = k[j];
+}
+
+static void
 on_vnode_info(struct vreq *q, const uint8_t *d)
 {
 	struct vattr_vnode_info ni;
@@ -336,6 +367,18 @@ on_vnode_info(struct vreq *q, const uint8_t *d)
 	vattr_vnode_info_decode(d, &ni);
 	vp->node_guid = ni.guid;
 	vp->pkey_cap = ni.partition_cap;
+	/* a VM up before this SM programmed it: the table it holds is where
+	 * its keys' indices start (core/vport.h read_pkeys) */
+	if (q->v->s->read_pkeys && vp->index != 0 && vp->pkey_cap > 0 &&
+	    (vp->state == PORT_ARMED || vp->state == PORT_ACTIVE)) {
+		free(vp->dev_pkeys);
+		vp->dev_pkeys = xcalloc(vp->pkey_cap, sizeof(*vp->dev_pkeys));
+		for (unsigned b = 0; b * VATTR_PKEYS_PER_BLOCK < vp->pkey_cap;
+		    b++)
+			ask_block(q->v, q->host, q->vport, MAD_GET,
+			    VATTR_VPORT_PKEYS, vattr_mod_vport_block(vp->index,
+			    b), (uint16_t)b, NULL, on_dev_pkeys);
+	}
 }
 
 static void
@@ -423,6 +466,20 @@ on_virt_info(struct vreq *q, const uint8_t *d)
 		    v->f->ports[h->port].guid, vi.revision);
 		return;
 	}
+	if (!(vi.flags & VATTR_VI_ENABLE) &&
+	    guid_hash_get(&v->told_disabled, v->f->ports[h->port].guid) ==
+	    GUID_HASH_NONE) {
+		/* ibsmd does not set the bit (UNCONFIRMED whether an SM
+		 * should): say so once, as no VM of this host will come up */
+		guid_hash_put(&v->told_disabled, v->f->ports[h->port].guid, 1);
+		log_warnx("vports: port 0x%016" PRIx64 " (%s): the adapter "
+		    "reports VirtualizationEnable clear (virtualization off: "
+		    "vport 0 is the port itself, VMs get no vport); ibsmd does "
+		    "not set it: enable SR-IOV virtualization on the adapter "
+		    "(firmware, hypervisor) if VMs are meant to run there",
+		    v->f->ports[h->port].guid,
+		    v->f->nodes[v->f->ports[h->port].node].desc);
+	}
 	h->valid = 1;
 	h->vport_cap = vi.vport_cap;
 	h->top = vi.index_top > VPORT_MAX_INDEX ? VPORT_MAX_INDEX : vi.index_top;
@@ -471,6 +528,18 @@ mem_of(struct vports *v, uint64_t guid)
 	return &v->mem[v->nmem++];
 }
 
+/* Is g the GUID of one of host h's vports (vport 0, the PF, included)? */
+static bool
+host_has_guid(const struct vports *v, uint32_t h, uint64_t g)
+{
+	if (v->host_first == NULL)
+		return false;
+	for (uint32_t j = v->host_first[h]; j < v->host_first[h + 1]; j++)
+		if (v->s->v[v->by_host[j]].guid == g)
+			return true;
+	return false;
+}
+
 static void
 on_vport_set(struct vreq *q, const uint8_t *d)
 {
@@ -479,6 +548,16 @@ on_vport_set(struct vreq *q, const uint8_t *d)
 	struct vport *vp = &v->s->v[q->vport];
 
 	vattr_vport_info_decode(d, &vi);
+	/* the answer is the record as held: another vport's of this host
+	 * means the Set went elsewhere (the UNCONFIRMED modifier): stop the
+	 * host. A GUID this SM does not know is a VM replaced since the read:
+	 * the next sweep reads it again. */
+	if (vi.guid != vp->guid) {
+		if (host_has_guid(v, q->host, vi.guid))
+			host_stop(v, q, "VPortInfo", "the answer names "
+			    "another vport of this host (VPortGUID)");
+		return;
+	}
 	vp->cur_lid = vi.lid;
 	if (vi.state != 0) {
 		if (vi.state == PORT_ARMED && vp->state != PORT_ARMED)
@@ -502,11 +581,30 @@ set_vport_info(struct vports *v, uint32_t i, uint8_t state, uint16_t lid,
 	};
 	uint8_t d[SMP_DATA_SIZE];
 
+	if (host_unsafe(v, vp->host)) {
+		v->res.unsafe_skipped++;
+		return;
+	}
 	vattr_vport_info_encode(&vi, d);
 	if (state != 0 && v->host_wrote != NULL)
 		v->host_wrote[vp->host] |= WROTE_STATE;
 	ask(v, vp->host, i, MAD_SET, VATTR_VPORT_INFO, vattr_mod_vport(vp->index),
 	    d, on_vport_set);
+}
+
+/*
+ * Vport 0 of a host whose VirtualizationEnable is set: it has a PortState
+ * of its own (NVIDIA's layout of VirtualizationInfo: with the bit clear,
+ * vport 0 is the physical port and tracks its PortState; with it set,
+ * vport 0's state is independent), which this SM brings to ACTIVE as any
+ * vport's, once its VPortLID is its port's.
+ */
+static bool
+pf_own_state(const struct vports *v, const struct vport *vp)
+{
+	return vp->index == 0 && vp->info_valid && vp->guid != 0 &&
+	    (v->s->h[vp->host].flags & VATTR_VI_ENABLE) &&
+	    vp->state >= PORT_INIT && vp->state <= PORT_ACTIVE;
 }
 
 /* The next step of vport i once its last one is answered: ARMED after its
@@ -516,16 +614,19 @@ program_vport_next(struct vports *v, uint32_t i)
 {
 	struct vport *vp = &v->s->v[i];
 
-	if (!vport_is_managed(vp) || vp->lid == 0 || vp->cur_lid != vp->lid)
+	if (!(vport_is_managed(vp) || pf_own_state(v, vp)) || vp->lid == 0 ||
+	    vp->cur_lid != vp->lid || host_unsafe(v, vp->host))
 		return;
 	if (vp->state == PORT_INIT) {
 		set_vport_info(v, i, PORT_ARMED, vp->lid, 0);
 	} else if (vp->state == PORT_ARMED) {
 		/* a VM's vport that becomes ACTIVE (started, or moved here)
-		 * is told to re-register its SA records */
-		v->res.rereg_vports++;
+		 * is told to re-register its SA records (the PF's clients
+		 * are told by its port's PortInfo) */
+		if (vp->index != 0)
+			v->res.rereg_vports++;
 		set_vport_info(v, i, PORT_ACTIVE, vp->lid,
-		    VATTR_VP_CLIENT_REREG);
+		    vp->index != 0 ? VATTR_VP_CLIENT_REREG : 0);
 	}
 }
 
@@ -539,18 +640,138 @@ want_pkeys(const struct vport *vp, unsigned b, uint16_t k[VATTR_PKEYS_PER_BLOCK]
 		k[j] = vp->pkeys[b * VATTR_PKEYS_PER_BLOCK + j];
 }
 
+/* The port GUID of host h, the key of the unsafe set. */
+static uint64_t
+host_guid(const struct vports *v, uint32_t h)
+{
+	return v->f->ports[v->s->h[h].port].guid;
+}
+
+static bool
+host_unsafe(const struct vports *v, uint32_t h)
+{
+	return guid_hash_get(&v->unsafe, host_guid(v, h)) != GUID_HASH_NONE;
+}
+
+/* A VPortPKeyTable write that did not land where it was meant to: the
+ * modifier encoding is not this adapter's, and any other write could hit
+ * another VM's table or the PF's. Stop writing to the host, loudly. */
+static void
+host_stop(struct vports *v, const struct vreq *q, const char *attr,
+    const char *what)
+{
+	const struct vport *vp = &v->s->v[q->vport];
+	const struct fabric_port *p = &v->f->ports[v->s->h[q->host].port];
+
+	if (host_unsafe(v, q->host))
+		return;
+	guid_hash_put(&v->unsafe, p->guid, 1);
+	log_warnx("vports: node 0x%016" PRIx64 " (%s) port %u: %s after "
+	    "writing vport %u's %s (modifier 0x%08x, an UNCONFIRMED "
+	    "encoding): no vport attribute is written to this host again "
+	    "until ibsmd restarts; check its adapter's vport modifier "
+	    "encoding (core/vattr.h, VIRTUALIZATION.md)",
+	    v->f->nodes[p->node].guid, v->f->nodes[p->node].desc, p->num,
+	    what, vp->index, attr, q->mod);
+}
+
+/* 3: vport 0's block after the write must be as before it. */
+static void
+on_guard_after(struct vreq *q, const uint8_t *d)
+{
+	if (memcmp(d, q->pf_before, SMP_DATA_SIZE) != 0)
+		host_stop(q->v, q, "VPortPKeyTable", "the physical "
+		    "function's (vport 0's) table changed");
+}
+
+/* The guarded request of chain step on. */
+static void
+guard_ask(struct vreq *q, uint8_t method, uint32_t mod, const uint8_t *data,
+    void (*on)(struct vreq *, const uint8_t *), const uint8_t *pf_before)
+{
+	struct vports *v = q->v;
+	struct vreq *n = xcalloc(1, sizeof(*n));
+
+	*n = *q;
+	n->round = 0;
+	n->method = method;
+	n->mod = mod;
+	n->on = on;
+	n->has_data = data != NULL;
+	if (data != NULL)
+		memcpy(n->data, data, SMP_DATA_SIZE);
+	if (pf_before != NULL)
+		memcpy(n->pf_before, pf_before, SMP_DATA_SIZE);
+	v->pending++;
+	v->host_pending[n->host]++;
+	if (v->vp_pending != NULL)
+		v->vp_pending[n->vport]++;
+	if (send_req(n) < 0) {
+		v->pending--;
+		v->host_pending[n->host]--;
+		if (v->vp_pending != NULL)
+			v->vp_pending[n->vport]--;
+		fail(v, n, MAD_ESEND);
+		free(n);
+	}
+}
+
+/* 2: the answer to the Set is the target's block as now held: it must be
+ * what was written; then vport 0's block is read again. */
+static void
+on_guard_set(struct vreq *q, const uint8_t *d)
+{
+	if (memcmp(d, q->data, SMP_DATA_SIZE) != 0) {
+		host_stop(q->v, q, "VPortPKeyTable", "the target's table "
+		    "does not read back as written");
+		return;
+	}
+	guard_ask(q, MAD_GET, vattr_mod_vport_block(0, q->block), NULL,
+	    on_guard_after, q->pf_before);
+}
+
+/* 1: vport 0's block before the write, then the write. */
+static void
+on_guard_before(struct vreq *q, const uint8_t *d)
+{
+	if (host_unsafe(q->v, q->host))
+		return;
+	q->v->res.pkey_writes++;
+	guard_ask(q, MAD_SET, vattr_mod_vport_block(q->v->s->v[q->vport].index,
+	    q->block), q->wrote, on_guard_set, d);
+}
+
+/*
+ * Write block b of vport i's VPortPKeyTable, guarded while the modifier
+ * encoding is UNCONFIRMED (core/vattr.h): read vport 0's (the PF's) block
+ * b, write, check the Set's answer (the target as held) is what was
+ * written, read vport 0's block b again: anything else stops the host
+ * (host_stop). Three SMPs a write; writes are rare (a VM started or moved,
+ * a policy changed).
+ */
 static void
 set_pkeys(struct vports *v, uint32_t i, unsigned b)
 {
 	const struct vport *vp = &v->s->v[i];
 	uint16_t k[VATTR_PKEYS_PER_BLOCK];
-	uint8_t d[SMP_DATA_SIZE];
+	struct vreq q;
 
+	if (host_unsafe(v, vp->host)) {
+		v->res.unsafe_skipped++;
+		return;
+	}
 	want_pkeys(vp, b, k);
-	vattr_pkeys_encode(k, d);
-	v->res.pkey_writes++;
-	ask(v, vp->host, i, MAD_SET, VATTR_VPORT_PKEYS,
-	    vattr_mod_vport_block(vp->index, b), d, NULL);
+	memset(&q, 0, sizeof(q));
+	q.v = v;
+	q.gen = v->gen;
+	q.host = vp->host;
+	q.vport = i;
+	q.attr = VATTR_VPORT_PKEYS;
+	q.block = (uint16_t)b;
+	vattr_pkeys_encode(k, q.wrote);
+	memcpy(q.data, q.wrote, SMP_DATA_SIZE);
+	guard_ask(&q, MAD_GET, vattr_mod_vport_block(0, b), NULL,
+	    on_guard_before, NULL);
 }
 
 /* A block read from a vport this SM has not programmed yet (a restart, a
@@ -577,10 +798,15 @@ program_vport(struct vports *v, uint32_t i)
 	bool fresh;
 
 	if (vp->index == 0) {
-		/* the physical function answers to its port's LID */
-		if (vp->info_valid && vp->lid != 0 && vp->cur_lid != vp->lid) {
+		/* the physical function answers to its port's LID; with
+		 * virtualization off it is the port itself: nothing to write */
+		if (!pf_own_state(v, vp))
+			return;
+		if (vp->lid != 0 && vp->cur_lid != vp->lid) {
 			v->res.lid_writes++;
 			set_vport_info(v, i, 0, vp->lid, 0);
+		} else if (v->vp_pending[i] == 0) {
+			program_vport_next(v, i);
 		}
 		return;
 	}

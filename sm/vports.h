@@ -29,6 +29,9 @@ struct vports_result {
 	unsigned rereg_hosts;   /* VirtualizationInfo.VClientReregister set */
 	unsigned stale_hosts;   /* vport states found changed after a clear */
 	unsigned rereg_vports;  /* VPortClientReregister with ACTIVE */
+	/* vport writes withheld from hosts a read-back guard stopped
+	 * (sm/vports.c host_stop) */
+	unsigned unsafe_skipped;
 	char first_failure[160];
 };
 

@@ -109,8 +109,10 @@ for s in 2 5; do
 	line=$(grep "^ff1$s:401b:8010::ffff:ffff " "$T/g.h1") ||
 	    fail "h1 does not see storage's scope-$s broadcast group: $(cat "$T/g.h1")"
 	set -- $line
-	[ "$3 $4 $5 $6" = "0x84 0x8010 0x83 0x1" ] ||
-	    fail "storage broadcast group (scope $s): Mtu Pkey Rate SL '$3 $4 $5 $6', not '0x84 0x8010 0x83 0x1'"
+	# SL 0 whatever sl=1 says: no SL-to-VL mapping is programmed
+	# (issue 22 point 9)
+	[ "$3 $4 $5 $6" = "0x84 0x8010 0x83 0x0" ] ||
+	    fail "storage broadcast group (scope $s): Mtu Pkey Rate SL '$3 $4 $5 $6', not '0x84 0x8010 0x83 0x0'"
 done
 [ "$(wc -l <"$T/g.h1")" = 9 ] || fail "h1 sees $(wc -l <"$T/g.h1") groups, not 9: $(cat "$T/g.h1")"
 line=$(grep "^ff12:401b:8020::ffff:ffff " "$T/g.h5") || fail "h5 does not see jumbo's broadcast group"
@@ -130,7 +132,7 @@ log "1. saquery -g: Default's 7 groups everywhere, storage's 2 broadcast groups 
 SBC=ff12:401b:8010::ffff:ffff
 out=$(expect 0x0000 h1 join $SBC 1 pkey=0x8010)
 [ "$(field "$out" qkey) $(field "$out" tclass) $(field "$out" flow) $(field "$out" sl) $(field "$out" mtu) $(field "$out" rate) $(field "$out" join)" = \
-    "0x00001234 32 0x00321 1 0x84 0x83 0x1" ] || fail "broadcast join answer: $out"
+    "0x00001234 32 0x00321 0 0x84 0x83 0x1" ] || fail "broadcast join answer: $out"
 expect 0x0000 h2 join $SBC 1 pkey=0x8010 >/dev/null
 expect 0x0200 h20 join $SBC 1 pkey=0x8010 >/dev/null
 expect 0x0200 h5 join ff12:401b:8020::ffff:ffff 1 pkey=0x8020 >/dev/null
@@ -140,10 +142,10 @@ log "2. broadcast joins: members ok with the group's parameters; outsider, MTU t
 
 # ---- 3. IPoIB-signature creates (IPoIB copies the broadcast group)
 V6=ff12:601b:8010::1
-CP="qkey=0x1234 mtu=4 tclass=0x20 rate=3 sl=1 flow=0x321 hop=0 pkey=0x8010"
+CP="qkey=0x1234 mtu=4 tclass=0x20 rate=3 sl=0 flow=0x321 hop=0 pkey=0x8010"
 out=$(expect 0x0000 h1 join $V6 1 $CP)
 v6mlid=$(field "$out" mlid)
-expect 0x0200 h1 join ff12:601b:8010::2 1 qkey=0x0b1b mtu=4 tclass=0x20 rate=3 sl=1 flow=0x321 pkey=0x8010 >/dev/null
+expect 0x0200 h1 join ff12:601b:8010::2 1 qkey=0x0b1b mtu=4 tclass=0x20 rate=3 sl=0 flow=0x321 pkey=0x8010 >/dev/null
 expect 0x0200 h20 join ff12:601b:8010::3 1 $CP >/dev/null
 expect 0x0000 h3 join $V6 2 pkey=0x8010 >/dev/null
 has_group h1 $V6 || fail "h1 does not see the group it created"

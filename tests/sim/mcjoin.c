@@ -19,13 +19,15 @@
  * the 4 bits (1 full, 2 non, 4 send-only non, 8 send-only full). The mask
  * is MGID|PortGID|JoinState plus one component per key given:
  *   pkey= qkey= mtu= rate= sl= tclass= flow= hop= scope= life=
- * (mtu, rate, life with selector "exactly"); "create" adds Q_Key, TClass,
+ * (mtu, rate, life with selector "exactly"; mtusel=, ratesel=, lifesel=
+ * after them set another: 0 greater than, 1 less than, 2 exactly, 3
+ * largest); "create" adds Q_Key, TClass,
  * P_Key, FlowLabel and SL (defaults: Q_Key 0x0b1b, P_Key 0xffff, others
  * 0); mask=HEX replaces the mask; port=GUID joins another port (proxy);
  * smkey=HEX sets the SM_Key (default 0).
  *
  * Answers: "status=0xSSSS mgid=... mlid=0x... join=0x. mtu=0x.. rate=0x..
- * qkey=0x... pkey=0x... sl=. proxy=." or "timeout" (no answer). Exit
+ * qkey=0x... pkey=0x... sl=. proxy=. life=0x.." or "timeout" (no answer). Exit
  * status 0 unless the port cannot be opened.
  */
 #include <arpa/inet.h>
@@ -148,6 +150,15 @@ option(struct req *r, const char *kv)
 	} else if (KEY("life")) {
 		r->mask |= BIT(C_LIFE_SEL) | BIT(C_LIFE);
 		b[43] = (uint8_t)(2 << 6 | (v & 0x3f));
+	} else if (KEY("mtusel")) {
+		r->mask |= BIT(C_MTU_SEL);
+		b[38] = (uint8_t)((b[38] & 0x3f) | (v & 3) << 6);
+	} else if (KEY("ratesel")) {
+		r->mask |= BIT(C_RATE_SEL);
+		b[42] = (uint8_t)((b[42] & 0x3f) | (v & 3) << 6);
+	} else if (KEY("lifesel")) {
+		r->mask |= BIT(C_LIFE_SEL);
+		b[43] = (uint8_t)((b[43] & 0x3f) | (v & 3) << 6);
 	} else if (KEY("tclass")) {
 		r->mask |= BIT(C_TCLASS);
 		b[39] = (uint8_t)v;
@@ -192,10 +203,11 @@ print_answer(const uint8_t *m)
 		strcpy(g, "?");
 	printf("status=0x%04x mgid=%s mlid=0x%04x join=0x%x mtu=0x%02x "
 	    "rate=0x%02x qkey=0x%08" PRIx32 " pkey=0x%04x sl=%u tclass=%u "
-	    "flow=0x%05" PRIx32 " hop=%u scope=%u proxy=%u\n",
+	    "flow=0x%05" PRIx32 " hop=%u scope=%u proxy=%u life=0x%02x\n",
 	    get16(m + 4), g, get16(b + 36), b[48] & 0xf, b[38], b[42],
 	    get32(b + 32), get16(b + 40), b[44] >> 4, b[39],
-	    get32(b + 44) >> 8 & 0xfffff, b[47], b[48] >> 4, b[49] >> 7);
+	    get32(b + 44) >> 8 & 0xfffff, b[47], b[48] >> 4, b[49] >> 7,
+	    b[43]);
 	fflush(stdout);
 }
 

@@ -167,10 +167,14 @@ cpi=$(sq -c)
 [ "$(val "$cpi" 'Redirect QP')" = 0x00000001 ] || fail "ClassPortInfo Redirect QP: $cpi"
 # ibsmd serves MCMemberRecord (bit 9 UD multicast; CapabilityMask2 bit 12
 # SendOnlyFullMember), MultiPathRecord (bit 10) and PortInfoRecord with the
-# CapabilityMask match (bit 13); CapabilityMask2 bit 5 (alias GUIDs) only
-# with virtualization enabled, which this test does not set.
+# CapabilityMask match (bit 13); CapabilityMask2 bit 5 (alias GUIDs): they
+# are served in every virtualization mode (issue 23 point 2).
 [ "$(val "$cpi" 'Capability mask')" = 0x2600 ] || fail "ClassPortInfo CapabilityMask (UD multicast, MultiPath, PortInfo CapabilityMask match): $cpi"
-[ "$(( $(val "$cpi" 'Capability mask 2') ))" = "$((0x1000))" ] || fail "ClassPortInfo CapabilityMask2 (send-only full member only): $cpi"
+# CapabilityMask2 bit 3: ibsmd programs MulticastFDBTop where a switch
+# has one (saquery shows SwitchInfoRecord's field only with it); Reports
+# come with the Trap Q_Key of QP1 (issue 22 point 8)
+[ "$(( $(val "$cpi" 'Capability mask 2') ))" = "$((0x1028))" ] || fail "ClassPortInfo CapabilityMask2 (send-only full member, alias GUIDs, MulticastFDBTop): $cpi"
+[ "$(val "$cpi" 'Trap QKey')" = 0x80010000 ] || fail "ClassPortInfo Trap Q_Key: $cpi"
 log "ClassPortInfo ok"
 
 # ---- NodeRecord, PortInfoRecord, GUIDInfoRecord for every CA port LID

@@ -8,7 +8,8 @@
 #     VPortInfo, and is ACTIVE; dump_fts forwards each vport LID in every
 #     switch exactly where its physical port's LID goes;
 #   - P_Keys: each vport's VPortPKeyTable per partitions.conf (two vports of
-#     h1 in different partitions), the physical port holds the union;
+#     h1 in different partitions); the switch port facing h1 holds the
+#     union, h1's physical port none of its VMs' keys (issue 23 point 5);
 #   - PathRecords (saquery from h0) between vports: none between the two h1
 #     vports in different partitions, one with green's key between h5 and
 #     h9's green vports, addressed to their own LIDs and GUIDs;
@@ -136,9 +137,11 @@ case $pk2 in *0x8020*) ;; *) fail "h1 vport 2 lacks blue 0x8020: $pk2" ;; esac
 case $pk2 in *0x8010*|*0x0010*) fail "h1 vport 2 has red: $pk2" ;; esac
 case $pk3 in 0:0x7fff) ;; *) fail "h1 vport 3: not just limited Default: $pk3" ;; esac
 phys=$(diag smpquery pkeys -D 0,1,2 2>/dev/null)
-log "h1 physical P_Keys: $(printf '%s' "$phys" | tr '\n' ' ')"
-printf '%s\n' "$phys" | grep -q '0x8010' || fail "h1's port lacks red 0x8010"
-printf '%s\n' "$phys" | grep -q '0x8020' || fail "h1's port lacks blue 0x8020"
+swp=$(diag smpquery pkeys -D 0,1 2 2>/dev/null)
+log "h1 physical P_Keys: $(printf '%s' "$phys" | tr '\n' ' '); the switch port facing it: $(printf '%s' "$swp" | tr '\n' ' ')"
+printf '%s\n' "$phys" | grep -q '0x8010\|0x8020' && fail "h1's port holds its VMs' red or blue: $phys"
+printf '%s\n' "$swp" | grep -q '0x8010' || fail "the switch port facing h1 lacks red 0x8010"
+printf '%s\n' "$swp" | grep -q '0x8020' || fail "the switch port facing h1 lacks blue 0x8020"
 # a host whose vports name no partition has neither
 phys=$(diag smpquery pkeys -D 0,1,5,2,1 2>/dev/null)
 printf '%s\n' "$phys" | grep -q '0x8010\|0x8020' && fail "h5's port has red or blue: $phys"

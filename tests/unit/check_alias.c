@@ -70,6 +70,29 @@ START_TEST(test_delete_then_set_same)
 }
 END_TEST
 
+/* ibsmctl guids forget (issue 23 point 9): a released entry's GUID is
+ * forgotten, so the next Set of 0 gets a new one; an active entry, or
+ * nothing saved, is refused. */
+START_TEST(test_forget)
+{
+	struct alias_store *s = alias_store_new(0);
+	uint64_t a = alias_set(s, P1, 1, 0, taken, NULL), was = 7;
+
+	ck_assert_int_eq(alias_forget(s, P1, 1, &was), -2);
+	ck_assert(alias_delete(s, P1, 1));
+	ck_assert_int_eq(alias_forget(s, P1, 1, &was), 0);
+	ck_assert_uint_eq(was, a);
+	ck_assert_uint_eq(alias_saved(s, P1, 1), 0);
+	ck_assert_int_eq(alias_forget(s, P1, 1, &was), -1);
+	ck_assert_int_eq(alias_forget(s, P1, 9, &was), -1);
+	ck_assert_int_eq(alias_forget(s, P2, 1, &was), -1);
+	ck_assert_uint_ne(alias_set(s, P1, 1, 0, taken, NULL), a);
+	/* the forgotten GUID is free for another entry */
+	ck_assert_uint_eq(alias_set(s, P2, 3, a, taken, NULL), a);
+	alias_store_free(s);
+}
+END_TEST
+
 START_TEST(test_refusals)
 {
 	struct alias_store *s = alias_store_new(0);
@@ -253,6 +276,7 @@ alias_suite(void)
 
 	tcase_add_test(tc, test_generate_distinct);
 	tcase_add_test(tc, test_delete_then_set_same);
+	tcase_add_test(tc, test_forget);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_text_roundtrip);
 	tcase_add_test(tc, test_parse_bad);

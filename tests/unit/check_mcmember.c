@@ -259,6 +259,14 @@ START_TEST(test_realize)
 }
 END_TEST
 
+/* a query's match: the selectors count */
+static bool
+mcmember_params_match_q(uint64_t mask, const struct mcmember_rec *r,
+    const struct mcmember_rec *g)
+{
+	return mcmember_params_match(mask, true, r, g);
+}
+
 START_TEST(test_params_match)
 {
 	struct mcmember_rec g, r;
@@ -272,49 +280,70 @@ START_TEST(test_params_match)
 	g.sl = 1;
 	g.tclass = 0;
 	r = g;
-	ck_assert(mcmember_params_match(UINT64_MAX & ~MCM_BIT(MCM_C_MTU_SEL) &
+	ck_assert(mcmember_params_match_q(UINT64_MAX & ~MCM_BIT(MCM_C_MTU_SEL) &
 	    ~MCM_BIT(MCM_C_RATE_SEL) & ~MCM_BIT(MCM_C_LIFE_SEL), &r, &g));
 	r.qkey = 1;
-	ck_assert(!mcmember_params_match(MCM_BIT(MCM_C_QKEY), &r, &g));
-	ck_assert(mcmember_params_match(MCM_BIT(MCM_C_SL), &r, &g));
+	ck_assert(!mcmember_params_match_q(MCM_BIT(MCM_C_QKEY), &r, &g));
+	ck_assert(mcmember_params_match_q(MCM_BIT(MCM_C_SL), &r, &g));
 	r = g;
 	/* P_Key: same base, at least one full */
 	r.pkey = 0x7fff;
-	ck_assert(mcmember_params_match(MCM_BIT(MCM_C_PKEY), &r, &g));
+	ck_assert(mcmember_params_match_q(MCM_BIT(MCM_C_PKEY), &r, &g));
 	g.pkey = 0x7fff;
-	ck_assert(!mcmember_params_match(MCM_BIT(MCM_C_PKEY), &r, &g));
+	ck_assert(!mcmember_params_match_q(MCM_BIT(MCM_C_PKEY), &r, &g));
 	g.pkey = 0xffff;
 	r.pkey = 0x8001;
-	ck_assert(!mcmember_params_match(MCM_BIT(MCM_C_PKEY), &r, &g));
+	ck_assert(!mcmember_params_match_q(MCM_BIT(MCM_C_PKEY), &r, &g));
 	r = g;
 	r.sl = 2;
-	ck_assert(!mcmember_params_match(MCM_BIT(MCM_C_SL), &r, &g));
+	ck_assert(!mcmember_params_match_q(MCM_BIT(MCM_C_SL), &r, &g));
 	r = g;
 	r.flow_label = 3;
-	ck_assert(!mcmember_params_match(MCM_BIT(MCM_C_FLOW), &r, &g));
+	ck_assert(!mcmember_params_match_q(MCM_BIT(MCM_C_FLOW), &r, &g));
 	r = g;
 	r.hop_limit = 3;
-	ck_assert(!mcmember_params_match(MCM_BIT(MCM_C_HOP), &r, &g));
+	ck_assert(!mcmember_params_match_q(MCM_BIT(MCM_C_HOP), &r, &g));
 	/* selectors */
 	r = g;
 	r.mtu_sel = MCM_SEL_EQ;
-	ck_assert(mcmember_params_match(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
+	ck_assert(mcmember_params_match_q(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
 	r.mtu = 5;
-	ck_assert(!mcmember_params_match(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
+	ck_assert(!mcmember_params_match_q(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
 	r.mtu_sel = MCM_SEL_LT;
-	ck_assert(mcmember_params_match(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
+	ck_assert(mcmember_params_match_q(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
 	r.mtu_sel = MCM_SEL_GT;
 	r.mtu = 3;
-	ck_assert(mcmember_params_match(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
+	ck_assert(mcmember_params_match_q(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
 	r.mtu_sel = MCM_SEL_MAX;
-	ck_assert(mcmember_params_match(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
+	ck_assert(mcmember_params_match_q(MCM_BIT(MCM_C_MTU_SEL), &r, &g));
 	/* rates by bandwidth, not by code: 5 (5 Gb/s) < 3 (10 Gb/s) */
 	r = g;
 	r.rate_sel = MCM_SEL_GT;
 	r.rate = 5;
-	ck_assert(mcmember_params_match(MCM_BIT(MCM_C_RATE_SEL), &r, &g));
+	ck_assert(mcmember_params_match_q(MCM_BIT(MCM_C_RATE_SEL), &r, &g));
 	r.rate = 4;             /* 30 Gb/s */
-	ck_assert(!mcmember_params_match(MCM_BIT(MCM_C_RATE_SEL), &r, &g));
+	ck_assert(!mcmember_params_match_q(MCM_BIT(MCM_C_RATE_SEL), &r, &g));
+	/* a join goes without selectors (issue 22 point 4): a group created
+	 * with LIFE|LIFE_SEL "greater than 0" has life 0 and takes the
+	 * creator's identical re-join; MTU and rate selectors likewise */
+	r = g;
+	g.life = 0;
+	r.life_sel = MCM_SEL_GT;
+	r.life = 0;
+	ck_assert(!mcmember_params_match_q(MCM_BIT(MCM_C_LIFE_SEL) |
+	    MCM_BIT(MCM_C_LIFE), &r, &g));
+	ck_assert(mcmember_params_match(MCM_BIT(MCM_C_LIFE_SEL) |
+	    MCM_BIT(MCM_C_LIFE), false, &r, &g));
+	r.mtu_sel = MCM_SEL_GT;
+	r.mtu = 5;
+	r.rate_sel = MCM_SEL_LT;
+	r.rate = 2;
+	ck_assert(mcmember_params_match(MCM_BIT(MCM_C_MTU_SEL) |
+	    MCM_BIT(MCM_C_MTU) | MCM_BIT(MCM_C_RATE_SEL) |
+	    MCM_BIT(MCM_C_RATE), false, &r, &g));
+	/* the other components still count */
+	r.qkey = 7;
+	ck_assert(!mcmember_params_match(MCM_BIT(MCM_C_QKEY), false, &r, &g));
 }
 END_TEST
 
@@ -431,7 +460,7 @@ START_TEST(test_policy_groups)
 	ck_assert_uint_eq(g[0].pkey, 0x8002);
 	ck_assert_uint_eq(g[0].mtu, 5);
 	ck_assert_uint_eq(g[0].rate, 7);
-	ck_assert_uint_eq(g[0].sl, 1);
+	ck_assert_uint_eq(g[0].sl, SA_SL_NO_QOS);	/* sl=1: no SL-to-VL map */
 	ck_assert_uint_eq(g[0].qkey, 0x11);
 	ck_assert_uint_eq(g[0].tclass, 3);
 	ck_assert_uint_eq(g[0].flow_label, 0x12);

@@ -539,7 +539,7 @@ START_TEST(test_virt_words)
 	    CONFIG_INVALID);
 	ck_assert_str_eq(errs.line[0], "t.conf:1:22: virtualization.mode: "
 	    "\"ignore\" is refused: NVIDIA's ignore (virt_enabled 0) is "
-	    "ibsmd's off; vports discovered but kept down is disabled "
+	    "ibsmd's off; vports read but none written is disabled "
 	    "(NVIDIA's 1)");
 	config_fini(&cfg);
 	config_errors_fini(&errs);

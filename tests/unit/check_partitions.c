@@ -952,6 +952,55 @@ START_TEST(test_alias_guids)
 }
 END_TEST
 
+/* vSwitch vports (issue 23 point 5): a vport with a table of its own puts
+ * its keys on the switch port facing its host, in its membership, and not
+ * in the host's table; a shared-port alias still does. */
+static bool
+own_table_01(void *arg, uint64_t guid)
+{
+	(void)arg;
+	return guid == 0x0014050000000001ULL;
+}
+
+START_TEST(test_vport_keys_at_switch)
+{
+	struct pkey_policy *p = parse_ok("Default=0x7fff : ALL=limited;\n"
+	    "t1=0x0101 : 0x0014050000000001=full;\n"
+	    "t2=0x0102 : 0x0014050000000002=full;\n"
+	    "t3=0x0103 : 0x0014050000000001=limited, 0x0002c90300000021;\n");
+	struct tfab t;
+	struct pkey_opts o = { .alias_port = alias_to_h2,
+	    .alias_own_table = own_table_01 };
+	struct pkey_tables tb;
+	const struct pkey_table *x;
+
+	tfab_init(&t);
+	o.alias_arg = &t;
+	pkey_tables_build(p, &t.f, NULL, &o, &tb, NULL, NULL);
+	/* h2: ...02 (an alias, shared table) gives t2; ...01 (a vport)
+	 * gives nothing; t3 by its own name, limited */
+	ck_assert_int_eq(index_of(&tb, G(0x21), 1, 0x8101), -1);
+	ck_assert_int_eq(index_of(&tb, G(0x21), 1, 0x0101), -1);
+	ck_assert_int_ge(index_of(&tb, G(0x21), 1, 0x8102), 1);
+	ck_assert_int_ge(index_of(&tb, G(0x21), 1, 0x0103), 1);
+	ck_assert_int_eq(index_of(&tb, G(0x21), 1, 0x8103), -1);
+	/* the switch port facing h2: its table, and the vport's t1 in full
+	 * (t3: the host's limited form, the vport's limited too) */
+	x = pkey_tables_find(&tb, G(0x100), 2);
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(x->kind, PKEY_TABLE_ENFORCE);
+	ck_assert_int_ge(index_of(&tb, G(0x100), 2, 0x8101), 0);
+	ck_assert_int_ge(index_of(&tb, G(0x100), 2, 0x8102), 0);
+	ck_assert_int_ge(index_of(&tb, G(0x100), 2, 0x0103), 0);
+	ck_assert_int_eq(index_of(&tb, G(0x100), 2, 0x8103), -1);
+	/* another host's switch port: none of them */
+	ck_assert_int_eq(index_of(&tb, G(0x100), 1, 0x8101), -1);
+	pkey_tables_free(&tb);
+	pkey_policy_free(p);
+	fabric_fini(&t.f);
+}
+END_TEST
+
 START_TEST(test_format_fabric)
 {
 	struct pkey_policy *p = parse_ok("Default=0x7fff : ALL=full;\n"
@@ -1169,6 +1218,7 @@ partitions_suite(void)
 	tcase_add_test(tables, test_absent_members);
 	tcase_add_test(tables, test_sm_port_forced_full);
 	tcase_add_test(tables, test_alias_guids);
+	tcase_add_test(tables, test_vport_keys_at_switch);
 	tcase_add_test(tables, test_names_guid);
 	tcase_add_test(tables, test_format_fabric);
 	tcase_add_test(tables, test_vport_table);

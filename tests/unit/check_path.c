@@ -495,6 +495,14 @@ START_TEST(gid_queries)
 	gid(w.dgid, 0xFEC0000000000000ULL, B);
 	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_INVALID_GID);
 	sa_out_fini(&o);
+	/* every link-local GID, fe80::/10 (issue 22 point 7): fe81::, and
+	 * fe80 with the next bits set; fec0:: (site-local) is not */
+	gid(w.dgid, 0xFE81000000000000ULL, B);
+	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_OK);
+	sa_out_fini(&o);
+	gid(w.dgid, 0xFEBF000000000001ULL, B);
+	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_OK);
+	sa_out_fini(&o);
 	gid(w.dgid, PREFIX, B);
 	w.sgid[0] = 0xFF;
 	ck_assert_uint_eq(ask(MAD_GET, G, &w, &o), SA_STATUS_INVALID_GID);
@@ -750,22 +758,18 @@ START_TEST(partition_sl)
 	    PR_CM_SLID | PR_CM_DLID | PR_CM_PKEY, rec, 64, A, &o),
 	    SA_STATUS_OK);
 	rec_at(&o, 0, &r);
-	ck_assert_uint_eq(r.sl, 3);
+	/* no SL-to-VL mapping programmed: SL 0, not sl=3 (issue 22 pt 9) */
+	ck_assert_uint_eq(r.sl, SA_SL_NO_QOS);
 	sa_out_fini(&o);
-	/* a requested SL must agree with the partition's */
-	w.sl = 3;
-	sa_path_encode(&w, rec);
-	ck_assert_uint_eq(ask_attr(&sa_attr_path_record, MAD_GETTABLE,
-	    PR_CM_SLID | PR_CM_DLID | PR_CM_PKEY | PR_CM_SL, rec, 64, A, &o),
-	    SA_STATUS_OK);
-	ck_assert_uint_eq(o.n, 1);
-	sa_out_fini(&o);
+	/* a requested SL is the requester's, as OpenSM without QoS */
 	w.sl = 5;
 	sa_path_encode(&w, rec);
 	ck_assert_uint_eq(ask_attr(&sa_attr_path_record, MAD_GETTABLE,
 	    PR_CM_SLID | PR_CM_DLID | PR_CM_PKEY | PR_CM_SL, rec, 64, A, &o),
 	    SA_STATUS_OK);
-	ck_assert_uint_eq(o.n, 0);
+	ck_assert_uint_eq(o.n, 1);
+	rec_at(&o, 0, &r);
+	ck_assert_uint_eq(r.sl, 5);
 	sa_out_fini(&o);
 	/* Default sets no sl: any requested SL is echoed */
 	w.pkey = 0xFFFF;

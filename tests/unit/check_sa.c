@@ -25,6 +25,7 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
+#include "core/devtab.h"
 #include "core/fabric.h"
 #include "core/lft.h"
 #include "core/vport.h"
@@ -85,8 +86,8 @@ static const struct sa_attr test_multipath = {
 const struct sa_attr *const sa_attrs[] = {
 	&sa_attr_classport, &sa_attr_node, &sa_attr_portinfo,
 	&sa_attr_sminfo, &sa_attr_link, &sa_attr_switchinfo, &sa_attr_lft,
-	&sa_attr_mft, &sa_attr_pkey, &sa_attr_guidinfo,
-	&test_attr, &test_multipath, NULL
+	&sa_attr_mft, &sa_attr_pkey, &sa_attr_guidinfo, &sa_attr_sl2vl,
+	&sa_attr_vlarb, &test_attr, &test_multipath, NULL
 };
 
 /*
@@ -469,42 +470,68 @@ START_TEST(gettable_is_rmpp_active)
 }
 END_TEST
 
-START_TEST(set_read_only_dropped)
+/* Issue 22 point 2: every request of the class is answered, an
+ * unsupported pair at once with the proper status, never left to the
+ * requester's timeout (OpenSM drops some of these). */
+START_TEST(set_read_only_answered)
 {
 	uint8_t rec[112] = { 0 };
+	const uint8_t *r;
 	struct sa_stats st;
 
 	put16(rec, LID_C1);
-	ck_assert_ptr_null(ask(MAD_SET, SA_ATTR_NODE_REC, 0, 1, rec,
-	    sizeof(rec), NULL));
-	ck_assert_ptr_null(ask(MAD_DELETE, SA_ATTR_LINK_REC, 0, 0, NULL, 0,
-	    NULL));
+	r = ask(MAD_SET, SA_ATTR_NODE_REC, 0, 1, rec, sizeof(rec), NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r[3], MAD_GETRESP);
+	ck_assert_uint_eq(status_of(r), SA_STATUS_METHOD_ATTR_UNSUPP);
+	r = ask(MAD_DELETE, SA_ATTR_LINK_REC, 0, 0, NULL, 0, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r[3], MAD_DELETERESP);
+	ck_assert_uint_eq(status_of(r), SA_STATUS_METHOD_ATTR_UNSUPP);
 	/* GetMulti is MultiPathRecord's only */
-	ck_assert_ptr_null(ask(MAD_GETMULTI, SA_ATTR_NODE_REC, 0, 0, NULL, 0,
-	    NULL));
+	r = ask(MAD_GETMULTI, SA_ATTR_NODE_REC, 0, 0, NULL, 0, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r[3], MAD_GETMULTIRESP);
+	ck_assert_uint_eq(status_of(r), SA_STATUS_METHOD_ATTR_UNSUPP);
+	/* InformInfo is Set only */
+	r = ask(MAD_GET, SA_ATTR_INFORM_INFO, 0, 0, NULL, 0, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(status_of(r), SA_STATUS_METHOD_ATTR_UNSUPP);
 	st = stats();
-	ck_assert_uint_eq(st.unsupported, 3);
-	ck_assert_uint_eq(st.answered, 0);
+	ck_assert_uint_eq(st.unsupported, 4);
+	ck_assert_uint_eq(st.answered, 4);
 }
 END_TEST
 
-START_TEST(unknown_attr_or_method_dropped)
+START_TEST(unknown_attr_or_method_answered)
 {
 	uint8_t m[TRANSPORT_MAD_SIZE];
 	struct transport_rx rx = { .mad = m, .len = sizeof(m),
 	    .from = from_c0 };
+	const uint8_t *r;
 
-	/* SL2VLTableRecord is not served; 0x0099 is nothing */
-	ck_assert_ptr_null(ask(MAD_GET, SA_ATTR_SL2VL_REC, 0, 0, NULL, 0,
-	    NULL));
-	ck_assert_ptr_null(ask(MAD_GETTABLE, 0x0099, 0, 0, NULL, 0, NULL));
-	/* GetTraceTable (0x13) is not a method the agent registers: the
-	 * engine would not deliver it; straight to the agent */
-	req(m, 2, 0x13, SA_ATTR_NODE_REC, 0, 0, NULL, 0);
+	/* RandomForwardingTableRecord is not served; 0x0099 is nothing */
+	r = ask(MAD_GET, SA_ATTR_RFT_REC, 0, 0, NULL, 0, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(status_of(r), SA_STATUS_METHOD_ATTR_UNSUPP);
+	r = ask(MAD_GETTABLE, 0x0099, 0, 0, NULL, 0, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r[3], MAD_GETTABLERESP);
+	ck_assert_uint_eq(status_of(r), SA_STATUS_METHOD_ATTR_UNSUPP);
+	ck_assert_uint_eq(get16(r + 44), 0);    /* AttributeOffset */
+	/* GetTraceTable (0x13) serves nothing: method unsupported */
+	req(m, 2, MAD_GETTRACETABLE, SA_ATTR_NODE_REC, 0, 0, NULL, 0);
+	r = ask_from(m, &from_c0, NULL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_uint_eq(r[3], MAD_GETTRACETABLE | 0x80);
+	ck_assert_uint_eq(status_of(r), SA_STATUS_METHOD_UNSUPP);
+	/* a short MAD is malformed, not answered */
+	req(m, 2, MAD_GETTRACETABLE, SA_ATTR_NODE_REC, 0, 0, NULL, 0);
+	rx.len = 40;
 	sa_dispatch(sa, &rx);
-	ck_assert_uint_eq(fake_nsent(), 0);
 	ck_assert_uint_eq(stats().unsupported, 3);
-	ck_assert_uint_eq(stats().requests, 3);
+	ck_assert_uint_eq(stats().requests, 4);
+	ck_assert_uint_eq(stats().answered, 3);
 }
 END_TEST
 
@@ -1182,6 +1209,52 @@ START_TEST(vport_records)
 }
 END_TEST
 
+/* Issue 23 point 5: a vport that answers to its PF's LID (no LIDRequired)
+ * is the requester when its request's GRH names it (SGID): its requests
+ * are scoped by its own table, not its host's. An SGID naming a vport of
+ * another LID changes nothing. */
+START_TEST(vport_requester_by_sgid)
+{
+	uint8_t rec[112] = { 0 }, *o;
+	struct transport_addr from = { .lid = LID_C2, .qpn = 1,
+	    .qkey = TRANSPORT_QKEY_GSI };
+	static uint16_t green[1] = { 0x8003 };
+	size_t host, vm, other;
+
+	vport_view();
+	/* vport 3 up without a LID of its own: it answers to c2's */
+	VS.v[3].state = PORT_ACTIVE;
+	VS.v[3].flags = 0;
+	VPK[3] = (struct pkey_table){ .guid = VS.v[3].guid,
+	    .port = F.nports + 3, .keys = green, .cap = 1 };
+	vport_resolve_lids(&VS, &F);
+	ck_assert_uint_eq(VS.v[3].lid, LID_C2);
+	sa_set_view(sa, &V);
+	host = table_from(&from, SA_ATTR_NODE_REC, 0, 0, rec, 112, &o);
+	free(o);
+	/* the GRH names vport 3 (green): red vport 1 and blue vport 2 are
+	 * out of its scope */
+	from.grh = true;
+	for (int i = 0; i < 8; i++)
+		from.gid[i] = (uint8_t)(V.subnet_prefix >> (56 - 8 * i));
+	for (int i = 0; i < 8; i++)
+		from.gid[8 + i] = (uint8_t)(VGUID(3) >> (56 - 8 * i));
+	vm = table_from(&from, SA_ATTR_NODE_REC, 0, 0, rec, 112, &o);
+	free(o);
+	ck_assert_uint_eq(vm + 2, host);
+	/* vport 1 has a LID of its own: its GUID behind c2's LID is not it */
+	for (int i = 0; i < 8; i++)
+		from.gid[8 + i] = (uint8_t)(VGUID(1) >> (56 - 8 * i));
+	other = table_from(&from, SA_ATTR_NODE_REC, 0, 0, rec, 112, &o);
+	free(o);
+	ck_assert_uint_eq(other, host);
+	V.vports = NULL;
+	V.vport_pk = NULL;
+	sa_set_view(sa, &V);
+	vport_set_fini(&VS);
+}
+END_TEST
+
 #define SWIR_LID (1ULL << 0)
 
 START_TEST(switchinfo_record_masks)
@@ -1207,6 +1280,95 @@ START_TEST(switchinfo_record_masks)
 }
 END_TEST
 
+/* Issue 22 points 2 and 6: the tables the devices hold (core/devtab, as
+ * sm/devread fills it) in SL2VLTableRecord (LID 0-1, InputPortNum 2,
+ * OutputPortNum 3, table 8-15), VLArbitrationTableRecord (LID 0-1,
+ * OutputPortNum 2, BlockNum 3, table 8-71) and the P_KeyTableRecords of
+ * switch ports ibsmd does not program (LID 0-1, BlockNum 2-3, PortNum 4). */
+#define SLVL_LID        (1ULL << 0)
+#define SLVL_IN         (1ULL << 1)
+#define SLVL_OUT        (1ULL << 2)
+#define VLA_OUT         (1ULL << 1)
+#define VLA_BLOCK       (1ULL << 2)
+
+START_TEST(device_table_records)
+{
+	struct devtab *dt = devtab_new();
+	struct devtab_node *b = devtab_node(dt, F.nodes[node_b].guid, 4, true);
+	struct devtab_node *ca = devtab_node(dt,
+	    F.nodes[F.ports[c[2]].node].guid, 1, false);
+	uint8_t rec[72] = { 0 }, *o;
+	uint16_t *keys;
+	size_t n;
+
+	/* B: in 1 -> out 2 and in 0 -> out 0 read; c2's one table */
+	memset(b->sl2vl + devtab_sl2vl_idx(b, 1, 2) * 8, 0x12, 8);
+	b->sl2vl_valid[devtab_sl2vl_idx(b, 1, 2)] = 1;
+	b->sl2vl_valid[devtab_sl2vl_idx(b, 0, 0)] = 1;
+	memset(ca->sl2vl + 8, 0x77, 8);
+	ca->sl2vl_valid[1] = 1;
+	/* B port 1 (to A): VLArb blocks 1 and 3, P_Keys block 1 of 2 */
+	b->ports[1].vlarb[0][1] = 0x40;
+	b->ports[1].vlarb_valid = 1u | 4u;
+	keys = devtab_port_pkeys(b, 1, 64);
+	keys[33] = 0xFFFF;
+	b->ports[1].pkey_valid = 2;
+	V.devtab = dt;
+	sa_set_view(sa, &V);
+
+	n = table(SA_ATTR_SL2VL_REC, 0, 0, rec, 16, &o);
+	ck_assert_uint_eq(n, 3);
+	free(o);
+	put16(rec, LID_B);
+	rec[2] = 1;
+	rec[3] = 2;
+	n = table(SA_ATTR_SL2VL_REC, 0, SLVL_LID | SLVL_IN | SLVL_OUT, rec,
+	    16, &o);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(get16(o), LID_B);
+	ck_assert_uint_eq(o[2], 1);
+	ck_assert_uint_eq(o[3], 2);
+	ck_assert_uint_eq(o[8], 0x12);
+	free(o);
+	/* a CA port's: its LID, ports 0 and 0 */
+	put16(rec, LID_C2);
+	n = table(SA_ATTR_SL2VL_REC, 0, SLVL_LID, rec, 16, &o);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(o[2] | o[3], 0);
+	ck_assert_uint_eq(o[15], 0x77);
+	free(o);
+
+	memset(rec, 0, sizeof(rec));
+	n = table(SA_ATTR_VLARB_REC, 0, 0, rec, 72, &o);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_uint_eq(get16(o), LID_B);
+	ck_assert_uint_eq(o[2], 1);
+	ck_assert_uint_eq(o[3], 1);
+	ck_assert_uint_eq(o[9], 0x40);
+	ck_assert_uint_eq(o[72 + 3], 3);
+	free(o);
+	rec[2] = 1;
+	rec[3] = 3;
+	n = table(SA_ATTR_VLARB_REC, 0, VLA_OUT | VLA_BLOCK, rec, 72, &o);
+	ck_assert_uint_eq(n, 1);
+	free(o);
+
+	/* P_KeyTableRecord: no table ibsmd programs here (pk NULL); B port
+	 * 1's block 1 as read, BlockNum big-endian */
+	memset(rec, 0, sizeof(rec));
+	n = table(SA_ATTR_PKEY_REC, 1, 0, rec, 72, &o);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(get16(o), LID_B);
+	ck_assert_uint_eq(get16(o + 2), 1);
+	ck_assert_uint_eq(o[4], 1);
+	ck_assert_uint_eq(get16(o + 8 + 2), 0xFFFF);
+	free(o);
+	V.devtab = NULL;
+	sa_set_view(sa, &V);
+	devtab_free(dt);
+}
+END_TEST
+
 static Suite *
 sa_suite(void)
 {
@@ -1221,8 +1383,8 @@ sa_suite(void)
 	tcase_add_test(t, gettable_error_has_offset_0);
 	tcase_add_test(t, gettable_is_rmpp_active);
 	tcase_add_test(t, error_reply_record);
-	tcase_add_test(t, set_read_only_dropped);
-	tcase_add_test(t, unknown_attr_or_method_dropped);
+	tcase_add_test(t, set_read_only_answered);
+	tcase_add_test(t, unknown_attr_or_method_answered);
 	tcase_add_test(t, bad_class_version);
 	tcase_add_test(t, wrong_key_dropped);
 	tcase_add_test(t, sa_key_trusts);
@@ -1239,7 +1401,9 @@ sa_suite(void)
 	tcase_add_test(t, mft_record_masks);
 	tcase_add_test(t, guidinfo_record_masks);
 	tcase_add_test(t, switchinfo_record_masks);
+	tcase_add_test(t, device_table_records);
 	tcase_add_test(t, vport_records);
+	tcase_add_test(t, vport_requester_by_sgid);
 	suite_add_tcase(s, t);
 	return s;
 }

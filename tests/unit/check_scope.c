@@ -102,6 +102,23 @@ START_TEST(limited_pairs_share_nothing)
 }
 END_TEST
 
+/* Issue 22 point 1: a limited member of every partition is in scope of
+ * itself and of every full member of its partitions, of no limited one;
+ * a loopback path still needs a key one end holds in full. */
+START_TEST(self_in_scope)
+{
+	uint16_t k;
+
+	ck_assert(sa_scope_share(&V, ca[2], ca[2]));    /* all limited */
+	ck_assert(!sa_scope_common_pkey(&V, ca[2], ca[2], &k));
+	ck_assert(sa_scope_share(&V, ca[2], ca[0]));    /* 0 full in 7fff */
+	ck_assert(sa_scope_share(&V, ca[2], ca[1]));    /* 1 full in 3 */
+	ck_assert(sa_scope_share(&V, ca[0], ca[0]));
+	ck_assert(sa_scope_common_pkey(&V, ca[0], ca[0], &k));
+	ck_assert_uint_eq(k, 0x8001);
+}
+END_TEST
+
 START_TEST(empty_and_unknown_share_all)
 {
 	uint16_t k;
@@ -132,6 +149,7 @@ main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, share_needs_one_full);
 	tcase_add_test(tc, limited_pairs_share_nothing);
+	tcase_add_test(tc, self_in_scope);
 	tcase_add_test(tc, empty_and_unknown_share_all);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -243,6 +243,24 @@ START_TEST(delete)
 	ck_assert_uint_eq(call(sa_attr_service.del, 0x15, ca[1],
 	    M_ID | M_GID | M_PKEY, r, false, 0, &out), SA_STATUS_NO_RECORDS);
 	sa_out_fini(&out);
+	/* issue 22 point 3: the record's own fields name it, whatever the
+	 * mask: a Set with mask 0x57, then a Delete with 0x40 (name only) */
+	make_rec(r, 10, ca[1], 0xFFFF, 0xFFFFFFFF, "named");
+	ck_assert_uint_eq(set(ca[1], M_ID | M_GID | M_PKEY | M_LEASE | M_NAME,
+	    r, 0, NULL), 0);
+	ck_assert_uint_eq(call(sa_attr_service.del, 0x15, ca[1], M_NAME, r,
+	    false, 0, &out), 0);
+	ck_assert_uint_eq(out.n, 1);
+	sa_out_fini(&out);
+	ck_assert_uint_eq(get(ca[1], 0, r, false, 0, NULL), 0);
+	/* a Set without P_Key stored the default one; a Delete without it
+	 * (data P_Key 0) finds that */
+	make_rec(r, 11, ca[1], 0, 0xFFFFFFFF, "nokey");
+	ck_assert_uint_eq(set(ca[1], M_ID | M_GID, r, 0, NULL), 0);
+	ck_assert_uint_eq(call(sa_attr_service.del, 0x15, ca[1], 0, r, false,
+	    0, &out), 0);
+	sa_out_fini(&out);
+	ck_assert_uint_eq(get(ca[1], 0, r, false, 0, NULL), 0);
 }
 END_TEST
 

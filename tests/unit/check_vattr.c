@@ -1,6 +1,6 @@
 /*
  * core/vattr: the vport attribute codecs against the byte layouts of the
- * design note (VIRTUALIZATION.md section 2), written out here by hand.
+ * design note (VIRTUALIZATION.md, The attributes), written out here by hand.
  */
 #include <check.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /*
  * The byte layouts of the simulated vport attributes and traps
  * (tests/fixture/vdev_layout.h), against hand-written bytes from
- * VIRTUALIZATION.md section 2, and the (UNCONFIRMED) modifier encodings.
+ * VIRTUALIZATION.md (The attributes), and the (UNCONFIRMED) modifier encodings.
  */
 #include <check.h>
 #include <stdint.h>

@@ -99,6 +99,54 @@ START_TEST(test_resolve)
 }
 END_TEST
 
+/* Virtualization ignore: a VM another SM brought up (ARMED or ACTIVE with
+ * a VPortLID) stays managed for its LID and routes; a VM in INIT, or up
+ * without a LID, is idle: no LID, not routed. */
+START_TEST(test_keep_running)
+{
+	struct fabric f;
+	struct lft_set lft;
+	struct vport_set s;
+	uint32_t h, act, arm, init, nolid, shared;
+
+	build(&f, &lft);
+	vport_set_init(&s);
+	h = vport_host_add(&s, hca_port(&f, 0));
+	act = up(&s, h, 1, 0x2001, true, 0);
+	s.v[act].state = PORT_ACTIVE;
+	s.v[act].cur_lid = 200;
+	arm = up(&s, h, 2, 0x2002, true, 0);
+	s.v[arm].state = PORT_ARMED;
+	s.v[arm].cur_lid = 201;
+	init = up(&s, h, 3, 0x2003, true, 0);   /* a VM starting now */
+	nolid = up(&s, h, 4, 0x2004, true, 0);
+	s.v[nolid].state = PORT_ACTIVE;         /* up, but no VPortLID */
+	shared = up(&s, h, 5, 0x2005, false, 0);
+	s.v[shared].state = PORT_ACTIVE;
+	s.v[shared].cur_lid = f.ports[hca_port(&f, 0)].lid;
+	ck_assert_uint_eq(vport_keep_running(&s), 3);
+	ck_assert(vport_is_managed(&s.v[act]) && vport_wants_lid(&s.v[act]));
+	ck_assert(vport_is_managed(&s.v[arm]));
+	ck_assert(vport_is_managed(&s.v[shared]));
+	ck_assert(!vport_is_managed(&s.v[init]) && !vport_wants_lid(&s.v[init]));
+	ck_assert(!vport_is_managed(&s.v[nolid]));
+	s.v[act].own_lid = 200;
+	s.v[arm].own_lid = 201;
+	s.v[init].own_lid = 202;        /* not used: idle */
+	ck_assert_uint_eq(vport_resolve_lids(&s, &f), 2);
+	ck_assert_uint_eq(s.v[init].lid, 0);
+	ck_assert_uint_eq(s.v[shared].lid, f.ports[hca_port(&f, 0)].lid);
+	/* again: the marks follow the states of this read */
+	s.v[init].state = PORT_ACTIVE;
+	s.v[init].cur_lid = 202;
+	ck_assert_uint_eq(vport_keep_running(&s), 4);
+	ck_assert(vport_is_managed(&s.v[init]));
+	vport_set_fini(&s);
+	lft_set_fini(&lft);
+	fabric_fini(&f);
+}
+END_TEST
+
 START_TEST(test_lft_copy_and_move)
 {
 	struct fabric f;
@@ -233,6 +281,7 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, test_resolve);
+	tcase_add_test(tc, test_keep_running);
 	tcase_add_test(tc, test_lft_copy_and_move);
 	tcase_add_test(tc, test_grow_keeps_rows);
 	tcase_add_test(tc, test_graft_kept_hosts);

@@ -334,11 +334,14 @@ START_TEST(test_program_clears_latch)
 	r = program(&set);
 	ck_assert_uint_eq(r.timeouts + r.errors, 0);
 	ck_assert_uint_eq(r.managed, NHOSTS * VPS);
-	ck_assert_uint_eq(r.activated, NHOSTS * VPS);
+	/* each host's VMs and its vport 0 (VirtualizationEnable set: the
+	 * PF's vport has a state of its own) */
+	ck_assert_uint_eq(r.activated, NHOSTS * (VPS + 1));
 	ck_assert_uint_eq(r.clears, NHOSTS);
 	ck_assert_uint_eq(r.stale_hosts, 0);
 	for (unsigned h = 0; h < NHOSTS; h++) {
 		ck_assert_uint_eq(dev[h].vi_flags & VL_VI_STATE_CHANGE, 0);
+		ck_assert_uint_eq(dev[h].vp[0].state, VL_VS_ACTIVE);
 		for (unsigned i = 1; i <= VPS; i++) {
 			uint32_t x = vport_by_guid(&set, vguid(h, i));
 
@@ -529,7 +532,7 @@ START_TEST(test_not_capable_untouched)
 	ck_assert_uint_ne(vport_by_guid(&set, vguid(0, 1)), FABRIC_NONE);
 	give_lids(&set);
 	r = program(&set);
-	ck_assert_uint_eq(r.activated, (NHOSTS - 2) * VPS);
+	ck_assert_uint_eq(r.activated, (NHOSTS - 2) * (VPS + 1));
 	ck_assert(!poll_changed(&set));
 	/* a change on a capable host: the sweep of changed hosts */
 	ck_assert_int_eq(vstate_vport_down(&dev[1], 3), 0);
@@ -596,7 +599,7 @@ START_TEST(test_unanswered_retried_reported)
 	/* the others are still programmed */
 	give_lids(&set);
 	r = program(&set);
-	ck_assert_uint_eq(r.activated, (NHOSTS - 1) * VPS);
+	ck_assert_uint_eq(r.activated, (NHOSTS - 1) * (VPS + 1));
 	for (unsigned h = 0; h < NHOSTS; h++)
 		if (h != 4)
 			for (unsigned i = 1; i <= VPS; i++)

@@ -1,0 +1,345 @@
+/*
+ * Reading the port tables ibsmd does not program: see sm/devread.h.
+ */
+#include "autoconfig.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ev.h>
+#include <infiniband/mad.h>
+
+#include "core/alloc.h"
+#include "core/devtab.h"
+#include "core/fabric.h"
+#include "core/log.h"
+#include "mad/mad.h"
+#include "mad/smp.h"
+#include "partitions/partitions.h"
+#include "sm/devread.h"
+
+/* SMPs of this module in flight at once: the tables are for the SA's
+ * records, never worth slowing a sweep down. */
+#define DEVREAD_WINDOW 16
+
+enum item_kind { ITEM_SL2VL, ITEM_VLARB, ITEM_PKEY };
+
+struct item {
+	uint64_t guid;          /* node */
+	uint16_t lid;           /* where to send it */
+	uint8_t kind;
+	uint8_t port;           /* the port the table belongs to */
+	uint8_t nports;
+	bool sw;
+	uint16_t idx;           /* SL-to-VL table index, VL arbitration block
+				 * (0-3) or P_Key block */
+	uint16_t cap;           /* P_Key table entries */
+	uint32_t mod;
+};
+
+struct devread {
+	struct ev_loop *loop;
+	struct mad_engine *mad;
+	struct devtab *tab;
+	struct item *q;         /* to send: q[head .. n - 1] */
+	size_t n, head, cap;
+	unsigned inflight;
+	uint64_t m_key;
+	double t0;
+	bool said;              /* the end of this round logged */
+	struct devread_stats st;
+};
+
+struct pending {
+	struct devread *r;
+	struct item it;
+};
+
+struct devread *
+devread_new(struct ev_loop *loop, struct mad_engine *mad)
+{
+	struct devread *r = xcalloc(1, sizeof(*r));
+
+	r->loop = loop;
+	r->mad = mad;
+	r->tab = devtab_new();
+	return r;
+}
+
+void
+devread_free(struct devread *r)
+{
+	if (r == NULL)
+		return;
+	devtab_free(r->tab);
+	free(r->q);
+	free(r);
+}
+
+const struct devtab *
+devread_tables(const struct devread *r)
+{
+	return r != NULL ? r->tab : NULL;
+}
+
+void
+devread_get_stats(const struct devread *r, struct devread_stats *st)
+{
+	*st = r->st;
+	st->queued = (uint32_t)(r->n - r->head);
+}
+
+static void
+push(struct devread *r, const struct item *it)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 256;
+		r->q = xreallocarray(r->q, r->cap, sizeof(*r->q));
+	}
+	r->q[r->n++] = *it;
+}
+
+static void launch(struct devread *r);
+
+static void
+pending_drop(void *arg)
+{
+	free(arg);
+}
+
+static void
+store(struct devread *r, const struct item *it, const uint8_t *d)
+{
+	struct devtab_node *n = devtab_node(r->tab, it->guid, it->nports,
+	    it->sw);
+	struct devtab_port *dp = &n->ports[it->port];
+	uint16_t *keys;
+
+	switch (it->kind) {
+	case ITEM_SL2VL:
+		memcpy(n->sl2vl + (size_t)it->idx * DEVTAB_SL2VL_SIZE, d,
+		    DEVTAB_SL2VL_SIZE);
+		n->sl2vl_valid[it->idx] = 1;
+		break;
+	case ITEM_VLARB:
+		memcpy(dp->vlarb[it->idx], d, DEVTAB_VLARB_SIZE);
+		dp->vlarb_valid |= (uint8_t)(1u << it->idx);
+		break;
+	case ITEM_PKEY:
+		keys = devtab_port_pkeys(n, it->port, it->cap);
+		for (unsigned k = 0; k < DEVTAB_PKEY_BLOCK &&
+		    it->idx * DEVTAB_PKEY_BLOCK + k < it->cap; k++)
+			keys[it->idx * DEVTAB_PKEY_BLOCK + k] =
+			    (uint16_t)(d[2 * k] << 8 | d[2 * k + 1]);
+		dp->pkey_valid |= UINT64_C(1) << it->idx;
+		break;
+	}
+}
+
+static void
+done(void *arg, int status, const uint8_t *resp)
+{
+	struct pending *p = arg;
+	struct devread *r = p->r;
+
+	r->inflight--;
+	if (status == 0 && resp != NULL) {
+		store(r, &p->it, resp + SMP_DATA_OFFSET);
+		r->st.reads++;
+	} else {
+		r->st.failed++;
+		log_debug("devread: node 0x%016" PRIx64 " port %u: attribute "
+		    "0x%04x modifier 0x%08x: status %d", p->it.guid,
+		    p->it.port, p->it.kind == ITEM_SL2VL ? ATTR_SL2VL :
+		    p->it.kind == ITEM_VLARB ? ATTR_VL_ARB : ATTR_PKEY_TABLE,
+		    p->it.mod, status);
+	}
+	free(p);
+	launch(r);
+}
+
+static void
+launch(struct devread *r)
+{
+	static const uint16_t attr[] = { ATTR_SL2VL, ATTR_VL_ARB,
+	    ATTR_PKEY_TABLE };
+
+	while (r->inflight < DEVREAD_WINDOW && r->head < r->n) {
+		const struct item *it = &r->q[r->head++];
+		struct smp_req q = {
+			.method = MAD_GET, .attr = attr[it->kind],
+			.mod = it->mod, .dlid = it->lid, .dest = it->guid,
+			.mkey = r->m_key, .drop = pending_drop,
+		};
+		struct pending *p = xmalloc(sizeof(*p));
+
+		p->r = r;
+		p->it = *it;
+		if (smp_request(r->mad, &q, done, p) < 0) {
+			free(p);
+			r->st.failed++;
+			continue;
+		}
+		r->inflight++;
+	}
+	if (r->head == r->n && r->inflight == 0 && !r->said) {
+		r->said = true;
+		if (r->st.reads + r->st.failed > 0)
+			log_info("devread: port tables for the SA: %" PRIu64
+			    " read, %" PRIu64 " failed (%.2f s)", r->st.reads,
+			    r->st.failed, ev_now(r->loop) - r->t0);
+	}
+}
+
+/* VL arbitration blocks a port has: 1-2 for the low-priority table, 3-4
+ * for the high one, as its PortInfo caps say (32 entries a block). */
+static unsigned
+vlarb_blocks(const struct fabric_port *port)
+{
+	unsigned lo, hi, m = 0;
+
+	if (!port->info_valid)
+		return 0;
+	lo = mad_get_field((void *)port->info, 0,
+	    IB_PORT_VL_ARBITRATION_LOW_CAP_F);
+	hi = mad_get_field((void *)port->info, 0,
+	    IB_PORT_VL_ARBITRATION_HIGH_CAP_F);
+	if (lo > 0)
+		m |= 1u;
+	if (lo > 32)
+		m |= 2u;
+	if (hi > 0)
+		m |= 4u;
+	if (hi > 32)
+		m |= 8u;
+	return m;
+}
+
+/* Whether ibsmd programs the P_Key table of port p (its own copy serves
+ * the SA then). */
+static bool
+pkeys_managed(const struct pkey_tables *pk, bool enforce_tables,
+    const struct fabric *f, uint32_t p)
+{
+	const struct fabric_port *port = &f->ports[p];
+	const struct pkey_table *t;
+
+	if (pk == NULL || (t = pkey_tables_find(pk, port->guid,
+	    port->num)) == NULL)
+		return false;
+	return t->kind == PKEY_TABLE_PORT || enforce_tables;
+}
+
+/* The link identity of port p now: its peer's node GUID and number. */
+static void
+peer_of(const struct fabric *f, uint32_t p, uint64_t *g, uint8_t *num)
+{
+	uint32_t q = f->ports[p].peer;
+
+	*g = 0;
+	*num = 0;
+	if (q != FABRIC_NONE) {
+		*g = f->nodes[f->ports[q].node].guid;
+		*num = f->ports[q].num;
+	}
+}
+
+static void
+queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
+    const struct pkey_tables *pk, bool enforce_tables)
+{
+	const struct fabric_node *fn = &f->nodes[ni];
+	bool sw = fn->type == NODE_SWITCH;
+	struct devtab_node *n = devtab_node(r->tab, fn->guid, fn->nports, sw);
+	struct item it = { .guid = fn->guid, .nports = fn->nports, .sw = sw };
+	unsigned p, q, b, blocks;
+	uint64_t g;
+	uint8_t num;
+
+	if (sw && (it.lid = f->ports[fn->port0].lid) == 0)
+		return;
+	/* a port linked elsewhere than when read: read it again */
+	for (p = sw ? 0 : 1; p <= fn->nports; p++) {
+		peer_of(f, fn->port0 + p, &g, &num);
+		if (n->ports[p].peer_guid != g || n->ports[p].peer_num != num) {
+			devtab_port_forget(n, p);
+			n->ports[p].peer_guid = g;
+			n->ports[p].peer_num = num;
+		}
+	}
+	for (p = sw ? 0 : 1; p <= fn->nports; p++) {
+		const struct fabric_port *port = &f->ports[fn->port0 + p];
+
+		if (!sw && (it.lid = port->lid) == 0)
+			continue;
+		it.port = (uint8_t)p;
+		/* SL-to-VL: a switch's from every input port to p */
+		it.kind = ITEM_SL2VL;
+		for (q = 0; q <= (sw ? fn->nports : 0u); q++) {
+			it.idx = (uint16_t)devtab_sl2vl_idx(n, q, p);
+			if (n->sl2vl_valid[it.idx])
+				continue;
+			it.mod = sw ? (uint32_t)(q << 8 | p) : 0;
+			push(r, &it);
+		}
+		it.kind = ITEM_VLARB;
+		/* a base switch port 0 has no VL arbitration (IBA 7.6.9;
+		 * smpquery says "BSP0"), an enhanced one has */
+		blocks = sw && p == 0 && !(fn->sw_info_valid &&
+		    mad_get_field((void *)fn->sw_info, 0,
+		    IB_SW_ENHANCED_PORT0_F)) ? 0 : vlarb_blocks(port);
+		for (b = 0; b < DEVTAB_VLARB_BLOCKS; b++) {
+			if (!(blocks & (1u << b)) ||
+			    (n->ports[p].vlarb_valid & (1u << b)))
+				continue;
+			it.idx = (uint16_t)b;
+			it.mod = (uint32_t)((b + 1) << 16 | (sw ? p : 0));
+			push(r, &it);
+		}
+		/* P_Keys of switch external ports ibsmd leaves alone */
+		if (!sw || p == 0 || fn->enforce_cap == 0 ||
+		    pkeys_managed(pk, enforce_tables, f, fn->port0 + p))
+			continue;
+		it.kind = ITEM_PKEY;
+		it.cap = fn->enforce_cap;
+		if (n->ports[p].pkeys == NULL ||
+		    n->ports[p].pkey_cap != it.cap)
+			(void)devtab_port_pkeys(n, p, it.cap);
+		for (b = 0; b * DEVTAB_PKEY_BLOCK < it.cap && b < 64; b++) {
+			if (n->ports[p].pkey_valid & (UINT64_C(1) << b))
+				continue;
+			it.idx = (uint16_t)b;
+			it.mod = (uint32_t)(p << 16 | b);
+			push(r, &it);
+		}
+	}
+}
+
+void
+devread_start(struct devread *r, const struct fabric *f,
+    const struct pkey_tables *pk, bool enforce_tables, uint64_t m_key)
+{
+	if (r == NULL)
+		return;
+	r->n = r->head = 0;
+	r->m_key = m_key;
+	r->said = false;
+	r->t0 = ev_now(r->loop);
+	memset(&r->st, 0, sizeof(r->st));
+	if (f == NULL)
+		return;
+	for (uint32_t ni = 0; ni < f->nnodes; ni++)
+		if (f->nodes[ni].nports > 0)
+			queue_node(r, f, ni, pk, enforce_tables);
+	if (r->n > 0)
+		log_debug("devread: %zu port tables to read", r->n);
+	launch(r);
+}
+
+void
+devread_stop(struct devread *r)
+{
+	if (r != NULL)
+		r->n = r->head = 0;
+}

@@ -1,0 +1,49 @@
+/*
+ * Reading the port tables ibsmd does not program, for the SA's records
+ * (core/devtab): SL-to-VL mapping tables, VL arbitration tables, and the
+ * P_Key tables of switch ports ibsmd leaves alone. Started after each
+ * subnet up as master, it reads, LID-routed and a few SMPs at a time
+ * beside the sweeps, what the store lacks: every table of a node new to
+ * it, and those of a port whose link now goes elsewhere; what was read
+ * stays, so an unchanged fabric costs nothing after the first time.
+ * Switch SL-to-VL tables are per input and output port, (N + 1)^2 of
+ * them per switch.
+ */
+#ifndef IBSMD_DEVREAD_H
+#define IBSMD_DEVREAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct devread;
+struct devtab;
+struct ev_loop;
+struct fabric;
+struct mad_engine;
+struct pkey_tables;
+
+struct devread *devread_new(struct ev_loop *loop, struct mad_engine *mad);
+void devread_free(struct devread *r);
+
+/*
+ * Read what the store lacks of the ports of f, which must stay valid until
+ * the next devread_start() or devread_stop() (reads in flight then finish
+ * into the store by node GUID, nothing more is sent for f). pk: the P_Key
+ * tables ibsmd programs (NULL: none); enforce_tables: those of switch
+ * ports facing CAs are programmed too (partition enforcement not off).
+ * Reads still queued from an earlier call are dropped.
+ */
+void devread_start(struct devread *r, const struct fabric *f,
+    const struct pkey_tables *pk, bool enforce_tables, uint64_t m_key);
+/* Send nothing more (not master). */
+void devread_stop(struct devread *r);
+const struct devtab *devread_tables(const struct devread *r);
+
+struct devread_stats {
+	uint64_t reads;         /* tables read */
+	uint64_t failed;        /* reads that got no answer or an error */
+	uint32_t queued;        /* still to send */
+};
+void devread_get_stats(const struct devread *r, struct devread_stats *st);
+
+#endif
