@@ -1544,6 +1544,7 @@ main(int argc, char *argv[])
 		struct sa_opts sao;
 
 		d.mcast = sm_mcast_new(d.mad);
+		sm_mcast_set_alias(d.mcast, vfguid_store(d.vg));
 		sm_mcast_set_loop(d.mcast, d.loop);
 		mcast_set_consolidate_snm(sm_mcast_store(d.mcast),
 		    d.cfg.consolidate_ipv6_snm);

@@ -13,6 +13,7 @@
 #include <ev.h>
 #include <infiniband/mad.h>
 
+#include "core/alias.h"
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/guidhash.h"
@@ -44,6 +45,7 @@ struct sm_mcast {
 	struct mcast_store *store;
 	const struct fabric *f;
 	const struct vport_set *vports; /* members by vport GUID */
+	const struct alias_store *alias; /* members by VF alias GUID */
 	struct mcast_trees *trees;
 	struct held *held;
 	size_t nheld, heldcap;
@@ -175,9 +177,16 @@ static uint32_t
 member_port(const struct sm_mcast *m, uint64_t guid)
 {
 	uint32_t p = query_port_by_guid(m->f, guid), i;
+	uint64_t phys;
 
+	/* a VF alias GUID: its physical port's */
+	if (p == FABRIC_NONE && m->alias != NULL &&
+	    alias_find(m->alias, guid, &phys, NULL))
+		p = query_port_by_guid(m->f, phys);
+	/* a vport the SM manages (a duplicate GUID left down is not one) */
 	if (p == FABRIC_NONE && m->vports != NULL &&
 	    (i = vport_by_guid(m->vports, guid)) != FABRIC_NONE &&
+	    vport_is_managed(&m->vports->v[i]) &&
 	    m->vports->v[i].port < m->f->nports)
 		p = m->vports->v[i].port;
 	return p;
@@ -220,6 +229,12 @@ on_moved(void *arg, uint16_t from, uint16_t to)
 	log_warnx("mcast: MLID 0x%04x lies past the smallest MulticastFDBCap "
 	    "(%u): its groups now use MLID 0x%04x", from,
 	    *(const unsigned *)arg, to);
+}
+
+void
+sm_mcast_set_alias(struct sm_mcast *m, const struct alias_store *a)
+{
+	m->alias = a;
 }
 
 void

@@ -45,6 +45,10 @@ void sm_mcast_set_fabric(struct sm_mcast *m, const struct fabric *f);
  * are reached through its physical port. Call before
  * sm_mcast_set_fabric(); s must stay valid as f does. */
 void sm_mcast_set_vports(struct sm_mcast *m, const struct vport_set *s);
+/* VF alias GUIDs may be members (IPoIB on a ConnectX-3 VF joins with its
+ * alias GID): the store that says whose port each one is (NULL: none). */
+struct alias_store;
+void sm_mcast_set_alias(struct sm_mcast *m, const struct alias_store *a);
 /* Write every switch's differing blocks (master only). mkey: the M_Key
  * SMPs carry. */
 void sm_mcast_program(struct sm_mcast *m, uint64_t mkey);

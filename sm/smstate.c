@@ -36,6 +36,7 @@
 /* A master leaving (SIGTERM) waits this long for its standby to take
  * the subnet (the HANDOVER answered and the ACKNOWLEDGE). */
 #define LEAVE_MAX               5.0
+#define LEAVE_PROBE             1.0     /* the other SMs asked again first */
 
 /* The machine's own states: IBA's four, MASTER split in three. */
 enum st { S_NOTACTIVE, S_DISCOVERING, S_STANDBY, S_MASTER, S_HANDOVER,
@@ -67,7 +68,7 @@ struct peer {
 	uint64_t told_ours;
 };
 
-enum qkind { Q_ELECT, Q_POLL, Q_WATCH, Q_HANDOVER, Q_ACK };
+enum qkind { Q_ELECT, Q_POLL, Q_WATCH, Q_HANDOVER, Q_ACK, Q_LEAVE };
 
 struct query {
 	LIST_ENTRY(query) entry;
@@ -111,6 +112,8 @@ struct smstate {
 	unsigned nnoted;
 	/* leaving (SIGTERM): the subnet handed to a standby first */
 	bool leaving;
+	bool leave_probing;     /* asking the other SMs before handing over */
+	unsigned leave_pending; /* probe Gets still under way */
 	smstate_left_cb left_cb;
 	void *left_arg;
 	ev_timer leave_timer;
@@ -207,6 +210,7 @@ lookup(enum st state, enum ev event)
 }
 
 static void leave_end(struct smstate *s, bool handed);
+static void leave_pick(struct smstate *s);
 
 /* The state changes (and is reported) before the action runs, so that an
  * action may post the next event itself. */
@@ -570,6 +574,14 @@ on_query(void *arg, int status, const uint8_t *resp)
 			    MGMT_CLASS_SMP_DR, status, st, sizeof(st)));
 			fsm(s, E_HANDOVER_FAILED, why);
 		}
+		break;
+	case Q_LEAVE:
+		if (!s->leaving || !s->leave_probing)
+			break;
+		if (ok && p != NULL)
+			(void)record(s, p, resp);
+		if (--s->leave_pending == 0)
+			leave_pick(s);
 		break;
 	case Q_ACK:
 		log_debug("sm: ACKNOWLEDGE to 0x%016" PRIx64 ": %s", q->guid,
@@ -1187,6 +1199,10 @@ leave_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
+	if (s->leave_probing) {
+		leave_pick(s);  /* with the answers that came */
+		return;
+	}
 	/* the HANDOVER was answered (STANDBY now), the ACKNOWLEDGE lost */
 	log_info("sm: leaving: %s after %.0f s", s->state == S_STANDBY ?
 	    "handed over, no ACKNOWLEDGE" : "no answer to the HANDOVER",
@@ -1194,14 +1210,12 @@ leave_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	leave_end(s, s->state == S_STANDBY);
 }
 
-bool
-smstate_leave(struct smstate *s, smstate_left_cb done, void *arg)
+/* The best trusted STANDBY to hand the subnet to, or NULL. */
+static const struct peer *
+leave_target(const struct smstate *s)
 {
 	const struct peer *b = NULL;
-	char why[160];
 
-	if (s->state != S_MASTER || s->leaving)
-		return false;
 	for (size_t i = 0; i < s->npeers; i++) {
 		const struct peer *p = &s->peers[i];
 
@@ -1212,17 +1226,63 @@ smstate_leave(struct smstate *s, smstate_left_cb done, void *arg)
 		    b->pub.priority, b->pub.guid))
 			b = p;
 	}
-	if (b == NULL)
-		return false;
-	s->leaving = true;
-	s->left_cb = done;
-	s->left_arg = arg;
+	return b;
+}
+
+/* The probe is over (every SM answered, or its time is up): hand the
+ * subnet to the best standby, or leave without one. */
+static void
+leave_pick(struct smstate *s)
+{
+	const struct peer *b;
+	char why[160];
+
+	s->leave_probing = false;
+	if (s->state != S_MASTER || (b = leave_target(s)) == NULL) {
+		leave_end(s, false);
+		return;
+	}
+	ev_timer_stop(s->loop, &s->leave_timer);
 	ev_timer_set(&s->leave_timer, LEAVE_MAX, 0.);
 	ev_timer_start(s->loop, &s->leave_timer);
 	s->next = b->pub.guid;
 	snprintf(why, sizeof(why), "leaving: the subnet goes to standby "
 	    "0x%016" PRIx64 " (priority %u)", b->pub.guid, b->pub.priority);
 	fsm(s, E_HIGHER, why);
+}
+
+/*
+ * What we know of the other SMs may be a poll interval old (one that just
+ * started may still have been DISCOVERING when we last asked): ask every
+ * SM we know once more, then pick.
+ */
+bool
+smstate_leave(struct smstate *s, smstate_left_cb done, void *arg)
+{
+	uint8_t data[SMP_DATA_SIZE];
+
+	if (s->state != S_MASTER || s->leaving)
+		return false;
+	smstate_encode(s, data, false);
+	s->leave_pending = 0;
+	for (size_t i = 0; i < s->npeers; i++) {
+		struct peer *p = &s->peers[i];
+
+		if (!p->present || !p->pub.answered || !p->pub.trusted ||
+		    p->refused)
+			continue;
+		for (unsigned c = 0; c < 2; c++)
+			if (query_copy(s, p, Q_LEAVE, MAD_GET, 0, data, c) == 0)
+				s->leave_pending++;
+	}
+	if (s->leave_pending == 0)
+		return false;
+	s->leaving = true;
+	s->leave_probing = true;
+	s->left_cb = done;
+	s->left_arg = arg;
+	ev_timer_set(&s->leave_timer, LEAVE_PROBE, 0.);
+	ev_timer_start(s->loop, &s->leave_timer);
 	return true;
 }
 

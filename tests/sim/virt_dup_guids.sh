@@ -64,11 +64,15 @@ BC=ff12:401b:ffff::ffff:ffff
 out=$(SIM_HOST=h1 diag "$MCJOIN" join "$BC" 1 pkey=0xffff port="$A" 2>/dev/null)
 [ "$(printf '%s' "$out" | sed -n 's/^status=\(0x[0-9a-f]*\).*/\1/p')" = 0x0000 ] ||
     fail "alias GUID $A's join of the broadcast group: $out"
+# the multicast tree reaches the alias's physical port (h1)
+mlid=$(printf '%s\n' "$out" | sed -n 's/.*mlid=\(0x[0-9a-fA-F]*\).*/\1/p' | head -1)
+poll_until 10 diag python3 "$TOP_SRCDIR/tests/sim/mcastcheck.py" --mlid "$mlid" --recv h1 >"$T/mc.out" ||
+    fail "the broadcast group's tree (MLID $mlid) does not reach h1, whose alias $A joined: $(cat "$T/mc.out")"
 out=$(guidreq h1 delete 0 2="$A")
 [ "$(status_of "$out")" = 0x0700 ] || fail "Delete of alias $A, a multicast member: $out"
 out=$(SIM_HOST=h1 diag "$MCJOIN" leave "$BC" 1 port="$A" 2>/dev/null)
 [ "$(printf '%s' "$out" | sed -n 's/^status=\(0x[0-9a-f]*\).*/\1/p')" = 0x0000 ] ||
     fail "alias GUID $A's leave: $out"
 out=$(guidreq h1 delete 0 2="$A") || fail "Delete of alias $A after its leave: $out"
-log "3. deleting an alias still a multicast member: 0x0700; after its leave: done"
+log "3. an alias joined: the tree reaches its port; deleting it while a member: 0x0700; after its leave: done"
 log "PASS"

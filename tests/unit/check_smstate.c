@@ -1101,7 +1101,14 @@ START_TEST(test_leave_hands_over)
 	ck_assert(!smstate_leave(ss, left_cb, NULL));   /* not master */
 	ck_assert_uint_eq(elect_with_a(3, SM_STANDBY, KEY), SM_MASTER);
 	left_calls = 0;
+	/* the other SMs asked once more first (two Gets each) */
+	i = fake_nsent();
 	ck_assert(smstate_leave(ss, left_cb, NULL));
+	ck_assert_uint_eq(fake_nsent(), i + 2);
+	ck_assert_uint_eq(mad_method_of(fake_sent(i)->mad), MAD_GET);
+	answer(i, PEER_A, 3, SM_STANDBY, KEY);
+	ck_assert_int_eq(smstate_state(ss), SM_MASTER);       /* one left */
+	answer(i + 1, PEER_A, 3, SM_STANDBY, KEY);
 	i = last_sminfo(MAD_SET);
 	ck_assert_uint_eq(sent_field(i, IB_MAD_ATTRMOD_F), SM_SIG_HANDOVER);
 	ck_assert_uint_eq(fake_sent(i)->mad[128 + 1], 2);
@@ -1119,6 +1126,34 @@ START_TEST(test_leave_hands_over)
 	smstate_start(ss);
 	ck_assert_uint_eq(elect_with_a(3, SM_STANDBY, 0x1), SM_MASTER);
 	ck_assert(!smstate_leave(ss, left_cb, NULL));
+	stop();
+
+	/* an SM last seen DISCOVERING and STANDBY by now gets the subnet:
+	 * the probe reads its state again */
+	start(9, KEY);
+	smstate_start(ss);
+	ck_assert_uint_eq(elect_with_a(3, SM_DISCOVERING, KEY), SM_MASTER);
+	left_calls = 0;
+	i = fake_nsent();
+	ck_assert(smstate_leave(ss, left_cb, NULL));
+	answer(i, PEER_A, 3, SM_STANDBY, KEY);
+	no_answer(i + 1);
+	i = last_sminfo(MAD_SET);
+	ck_assert_uint_eq(sent_field(i, IB_MAD_ATTRMOD_F), SM_SIG_HANDOVER);
+	stop();
+
+	/* nobody standing by after the probe: done at once, not handed */
+	start(9, KEY);
+	smstate_start(ss);
+	ck_assert_uint_eq(elect_with_a(3, SM_STANDBY, KEY), SM_MASTER);
+	left_calls = 0;
+	i = fake_nsent();
+	ck_assert(smstate_leave(ss, left_cb, NULL));
+	answer(i, PEER_A, 3, SM_DISCOVERING, KEY);
+	answer(i + 1, PEER_A, 3, SM_DISCOVERING, KEY);
+	ck_assert_int_eq(left_calls, 1);
+	ck_assert(!left_handed);
+	ck_assert_int_eq(smstate_state(ss), SM_MASTER);
 	stop();
 }
 END_TEST
