@@ -42,4 +42,7 @@ log "device: $line"
 [ "$(field epoll_watched)" -ge 1 ] || fail "ibsmd never put its umad descriptor in an epoll set: $line"
 [ "$(field polls)" = 0 ] || fail "ibsmd waited in poll() on its umad descriptor (a receiver thread's umad_recv): $line"
 [ "$(field reads)" -gt 100 ] || fail "ibsmd hardly read its umad descriptor: $line"
+grep -q 'receiver thread' "$SM_LOG" && fail "ibsmd's log mentions a receiver thread"
+grep -q 'umad fd [0-9]* watched by the loop' "$SM_LOG" ||
+    fail "ibsmd's log does not say its umad fd is watched by the loop"
 log "one thread, the umad fd watched by the event loop and read there"
