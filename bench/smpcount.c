@@ -9,14 +9,14 @@
  *
  * and runs the SM with
  *
- *     LD_PRELOAD=/tmp/.../smpcount.so:/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+ *     LD_PRELOAD=/tmp/.../smpcount.so:.../tests/fixture/umadfix.so
  *
- * The shim must come first: libumad2sim defines umad_send() itself, and the
- * first definition in the preload list is the one every caller (libosmvendor,
- * the SM's own code) binds to.  The shim forwards to the next definition
- * (RTLD_NEXT: libumad2sim's, or libibumad's when run without the simulator),
- * so each umad_send() call is counted exactly once, whatever happens
- * underneath (libibumad/libumad2sim turn it into a write() on the umad fd).
+ * The first definition of umad_send() in the process is the one every
+ * caller (libosmvendor, the SM's own code) binds to: the shim's.  It
+ * forwards to the next definition (RTLD_NEXT: libibumad's), so each
+ * umad_send() call is counted exactly once, whatever happens underneath
+ * (libibumad turns it into a write() on the umad fd, which the umadfix
+ * device, or the kernel on a host, takes).
  *
  * Environment:
  *   SMPCOUNT_OUT     file the counts are written to (required; without it
@@ -62,9 +62,9 @@
 #include <unistd.h>
 
 /*
- * The writer's file calls go to the kernel directly: libumad2sim wraps
- * open, write and close behind a mutex, and a signal that lands while the
- * SM's own thread holds it would wait for it forever.
+ * The writer's file calls go to the kernel directly: a preloaded device
+ * (umadfix) wraps open, write and close behind a mutex, and a signal that
+ * lands while the SM's own thread holds it would wait for it forever.
  */
 #define raw_open(path, flags, mode) \
 	((int)syscall(SYS_openat, AT_FDCWD, (path), (flags), (mode)))

@@ -4,8 +4,9 @@
  * one hop out of the local port (to the node cabled to it), keeping W on
  * the wire, from one thread, receiving with a blocking umad_recv(): no
  * event loop, no receiver thread, no model, no routing. Whatever CPU it
- * spends per SMP is the floor any SM pays on that transport (on ibsim:
- * libumad2sim's socket, its reader thread and its locks).
+ * spends per SMP is the floor any SM pays on that transport (on ibsim: the
+ * umadfix device, tests/fixture, which bench/bringup preloads into every
+ * client, as into ibsmd).
  *
  * Not part of the build: bench/bringup compiles it at run time:
  *
@@ -81,8 +82,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	sbuf = calloc(1, umad_size() + MAD_BYTES);
-	/* libumad2sim's read() copies more than the length asked for */
-	rbuf = calloc(1, umad_size() + MAD_BYTES + 4096);
+	rbuf = calloc(1, umad_size() + MAD_BYTES);
 	if (sbuf == NULL || rbuf == NULL)
 		return 2;
 	t0 = mono();

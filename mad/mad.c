@@ -9,7 +9,8 @@
  * is full never holds up the others, and every step is O(1). Destinations
  * are found through the GUID hash (their key is most often a node GUID).
  * Requests on the wire are found by the low 32 bits of their TID (the only
- * bits that survive the kernel and libumad2sim); every attempt gets a fresh
+ * bits the kernel leaves to the sender: it writes the agent's into the
+ * high half, and ibsim its client number); every attempt gets a fresh
  * TID so that a late answer to an earlier attempt matches nothing and is
  * dropped.
  *

@@ -4,13 +4,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/queue.h>
 
 #include <ev.h>
 #include <infiniband/umad.h>
@@ -18,22 +15,10 @@
 #include "core/alloc.h"
 #include "core/log.h"
 
-/* Receiver thread's queue bound: past it MADs are dropped (and counted)
- * rather than growing without limit while the loop is busy. */
-#define RXQ_MAX 65536
+/* MADs read per wake-up of the loop: a burst longer than this waits for
+ * the next turn of the loop, after the other watchers. */
+#define IO_BATCH 256
 #define AGENTS_MAX 16
-
-struct rx_item {
-	STAILQ_ENTRY(rx_item) entry;
-	int status;
-	struct transport_addr from;
-	size_t len;
-	size_t cap;             /* room in mad[]: TRANSPORT_MAD_SIZE items are
-	                         * used again, longer ones (RMPP) freed */
-	uint8_t mad[];
-};
-
-STAILQ_HEAD(rx_items, rx_item);
 
 /* A umad buffer: the umad header, then room for cap bytes of MAD. */
 struct umad_buf {
@@ -57,35 +42,16 @@ struct transport {
 	struct agent agents[AGENTS_MAX];
 	unsigned nagents;
 	int issm_fd;
-	bool threaded;          /* fake fd (libumad2sim): receiver thread */
-	ev_io io;               /* kernel fd */
-	/* receiver thread bridge */
-	pthread_t thread;
-	atomic_bool stop;
-	pthread_mutex_t lock;
-	struct rx_items rxq;
-	unsigned rxq_len;
-	/* Items go round instead of a malloc() in the receiver and a free()
-	 * in the loop per MAD, with no lock taken for it: the loop keeps the
-	 * items of a batch (rx_done) and hands them over (rx_free) in the
-	 * lock it takes for the next batch; the receiver takes them all
-	 * (rx_spare) in the lock it takes to queue a MAD when it has none. */
-	struct rx_items rx_free;        /* under lock */
-	struct rx_items rx_spare;       /* receiver thread's */
-	struct rx_items rx_done;        /* loop thread's */
-	uint64_t rxq_dropped;
-	ev_async wake;
-	struct umad_buf rbuf;   /* receive buffer of the loop thread */
-	struct umad_buf tbuf;   /* receive buffer of the receiver thread */
-	struct umad_buf sbuf;   /* send buffer (loop thread) */
+	ev_io io;               /* the umad fd */
+	bool failing;           /* a receive error was logged */
+	struct umad_buf rbuf;   /* receive buffer */
+	struct umad_buf sbuf;   /* send buffer */
 };
 
-/* libumad2sim's read() copies more than the length it is given (its
- * whole internal message): buffers get ample room past the MAD. */
-#define UMAD_SLACK 4096
-
 /* Make room for len bytes of MAD. Returns 0, or -1 when memory is short:
- * the wire asked for it, so that is not fatal. */
+ * the wire asked for it, so that is not fatal. The header is the one with
+ * the P_Key index: libibumad's umad_size() says so only once a port is
+ * open (before, it gives the older, shorter one). */
 static int
 buf_reserve(struct umad_buf *b, size_t len)
 {
@@ -93,7 +59,7 @@ buf_reserve(struct umad_buf *b, size_t len)
 
 	if (b->p != NULL && len <= b->cap)
 		return 0;
-	if ((p = realloc(b->p, umad_size() + len + UMAD_SLACK)) == NULL) {
+	if ((p = realloc(b->p, sizeof(struct ib_user_mad) + len)) == NULL) {
 		log_warnx("transport: no memory for a %zu-byte MAD", len);
 		return -1;
 	}
@@ -129,22 +95,22 @@ decode(const uint8_t *umad, size_t len, struct transport_rx *rx)
 }
 
 /*
- * Receive one MAD into b, growing it when the kernel holds a longer one
- * (RMPP reassembled): the kernel then keeps the MAD queued and says how
- * long it is. Returns the MAD's length, or a negative errno.
+ * Receive one MAD into b without waiting, growing b when the kernel holds
+ * a longer one (RMPP reassembled): the kernel then keeps the MAD queued
+ * and says how long it is. Returns the MAD's length, or a negative errno
+ * (-EAGAIN: nothing queued).
  */
 static int
-recv_one(struct transport *t, struct umad_buf *b, int timeout_ms)
+recv_one(struct transport *t, struct umad_buf *b)
 {
 	int len, r;
 
 	for (;;) {
 		len = (int)b->cap;
-		r = umad_recv(t->portid, b->p, &len, timeout_ms);
+		r = umad_recv(t->portid, b->p, &len, 0);
 		if (r == -ENOSPC && len > (int)b->cap) {
 			if (buf_reserve(b, (size_t)len) < 0)
 				return -ENOMEM;
-			timeout_ms = 0;         /* it is there already */
 			continue;
 		}
 		if (r < 0)
@@ -157,6 +123,11 @@ recv_one(struct transport *t, struct umad_buf *b, int timeout_ms)
 	}
 }
 
+/*
+ * The umad fd is readable: read what is queued, up to IO_BATCH MADs (the
+ * fd stays readable for the rest, so the loop comes back after its other
+ * watchers), until the kernel says EAGAIN.
+ */
 static void
 io_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
@@ -166,100 +137,21 @@ io_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	for (n = 0; n < 256; n++) {
-		if ((len = recv_one(t, &t->rbuf, 0)) < 0)
+	for (n = 0; n < IO_BATCH; n++) {
+		if ((len = recv_one(t, &t->rbuf)) < 0) {
+			if (len == -EAGAIN || len == -EWOULDBLOCK ||
+			    len == -EINTR)
+				break;
+			/* the MAD stays queued: said once, not per wake-up */
+			if (!t->failing)
+				log_warnx("transport: %s port %d: receive: %s",
+				    t->ca_name, t->portnum, strerror(-len));
+			t->failing = true;
 			break;
+		}
+		t->failing = false;
 		decode(t->rbuf.p, (size_t)len, &rx);
 		t->cb(t->cb_arg, &rx);
-	}
-}
-
-static void *
-receiver(void *arg)
-{
-	struct transport *t = arg;
-	struct rx_item *it;
-	struct transport_rx rx;
-	int len;
-
-	while (!atomic_load(&t->stop)) {
-		/* Short waits: transport_close joins within one. */
-		len = recv_one(t, &t->tbuf, 50);
-		if (len < 0) {
-			if (len != -ETIMEDOUT && len != -EWOULDBLOCK &&
-			    len != -EINTR)
-				usleep(10000);
-			continue;
-		}
-		decode(t->tbuf.p, (size_t)len, &rx);
-		if ((it = STAILQ_FIRST(&t->rx_spare)) != NULL &&
-		    rx.len <= it->cap) {
-			STAILQ_REMOVE_HEAD(&t->rx_spare, entry);
-		} else {
-			size_t cap = rx.len > TRANSPORT_MAD_SIZE ? rx.len :
-			    TRANSPORT_MAD_SIZE;
-
-			if ((it = malloc(sizeof(*it) + cap)) == NULL)
-				continue;
-			it->cap = cap;
-		}
-		it->status = rx.status;
-		it->from = rx.from;
-		it->len = rx.len;
-		memcpy(it->mad, rx.mad, rx.len);
-		pthread_mutex_lock(&t->lock);
-		if (t->rxq_len >= RXQ_MAX) {
-			t->rxq_dropped++;
-			free(it);
-		} else {
-			STAILQ_INSERT_TAIL(&t->rxq, it, entry);
-			t->rxq_len++;
-		}
-		if (STAILQ_EMPTY(&t->rx_spare))
-			STAILQ_CONCAT(&t->rx_spare, &t->rx_free);
-		pthread_mutex_unlock(&t->lock);
-		ev_async_send(t->loop, &t->wake);
-	}
-	return NULL;
-}
-
-static void
-wake_cb(struct ev_loop *loop, ev_async *w, int revents)
-{
-	struct transport *t = w->data;
-	struct rx_items q = STAILQ_HEAD_INITIALIZER(q);
-	struct rx_item *it;
-	struct transport_rx rx;
-
-	(void)loop;
-	(void)revents;
-	pthread_mutex_lock(&t->lock);
-	STAILQ_CONCAT(&q, &t->rxq);
-	t->rxq_len = 0;
-	STAILQ_CONCAT(&t->rx_free, &t->rx_done);
-	pthread_mutex_unlock(&t->lock);
-	while ((it = STAILQ_FIRST(&q)) != NULL) {
-		STAILQ_REMOVE_HEAD(&q, entry);
-		rx.mad = it->mad;
-		rx.len = it->len;
-		rx.status = it->status;
-		rx.from = it->from;
-		t->cb(t->cb_arg, &rx);
-		if (it->cap == TRANSPORT_MAD_SIZE)
-			STAILQ_INSERT_TAIL(&t->rx_done, it, entry);
-		else
-			free(it);
-	}
-}
-
-static void
-free_items(struct rx_items *q)
-{
-	struct rx_item *it;
-
-	while ((it = STAILQ_FIRST(q)) != NULL) {
-		STAILQ_REMOVE_HEAD(q, entry);
-		free(it);
 	}
 }
 
@@ -457,7 +349,7 @@ transport_open(struct ev_loop *loop, uint64_t guid, transport_rx_cb cb,
     void *arg)
 {
 	struct transport *t;
-	int fd;
+	int fd, flags;
 
 	if (umad_init() < 0) {
 		log_warnx("transport: cannot initialise libibumad");
@@ -469,13 +361,7 @@ transport_open(struct ev_loop *loop, uint64_t guid, transport_rx_cb cb,
 	t->cb_arg = arg;
 	t->issm_fd = -1;
 	t->portid = -1;
-	STAILQ_INIT(&t->rxq);
-	STAILQ_INIT(&t->rx_free);
-	STAILQ_INIT(&t->rx_spare);
-	STAILQ_INIT(&t->rx_done);
-	pthread_mutex_init(&t->lock, NULL);
 	if (buf_reserve(&t->rbuf, TRANSPORT_MAD_SIZE) < 0 ||
-	    buf_reserve(&t->tbuf, TRANSPORT_MAD_SIZE) < 0 ||
 	    buf_reserve(&t->sbuf, TRANSPORT_MAD_SIZE) < 0)
 		fatalx("transport: out of memory");
 	if (find_port(guid, t->ca_name, &t->portnum, &t->guid) < 0)
@@ -487,28 +373,25 @@ transport_open(struct ev_loop *loop, uint64_t guid, transport_rx_cb cb,
 		goto fail;
 	}
 	fd = umad_get_fd(t->portid);
-	/* libumad2sim's fds are fake numbers the kernel does not know:
-	 * epoll cannot watch them, so a thread blocks in umad_recv. */
-	t->threaded = fcntl(fd, F_GETFD) < 0;
-	if (t->threaded) {
-		ev_async_init(&t->wake, wake_cb);
-		t->wake.data = t;
-		ev_async_start(loop, &t->wake);
-		if (pthread_create(&t->thread, NULL, receiver, t) != 0) {
-			log_warnx("transport: cannot start receiver thread");
-			ev_async_stop(loop, &t->wake);
-			t->threaded = false;
-			goto fail;
-		}
-	} else {
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-		ev_io_init(&t->io, io_cb, fd, EV_READ);
-		t->io.data = t;
-		ev_io_start(loop, &t->io);
+	/* The kernel's umad fd can be watched. A number the kernel does not
+	 * know (ibsim's libumad2sim hands out such fake fds) cannot. */
+	if ((flags = fcntl(fd, F_GETFL)) < 0) {
+		log_warnx("transport: %s port %d: umad fd %d is not a file "
+		    "descriptor (a simulator's fake one? under ibsim, preload "
+		    "the umadfix device, tests/fixture/umadfix.so)",
+		    t->ca_name, t->portnum, fd);
+		goto fail;
 	}
-	log_info("transport: %s port %d, port GUID 0x%016" PRIx64 "%s",
-	    t->ca_name, t->portnum, t->guid,
-	    t->threaded ? " (simulated: receiver thread)" : "");
+	if (!(flags & O_NONBLOCK) && fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+		log_warn("transport: %s port %d: umad fd %d: O_NONBLOCK",
+		    t->ca_name, t->portnum, fd);
+		goto fail;
+	}
+	ev_io_init(&t->io, io_cb, fd, EV_READ);
+	t->io.data = t;
+	ev_io_start(loop, &t->io);
+	log_info("transport: %s port %d, port GUID 0x%016" PRIx64 ", umad fd "
+	    "%d watched by the loop", t->ca_name, t->portnum, t->guid, fd);
 	return t;
 fail:
 	transport_close(t);
@@ -520,24 +403,13 @@ transport_close(struct transport *t)
 {
 	if (t == NULL)
 		return;
-	if (t->threaded) {
-		atomic_store(&t->stop, true);
-		pthread_join(t->thread, NULL);
-		ev_async_stop(t->loop, &t->wake);
-	} else if (ev_is_active(&t->io)) {
+	if (ev_is_active(&t->io))
 		ev_io_stop(t->loop, &t->io);
-	}
-	free_items(&t->rxq);
-	free_items(&t->rx_free);
-	free_items(&t->rx_spare);
-	free_items(&t->rx_done);
 	if (t->issm_fd >= 0)
 		close(t->issm_fd);
 	if (t->portid >= 0)
 		umad_close_port(t->portid);
-	pthread_mutex_destroy(&t->lock);
 	free(t->rbuf.p);
-	free(t->tbuf.p);
 	free(t->sbuf.p);
 	free(t);
 }
@@ -569,7 +441,7 @@ transport_send(struct transport *t, const uint8_t *mad, size_t len,
 	if (buf_reserve(&t->sbuf, len < TRANSPORT_MAD_SIZE ?
 	    TRANSPORT_MAD_SIZE : len) < 0)
 		return -1;
-	memset(t->sbuf.p, 0, umad_size() + TRANSPORT_MAD_SIZE);
+	memset(t->sbuf.p, 0, sizeof(struct ib_user_mad) + TRANSPORT_MAD_SIZE);
 	memcpy(umad_get_mad(t->sbuf.p), mad, len);
 	umad_set_addr(t->sbuf.p, to->lid, (int)to->qpn, to->sl, (int)to->qkey);
 	umad_set_pkey(t->sbuf.p, to->pkey_index);

@@ -1,13 +1,16 @@
 /*
  * Transport: one local IB port through libibumad. Agents registered per
  * management class and version (vendor classes by OUI, RMPP or not), issm,
- * send and receive with the full address of the remote end. On a kernel
- * umad fd the fd is watched by an ev_io; under ibsim's libumad2sim (fake
- * fds) a receiver thread blocks in umad_recv and hands each MAD to the loop
- * through a queue and an ev_async. Sends always happen on the loop thread.
- * Callers cannot tell the two modes apart.
+ * send and receive with the full address of the remote end. The umad fd is
+ * non-blocking and watched by an ev_io on the caller's loop; each wake-up
+ * reads what the kernel has queued (up to 256 MADs), so there is no thread.
+ * A descriptor that cannot be watched (ibsim's libumad2sim hands out fake
+ * ones) is refused; under ibsim the tests preload tests/fixture's umadfix
+ * device, whose descriptors behave as the kernel's.
  *
- * Unit tests link a fake implementation of this header instead.
+ * Unit tests of the layers above link a fake implementation of this
+ * header instead; tests/unit/check_transport drives this one over a fake
+ * libibumad (tests/unit/fake_umad.c).
  */
 #ifndef IBSMD_TRANSPORT_H
 #define IBSMD_TRANSPORT_H
@@ -20,8 +23,7 @@ struct ev_loop;
 struct transport;
 
 /* One MAD on the wire. An agent registered for RMPP sends and receives
- * longer ones: the kernel segments and reassembles them (libumad2sim has
- * no RMPP: there every MAD is one of these). */
+ * longer ones: the kernel segments and reassembles them. */
 #define TRANSPORT_MAD_SIZE 256
 
 #define TRANSPORT_LID_PERMISSIVE 0xFFFF         /* directed route */
@@ -74,9 +76,9 @@ transport_agent_method(struct transport_agent *a, uint8_t m)
 typedef void (*transport_rx_cb)(void *arg, const struct transport_rx *rx);
 
 /* Open the port whose GUID is guid (0: the first InfiniBand port, skipping
- * other link layers) and deliver every MAD its agents receive to cb on the
- * loop thread. No agent is registered yet. Returns NULL with a logged
- * reason. */
+ * other link layers) and deliver every MAD its agents receive to cb from
+ * the loop. No agent is registered yet. Returns NULL with a logged reason
+ * (also for a umad fd that cannot be watched). */
 struct transport *transport_open(struct ev_loop *loop, uint64_t guid,
     transport_rx_cb cb, void *arg);
 void transport_close(struct transport *t);

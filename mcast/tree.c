@@ -203,7 +203,9 @@ struct mcast_trees {
 	uint32_t *node_sw;
 	struct edge **adj;      /* [nsw] */
 	uint32_t *nadj;
-	uint8_t *hops;          /* [nsw * nsw] */
+	uint8_t *hops;          /* [nsw * nsw], a row once row_known */
+	uint8_t *row_known;     /* [nsw] */
+	uint32_t *queue;        /* [nsw] scratch of hops_from() */
 	struct mcast_mft *mft;  /* [nsw] */
 	uint32_t *load;         /* [f->nports] */
 	uint32_t *rooted;       /* [nsw] trees rooted at each switch */
@@ -224,10 +226,10 @@ link_usable(const struct fabric *f, uint32_t p)
 }
 
 static void
-hops_from(struct mcast_trees *t, uint32_t src, uint32_t *queue)
+hops_from(struct mcast_trees *t, uint32_t src)
 {
 	uint8_t *h = t->hops + (size_t)src * t->nsw;
-	uint32_t head = 0, tail = 0, x, i;
+	uint32_t *queue = t->queue, head = 0, tail = 0, x, i;
 
 	memset(h, HOP_INF, t->nsw);
 	h[src] = 0;
@@ -251,7 +253,7 @@ struct mcast_trees *
 mcast_trees_new(const struct fabric *f)
 {
 	struct mcast_trees *t = xcalloc(1, sizeof(*t));
-	uint32_t n, sw, i, *queue;
+	uint32_t n, sw, i;
 
 	t->f = f;
 	t->node_sw = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*t->node_sw));
@@ -288,11 +290,13 @@ mcast_trees_new(const struct fabric *f)
 			    .peer_port = q, .peer_sw = ps, .num = (uint8_t)i };
 		}
 	}
+	/* Hops between switches are found row by row when a tree needs
+	 * them (its terminals' and its root's): a fabric's groups seldom
+	 * reach every switch, and a bring-up builds its trees before the
+	 * first group can be joined. */
 	t->hops = xcalloc(t->nsw ? (size_t)t->nsw * t->nsw : 1, 1);
-	queue = xcalloc(t->nsw ? t->nsw : 1, sizeof(*queue));
-	for (sw = 0; sw < t->nsw; sw++)
-		hops_from(t, sw, queue);
-	free(queue);
+	t->row_known = xcalloc(t->nsw ? t->nsw : 1, 1);
+	t->queue = xcalloc(t->nsw ? t->nsw : 1, sizeof(*t->queue));
 	t->load = xcalloc(f->nports ? f->nports : 1, sizeof(*t->load));
 	t->rooted = xcalloc(t->nsw ? t->nsw : 1, sizeof(*t->rooted));
 	t->rec = xcalloc(MCAST_MLID_COUNT, sizeof(*t->rec));
@@ -331,6 +335,8 @@ mcast_trees_free(struct mcast_trees *t)
 	free(t->nadj);
 	free(t->mft);
 	free(t->hops);
+	free(t->row_known);
+	free(t->queue);
 	free(t->load);
 	free(t->rooted);
 	free(t->sw_node);
@@ -459,19 +465,35 @@ attach(const struct mcast_trees *t, uint32_t port, uint32_t *sw,
 	return true;
 }
 
+/* Switch src's hops to every switch. */
+static const uint8_t *
+row(struct mcast_trees *t, uint32_t src)
+{
+	if (!t->row_known[src]) {
+		hops_from(t, src);
+		t->row_known[src] = 1;
+	}
+	return t->hops + (size_t)src * t->nsw;
+}
+
 static uint32_t
-pick_root(const struct mcast_trees *t, const uint32_t *term, uint32_t nterm)
+pick_root(struct mcast_trees *t, const uint32_t *term, uint32_t nterm)
 {
 	uint32_t best = FABRIC_NONE, r, i;
 	unsigned best_max = 0, mx;
 
+	/* Links are both ways: r's hops to a terminal are the terminal's to
+	 * r, so only the terminals' rows are needed. */
+	for (i = 0; i < nterm; i++)
+		(void)row(t, term[i]);
 	for (r = 0; r < t->nsw; r++) {
-		const uint8_t *h = t->hops + (size_t)r * t->nsw;
-
 		mx = 0;
-		for (i = 0; i < nterm; i++)
-			if (h[term[i]] > mx)
-				mx = h[term[i]];
+		for (i = 0; i < nterm; i++) {
+			unsigned h = t->hops[(size_t)term[i] * t->nsw + r];
+
+			if (h > mx)
+				mx = h;
+		}
 		if (best == FABRIC_NONE || mx < best_max ||
 		    (mx == best_max && t->rooted[r] < t->rooted[best])) {
 			best = r;
@@ -486,7 +508,7 @@ pick_root(const struct mcast_trees *t, const uint32_t *term, uint32_t nterm)
 static bool
 climb(struct mcast_trees *t, uint32_t root, uint32_t x)
 {
-	const uint8_t *hr = t->hops + (size_t)root * t->nsw;
+	const uint8_t *hr = row(t, root);
 	const struct edge *e, *best;
 	uint32_t i;
 

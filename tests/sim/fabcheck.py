@@ -49,7 +49,8 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
       switches with CAs, ties by GUID). An entry changed beyond that set, or kept inside it, is a
       violation.
 
-On a simulator the tools run with LD_PRELOAD=<libumad2sim.so> and the
+On a simulator the tools run with LD_PRELOAD=<the umadfix device> (--preload,
+default $SIM_PRELOAD or $UMADFIX, as tests/sim/lib.sh sets them) and the
 caller's IBSIM_SOCKNAME; on hardware use --no-preload. Exit 0 with a one-line
 summary, 1 with every violation, 2 when a tool fails.
 """
@@ -64,19 +65,21 @@ import subprocess
 import sys
 import tempfile
 
-UMAD2SIM_CANDIDATES = (
-    '/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so',
-    '/usr/lib/aarch64-linux-gnu/umad2sim/libumad2sim.so',
-    '/usr/lib64/umad2sim/libumad2sim.so',
-    '/usr/lib/umad2sim/libumad2sim.so',
-    '/usr/local/lib/umad2sim/libumad2sim.so',
-)
-
 MAX_SHOWN = 25          # violations printed per kind before summarising
 
 
 class ToolError(Exception):
     pass
+
+
+def preload(given):
+    """What LD_PRELOAD holds for the diags on the simulator: given, else
+    $SIM_PRELOAD, else $UMADFIX; None unless every object exists (a list,
+    space or colon separated, is fine)."""
+    lib = given or os.environ.get('SIM_PRELOAD') or os.environ.get('UMADFIX')
+    if not lib or not all(os.path.exists(p) for p in re.split(r'[\s:]+', lib.strip())):
+        return None
+    return lib
 
 
 class Diags:
@@ -86,13 +89,11 @@ class Diags:
         self.env = dict(os.environ)
         self.env.pop('LD_PRELOAD', None)
         if not opts.no_preload:
-            lib = opts.umad2sim or os.environ.get('UMAD2SIM')
+            lib = preload(opts.preload)
             if not lib:
-                lib = next((c for c in UMAD2SIM_CANDIDATES if os.path.exists(c)), None)
-            # a list of objects (libumad2sim with the umadfix pair) is fine
-            if not lib or not all(os.path.exists(p) for p in lib.split()):
-                raise ToolError('libumad2sim.so not found (package libumad2sim0); '
-                                'give --umad2sim PATH or --no-preload')
+                raise ToolError('no simulator preload: give --preload PATH (the '
+                                'umadfix device, tests/fixture/umadfix.so), set '
+                                'SIM_PRELOAD, or --no-preload on hardware')
             self.env['LD_PRELOAD'] = lib
             if 'IBSIM_SOCKNAME' not in self.env:
                 sys.stderr.write('fabcheck: warning: IBSIM_SOCKNAME is not set\n')
@@ -1041,7 +1042,8 @@ def main():
                          'next switch no longer one hop nearer / no longer up*down*)')
     ap.add_argument('--cut', action='append', default=[], metavar='NODE[PORT]',
                     help='a cable cut since --save-routes (with --changed-since); repeatable')
-    ap.add_argument('--umad2sim', help='libumad2sim.so (default: $UMAD2SIM or the usual paths)')
+    ap.add_argument('--preload', help='LD_PRELOAD of the diags on the simulator: the '
+                    'umadfix device (default: $SIM_PRELOAD, else $UMADFIX)')
     ap.add_argument('--no-preload', action='store_true', help='real fabric: no LD_PRELOAD')
     ap.add_argument('--prefix', help='command prefix for every tool, e.g. "sudo"')
     ap.add_argument('--timeout', type=int, default=600, help='seconds per tool (default 600)')

@@ -145,7 +145,7 @@ read -r g p s <<<"$(sminfo_of diag_b)"
 [ "$g $s" = "0x100001 3" ] || fail "fabric B: sminfo reads SM $g in state $s, not 0x100001 MASTER (3)"
 [ "$p" = 11 ] || fail "fabric B: SM priority $p, not 11 (instance B's per-instance file)"
 fabcheck --updown >/dev/null || fail "fabric A is wrong"
-IBSIM_SOCKNAME=$SOCK_B python3 "$FABCHECK" --umad2sim "$SIM_PRELOAD" --net "$FABRICS/ring6.net" --updown --no-shortest \
+IBSIM_SOCKNAME=$SOCK_B python3 "$FABCHECK" --preload "$SIM_PRELOAD" --net "$FABRICS/ring6.net" --updown --no-shortest \
     >/dev/null 8>&- 9>&- || fail "fabric B is wrong"
 [ "$(diag ibnetdiscover 2>/dev/null | grep -c '^Switch')" = 12 ] || fail "fabric A does not have ft2_8's 12 switches"
 [ "$(diag_b ibnetdiscover 2>/dev/null | grep -c '^Switch')" = 6 ] || fail "fabric B does not have ring6's 6 switches"

@@ -14,14 +14,17 @@
 #   SM=opensm         development mode: run Debian's opensm instead of ibsmd
 #                     and wait for "SUBNET UP" in its log
 #   KEEP=1            keep the test directory $T (it is printed)
-#   UMAD2SIM          path of libumad2sim.so (default: searched)
-#   SIM_FIXTURE       1 (default): every simulated client (the SM, the diags,
-#                     fabcheck) runs with tests/fixture's umadfix pair around
-#                     libumad2sim, which adds the kernel's RMPP, request
-#                     timeouts and drops (SIM_PRELOAD is the whole stack);
-#                     0: libumad2sim alone
-#   UMADFIX_UPPER, UMADFIX_LOWER  the umadfix objects (make check exports
-#                     them; default: tests/fixture/ under the current directory)
+#   UMADFIX           tests/fixture's umadfix.so (make check exports it;
+#                     default: tests/fixture/umadfix.so under the current
+#                     directory): the simulated host's umad device, what
+#                     every simulated client (the SM, the diags, fabcheck)
+#                     preloads (SIM_PRELOAD): ibsim's client protocol, the
+#                     sysfs libibumad reads, and descriptors with the
+#                     kernel's umad semantics (RMPP, request timeouts,
+#                     agents), watched by epoll like a kernel's
+#   UMAD2SIM          path of ibsim's libumad2sim.so (default: searched);
+#                     only for tests that show what the stock simulator
+#                     lacks (tests/sim/fixture_opensm.sh)
 #   SM_EXTRA_ARGS     extra arguments for every sm_start (word-split)
 #
 # Every test owns one ibsim, reached through its own IBSIM_SOCKNAME
@@ -93,22 +96,10 @@ _find_umad2sim() {
 UMAD2SIM=$(_find_umad2sim || true)
 export UMAD2SIM
 
-# What LD_PRELOAD holds for every simulated client: libumad2sim, with the
-# umadfix pair around it unless SIM_FIXTURE=0 (or it is not built).
-: "${SIM_FIXTURE:=1}"
-: "${UMADFIX_UPPER:=$PWD/tests/fixture/umadfix_upper.so}"
-: "${UMADFIX_LOWER:=$PWD/tests/fixture/umadfix_lower.so}"
-SIM_PRELOAD=$UMAD2SIM
-if [ "$SIM_FIXTURE" = 1 ] && [ -n "$UMAD2SIM" ]; then
-	if [ -r "$UMADFIX_UPPER" ] && [ -r "$UMADFIX_LOWER" ]; then
-		SIM_PRELOAD="$UMADFIX_UPPER $UMAD2SIM $UMADFIX_LOWER"
-	else
-		printf '%s: umadfix not built (%s): libumad2sim alone\n' \
-		    "$TEST_NAME" "$UMADFIX_UPPER" >&2
-		SIM_FIXTURE=0
-	fi
-fi
-export SIM_PRELOAD SIM_FIXTURE UMADFIX_UPPER UMADFIX_LOWER
+# What LD_PRELOAD holds for every simulated client: the umadfix device.
+: "${UMADFIX:=$PWD/tests/fixture/umadfix.so}"
+SIM_PRELOAD=$UMADFIX
+export SIM_PRELOAD UMADFIX
 
 # Exit 77 unless the simulator, its preload library, the diags and the SM to
 # test are all there.
@@ -116,7 +107,7 @@ skip_unless_sim() {
 	local t
 	[ "$ENABLE_SIM_TESTS" = no ] && skip "simulated-fabric tests disabled (--disable-sim-tests)"
 	command -v ibsim >/dev/null || skip "ibsim not found (Debian package ibsim-utils)"
-	[ -n "$UMAD2SIM" ] || skip "libumad2sim.so not found (Debian package libumad2sim0; or set UMAD2SIM)"
+	[ -r "$UMADFIX" ] || fail "$UMADFIX not built (make check builds it; or: make tests/fixture/umadfix.so)"
 	for t in $DIAGS; do
 		command -v "$t" >/dev/null || skip "$t not found (Debian package infiniband-diags)"
 	done
@@ -173,11 +164,12 @@ _show_logs() {
 	done
 }
 
-# libumad2sim makes ./sys-<pid>/ (a fake sysfs) in the current directory
-# of every process it is preloaded into and removes it at exit(); one
-# killed by a signal (a diag under timeout, an SM after SIGKILL) leaves it.
-# Remove those whose process is gone (a live one, maybe another test's
-# running beside this one, keeps its own).
+# libumad2sim (run by the tests that show what the stock simulator lacks)
+# makes ./sys-<pid>/ (a fake sysfs) in the current directory of every
+# process it is preloaded into and removes it at exit(); one killed by a
+# signal leaves it. Remove those whose process is gone (a live one, maybe
+# another test's running beside this one, keeps its own). umadfix keeps
+# its sysfs in $TMPDIR/umadfix-<pid> and sweeps dead ones itself.
 _sysfs_sweep() {
 	local d p
 	for d in ./sys-[0-9]*; do
@@ -366,7 +358,7 @@ sminfo_is_master() {
 fabcheck() {
 	local netarg=()
 	[ -n "$SIM_NET" ] && netarg=(--net "$SIM_NET")
-	python3 "$FABCHECK" --umad2sim "$SIM_PRELOAD" "${netarg[@]}" "$@" 8>&-
+	python3 "$FABCHECK" --preload "$SIM_PRELOAD" "${netarg[@]}" "$@" 8>&-
 }
 
 # poll_until SECONDS CMD...: run CMD every half second until it succeeds;
@@ -524,12 +516,13 @@ wait_subnet_up() {
 # LinearForwardingTable, P_KeyTable, MulticastForwardingTable) that the SM
 # started with UMADFIX_STATS=FILE wrote in its whole life, as the fixture
 # counted them where the SMPs leave the process (read after sm_stop).
-# Fails when the file holds no count (fixture off, SM not stopped).
+# Fails when the file holds no count (the SM not stopped, or started
+# without UMADFIX_STATS).
 sets_written() {
 	local id
 	id=$(set_attr_id "$2") || return 2
-	[ -r "$1" ] && grep -q 'upper: smp_sets' "$1" || return 1
-	awk -v id="$id" '/upper: smp_sets/ { for (i = 4; i <= NF; i++) {
+	[ -r "$1" ] && grep -q 'sets: smp_sets' "$1" || return 1
+	awk -v id="$id" '/sets: smp_sets/ { for (i = 4; i <= NF; i++) {
 		split($i, a, ":"); if (a[1] == id) n += a[2] } } END { print n + 0 }' "$1"
 }
 
@@ -544,7 +537,7 @@ set_attr_id() {
 # sets_now FILE ATTR: SMP Sets of attribute ATTR (as sets_written) that the
 # SM started with UMADFIX_SETS=FILE has written so far, as the fixture
 # counts them where the SMPs leave the process; readable while it runs.
-# Fails when the file is missing (fixture off).
+# Fails when the file is missing (the SM started without UMADFIX_SETS).
 sets_now() {
 	local id
 	id=$(set_attr_id "$2") || return 2
@@ -583,7 +576,7 @@ fabcheck_retry() {
 # as the fixture counted them (see sets_written).
 client_rereg_sets() {
 	[ -r "$1" ] || return 1
-	awk '/upper: portinfo_sets/ { for (i = 4; i < NF; i++)
+	awk '/sets: portinfo_sets/ { for (i = 4; i < NF; i++)
 		if ($i == "client_rereg_sets") n += $(i + 1) } END { print n + 0 }' "$1"
 }
 

@@ -58,7 +58,7 @@ groups() {
 	    /Rate\.\./ { sub(/.*\.\.\./, ""); r = $0 }
 	    /SL\.\./ { sub(/.*\.\.\./, ""); if (g != "::") print g, l, m, p, r, $0 }' | sort
 }
-# (Without RMPP in the reply, umad2sim hands saquery a whole 256-byte MAD:
+# (A reply without RMPP reaches saquery as one whole 256-byte MAD:
 # the records past the real ones are zeros, MGID "::", and are dropped.)
 # members HOST: saquery -m with the SA key (PortGID and JoinState shown)
 # as seen from HOST: MGID PORTGID SCOPESTATE

@@ -1,7 +1,7 @@
 /*
  * mcjoin: a multicast client for the simulated-fabric tests. It sends
  * MCMemberRecord Set (join or create) and Delete (leave) requests to the
- * SA from the port it runs on (under libumad2sim, SIM_HOST picks the
+ * SA from the port it runs on (under the umadfix device, SIM_HOST picks the
  * node) and prints each answer on one line. The record is encoded here
  * byte by byte (IBA 15.2.5.17, OpenSM's ib_member_rec_t), independently
  * of ibsmd's own codec.

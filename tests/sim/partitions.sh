@@ -29,7 +29,7 @@ skip_unless_sim
 PKT=$TOP_SRCDIR/tests/sim/pkeytables.py
 CONF=$TOP_SRCDIR/tests/sim/data/partitions_disjoint.conf
 [ -r "$CONF" ] || fail "$CONF not found"
-pkt() { python3 "$PKT" --umad2sim "$SIM_PRELOAD" "$@" 8>&-; }
+pkt() { python3 "$PKT" --preload "$SIM_PRELOAD" "$@" 8>&-; }
 
 # The SM's port GUID, from the fabric.
 sm_guid() {

@@ -11,7 +11,7 @@
 skip_unless_sim
 
 PKT=$TOP_SRCDIR/tests/sim/pkeytables.py
-pkt() { python3 "$PKT" --umad2sim "$UMAD2SIM" "$@" 8>&-; }
+pkt() { python3 "$PKT" --preload "$SIM_PRELOAD" "$@" 8>&-; }
 
 printf '# partitions: none yet\n\n   # (written by tests/sim/partitions_empty.sh)\n' >"$T/empty.conf"
 printf 'Default=0x7fff : ALL=full;\n' >"$T/all_full.conf"

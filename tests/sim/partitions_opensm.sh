@@ -43,7 +43,7 @@ PKT=$TOP_SRCDIR/tests/sim/pkeytables.py
 DATA=$TOP_SRCDIR/tests/sim/data
 SEEDS=$TOP_SRCDIR/tests/partitions/valid
 NET=$FABRICS/ring6.net
-pkt() { python3 "$PKT" --umad2sim "$SIM_PRELOAD" "$@" 8>&-; }
+pkt() { python3 "$PKT" --preload "$SIM_PRELOAD" "$@" 8>&-; }
 
 # program WHO NAME FILE [SM args...]: a fresh ibsim, WHO (opensm or ibsmd)
 # once with FILE, the tables read into $T/NAME.WHO.json.

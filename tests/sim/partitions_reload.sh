@@ -34,7 +34,7 @@ skip_unless_sim
 PKT=$TOP_SRCDIR/tests/sim/pkeytables.py
 DATA=$TOP_SRCDIR/tests/sim/data
 FILE=$T/partitions.conf
-pkt() { python3 "$PKT" --umad2sim "$SIM_PRELOAD" "$@" 8>&-; }
+pkt() { python3 "$PKT" --preload "$SIM_PRELOAD" "$@" 8>&-; }
 ctl() { "$IBSMCTL" --runtime-dir "$T/run" "$@" 8>&-; }
 
 # put SRC...: FILE becomes the concatenation of SRC..., atomically.

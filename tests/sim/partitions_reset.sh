@@ -35,8 +35,9 @@ portinfo_h1() {
 }
 
 sim_start "$FABRICS/ft2_8.net"
-[ "$(diag sminfo 2>&1 | sed -n 's/.*attached as client [0-9]* at node "\([^"]*\)".*/\1/p')" = h0 ] ||
-    fail "the diagnostics do not attach at h0: the directed route $H1 to h1 does not hold"
+nodedesc() { diag smpquery -D nodedesc "$1" 2>/dev/null | sed -n 's/^Node Description:\.*//p'; }
+[ "$(nodedesc 0)" = h0 ] && [ "$(nodedesc "$H1")" = h1 ] ||
+    fail "the diagnostics do not attach at h0 or the directed route $H1 does not reach h1"
 sm_start -P "$CONF"
 wait_subnet_up 60
 sm_stop

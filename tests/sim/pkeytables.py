@@ -36,8 +36,9 @@ partitions file says they should be. The partition tests' observer.
       Prints "BLOCKS PORTS": how many 32-entry P_KeyTable blocks differ
       between two reads, over how many ports; then one line per changed port.
 
-Runs the diags with LD_PRELOAD=$UMAD2SIM and the caller's IBSIM_SOCKNAME, as
-fabcheck.py does (whose ibnetdiscover reader it uses).
+Runs the diags with LD_PRELOAD=<the umadfix device> (--preload, default
+$SIM_PRELOAD or $UMADFIX) and the caller's IBSIM_SOCKNAME, as fabcheck.py does
+(whose ibnetdiscover reader it uses).
 """
 
 import argparse
@@ -389,7 +390,8 @@ def cmd_blocks(opts):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('--umad2sim', help='libumad2sim.so (default: $UMAD2SIM or searched)')
+    ap.add_argument('--preload', help='LD_PRELOAD of the diags: the umadfix device '
+                    '(default: $SIM_PRELOAD, else $UMADFIX)')
     ap.add_argument('--no-preload', action='store_true', help='real hardware: no LD_PRELOAD')
     ap.add_argument('--prefix', default='', help='command prefix for every tool')
     ap.add_argument('--timeout', type=int, default=60)

@@ -2,7 +2,8 @@
 # Port selection by GUID on a dual-port HCA: ibsim's net.2sw2path4hca2port
 # cables both ports of Hca1 to Switch1.
 #
-# libumad2sim shows a client one port of the node it attaches to (port 1:
+# The simulated host (the umadfix device, as ibsim's libumad2sim did) shows
+# a client one port of the node it attaches to (port 1:
 # "Number of ports: 1" in ibstat), so the second port cannot be driven on
 # the simulator. What can be checked: -g with port 1's GUID drives it (the
 # fabric reads it as MASTER and every route is right), and -g with port

@@ -14,7 +14,7 @@ skip_unless_sim
 [ "$SM" = ibsmd ] || skip "ibsmctl reload is ibsmd's"
 
 PKT=$TOP_SRCDIR/tests/sim/pkeytables.py
-pkt() { python3 "$PKT" --umad2sim "$UMAD2SIM" "$@" 8>&-; }
+pkt() { python3 "$PKT" --preload "$SIM_PRELOAD" "$@" 8>&-; }
 ctl() { timeout -k 1 5 "$IBSMCTL" --runtime-dir "$T/run" "$@" 8>&-; }
 CONF=$T/ibsmd.conf
 PART=$T/partitions.conf

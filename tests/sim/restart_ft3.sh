@@ -58,21 +58,13 @@ for i in 1 2; do
 	engine=$(stat_get routing.engine)
 	dump "$T/fts.$i"
 	diff -q "$T/fts.0" "$T/fts.$i" >/dev/null || fail "the LFTs changed across restart $i"
-	# ibsmd's own counters cover its first sweep; without the fixture they
-	# are all there is
-	lft=$(stat_get mad.counters.smp.Set.LinearForwardingTable.sent 0)
-	pk=$(stat_get mad.counters.smp.Set.P_KeyTable.sent 0)
-	pi=$(stat_get mad.counters.smp.Set.PortInfo.sent 0)
-	rr=$(stat_get sweep.client_reregs 0)
 	sm_stop || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
-	# with it, what left the process in its whole life, counted there
-	if [ "$SIM_FIXTURE" = 1 ]; then
-		lft=$(sets_written "$sets" LinearForwardingTable) &&
-		    pk=$(sets_written "$sets" P_KeyTable) &&
-		    pi=$(sets_written "$sets" PortInfo) &&
-		    rr=$(client_rereg_sets "$sets") ||
-		    fail "the fixture counted no Sets ($sets)"
-	fi
+	# what left the process in its whole life, counted by the fixture
+	lft=$(sets_written "$sets" LinearForwardingTable) &&
+	    pk=$(sets_written "$sets" P_KeyTable) &&
+	    pi=$(sets_written "$sets" PortInfo) &&
+	    rr=$(client_rereg_sets "$sets") ||
+	    fail "the fixture counted no Sets ($sets)"
 	log "restart $i (routed by $engine): $lft LFT blocks, $pk P_Key blocks, $pi PortInfo written ($rr of them ClientReregister)"
 	[ "$lft" = 0 ] || fail "restart $i on a fabric that was already right wrote $lft LFT blocks"
 	[ "$pk" = 0 ] || fail "restart $i on a fabric that was already right wrote $pk P_Key blocks"

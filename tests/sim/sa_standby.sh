@@ -12,7 +12,6 @@
 . "$(dirname "$0")/ha_lib.sh"
 skip_unless_sim
 ha_skip_unless
-[ "$SIM_FIXTURE" = 1 ] || skip "needs the test fixture's request timeouts (SIM_FIXTURE=1)"
 
 POLL="-O sm_poll_interval=0.5 -O sm_poll_retries=3"
 sim_start "$FABRICS/ft2_8.net"

@@ -10,7 +10,6 @@
 # (XFAIL_TESTS in Makefile.am).
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
-[ "$SIM_FIXTURE" = 1 ] || skip "needs the test fixture's RMPP (SIM_FIXTURE=1)"
 : "${SARAW:=$PWD/tests/sim/saraw}"
 [ -x "$SARAW" ] || fail "SARAW=$SARAW is not an executable (make check builds it)"
 IBSMCTL=${IBSMCTL:-./ibsmctl}

@@ -36,7 +36,6 @@
 #     keeps the SwitchInfo read before programming; sa_switchinfo.sh).
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
-[ "$SIM_FIXTURE" = 1 ] || skip "needs the test fixture's RMPP (SIM_FIXTURE=1)"
 command -v opensm >/dev/null || skip "opensm is not installed"
 [ -x "$IBSMD" ] || fail "IBSMD=$IBSMD is not an executable (build ibsmd first)"
 : "${SARAW:=$PWD/tests/sim/saraw}"

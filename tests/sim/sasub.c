@@ -1,7 +1,7 @@
 /*
  * sasub: a small SA client for the simulated-fabric tests (libibumad +
- * libibmad, run under libumad2sim like the diags). It asks the SM whose
- * LID the local port holds, on QP1, and prints one line per event:
+ * libibmad, run under the umadfix device like the diags). It asks the SM
+ * whose LID the local port holds, on QP1, and prints one line per event:
  *
  *   sasub [-t SECONDS] subscribe TRAP[,TRAP...]
  *       InformInfo Set (Subscribe 1, generic, any type and producer,

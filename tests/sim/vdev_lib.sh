@@ -37,7 +37,6 @@ declare -A _VDEV_PID=()
 skip_unless_vdev() {
 	[ -x "$VDEV" ] || fail "$VDEV not built (make check builds it)"
 	[ -x "$GUIDREQ" ] || fail "$GUIDREQ not built (make check builds it)"
-	[ "$SIM_FIXTURE" = 1 ] || skip "the simulated HCAs need the umadfix fixture (SIM_FIXTURE=1)"
 }
 
 # vdev_start HOST [vdev options]: attach a simulated firmware to HOST's

@@ -12,7 +12,8 @@
  * and ReturnPath[1..n] holding the port each hop received it on. LID routing
  * walks the switches' LFTs from the SM's node (every link on the way
  * ACTIVE, the LID within LinearFDBTop). An SMP that cannot be delivered is
- * reported to the sender as timed out at once, as libumad2sim does.
+ * reported to the sender as timed out at once (a kernel reports it when
+ * the request's timeout has run out).
  *
  * Devices start as ibsim starts them: cabled ports INIT/LinkUp, uncabled
  * ports DOWN/Polling, switch port 0 ACTIVE, every switch's PortStateChange
