@@ -329,145 +329,147 @@ same_value(const char *a, const char *b)
 	return strcasecmp(a, b) == 0;
 }
 
-/*
- * OpenSM's value v of o as ibsmd's option text, in out. Returns 0; 1 when
- * v says nothing (OpenSM's "(null)": ibsmd's default then); -1 with the
- * reason in why.
- */
+/* The converters of options whose value changes form (convert_value). */
 static int
-convert_value(const struct osm_option *o, const char *v,
-    const struct opensm_reader *rd, char *out, size_t len, char *why,
-    size_t wlen)
+conv_polling(const char *v, char *out, size_t len, char *why, size_t wlen)
 {
-	const struct cfg_option *io = config_option(o->ibsmd);
+	unsigned long long n;
+	char d[32];
+
+	if (osm_number(v, &n) < 0) {
+		snprintf(why, wlen, "not a number of milliseconds");
+		return -1;
+	}
+	config_format_double(n / 1000.0, d, sizeof(d));
+	snprintf(out, len, "%s", d);
+	return 0;
+}
+
+static int
+conv_log_flags(const char *v, char *out, size_t len, char *why, size_t wlen)
+{
 	unsigned long long n;
 
-	if (strcmp(o->name, "sminfo_polling_timeout") == 0) {
-		char d[32];
-
-		if (osm_number(v, &n) < 0) {
-			snprintf(why, wlen, "not a number of milliseconds");
-			return -1;
-		}
-		config_format_double(n / 1000.0, d, sizeof(d));
-		snprintf(out, len, "%s", d);
-		return 0;
+	if (osm_number(v, &n) < 0) {
+		snprintf(why, wlen, "not a number");
+		return -1;
 	}
-	if (strcmp(o->name, "log_flags") == 0) {
-		if (osm_number(v, &n) < 0) {
-			snprintf(why, wlen, "not a number");
-			return -1;
+	/* 0x01 ERROR, 0x02 INFO, 0x04 VERBOSE, 0x08 DEBUG, the rest (FUNCS,
+	 * FRAMES, ROUTING, SYS) extra detail */
+	snprintf(out, len, "%s", n & 0xfc ? "debug" : n & 0x02 ? "info" :
+	    "error");
+	return 0;
+}
+
+static int
+conv_routing_engine(const char *v, char *out, size_t len, char *why,
+    size_t wlen)
+{
+	char copy[512], *tok, *save = NULL;
+	size_t off = 0, k = 0;
+	bool fallback = true, minhop = false;
+
+	if (is_null(v))
+		return 1;
+	snprintf(copy, sizeof(copy), "%s", v);
+	why[0] = '\0';
+	off += (size_t)snprintf(out, len, "[");
+	for (tok = strtok_r(copy, ", \t", &save); tok;
+	    tok = strtok_r(NULL, ", \t", &save)) {
+		if (strcmp(tok, "no_fallback") == 0) {
+			fallback = false;
+			continue;
 		}
-		/* 0x01 ERROR, 0x02 INFO, 0x04 VERBOSE, 0x08 DEBUG, the
-		 * rest (FUNCS, FRAMES, ROUTING, SYS) extra detail */
-		snprintf(out, len, "%s", n & 0xfc ? "debug" : n & 0x02 ?
-		    "info" : "error");
-		return 0;
-	}
-	if (strcmp(o->name, "no_partition_enforcement") == 0) {
-		if (strcmp(v, "TRUE") != 0)
-			return 1;
-		snprintf(out, len, "off");
-		return 0;
-	}
-	if (strcmp(o->name, "routing_engine") == 0) {
-		char copy[512], *tok, *save = NULL;
-		size_t off = 0, k = 0;
-		bool fallback = true, minhop = false;
-
-		if (is_null(v))
-			return 1;
-		snprintf(copy, sizeof(copy), "%s", v);
-		why[0] = '\0';
-		off += (size_t)snprintf(out, len, "[");
-		for (tok = strtok_r(copy, ", \t", &save); tok;
-		    tok = strtok_r(NULL, ", \t", &save)) {
-			const char *name = tok;
-
-			if (strcmp(tok, "no_fallback") == 0) {
-				fallback = false;
-				continue;
-			}
-			/* ibsmd's names, and OpenSM's "minhop" for its
-			 * default engine */
-			if (strcmp(name, "ftree") && strcmp(name, "updn") &&
-			    strcmp(name, "minhop")) {
-				size_t w = strlen(why);
-
-				snprintf(why + w, wlen - w, "%s%s", w ? ", " :
-				    "not in ibsmd: ", name);
-				continue;
-			}
-			minhop |= strcmp(name, "minhop") == 0;
-			if (off < len)
-				off += (size_t)snprintf(out + off, len - off,
-				    "%s%s", k++ ? ", " : "", name);
-		}
-		if (k == 0) {
+		/* ibsmd's names, and OpenSM's "minhop" for its default
+		 * engine */
+		if (strcmp(tok, "ftree") && strcmp(tok, "updn") &&
+		    strcmp(tok, "minhop")) {
 			size_t w = strlen(why);
 
-			snprintf(why + w, wlen - w, "%s; ibsmd's default [ftree, "
-			    "updn] is deadlock-free", w ? "" : "no engine named");
+			snprintf(why + w, wlen - w, "%s%s", w ? ", " :
+			    "not in ibsmd: ", tok);
+			continue;
+		}
+		minhop |= strcmp(tok, "minhop") == 0;
+		if (off < len)
+			off += (size_t)snprintf(out + off, len - off, "%s%s",
+			    k++ ? ", " : "", tok);
+	}
+	if (k == 0) {
+		size_t w = strlen(why);
+
+		snprintf(why + w, wlen - w, "%s; ibsmd's default [ftree, "
+		    "updn] is deadlock-free", w ? "" : "no engine named");
+		return -1;
+	}
+	/* OpenSM falls back to minhop unless told not to */
+	if (fallback && !minhop && off < len)
+		off += (size_t)snprintf(out + off, len - off, ", minhop");
+	if (off < len)
+		snprintf(out + off, len - off, "]");
+	return 0;
+}
+
+static int
+conv_root_guid_file(const char *v, const struct opensm_reader *rd,
+    char *out, size_t len, char *why, size_t wlen)
+{
+	char *text = NULL, *line, *save = NULL, err[160];
+	size_t tlen, off = 0, k = 0;
+	unsigned long long n;
+
+	if (is_null(v))
+		return 1;
+	if (rd == NULL || rd->read == NULL) {
+		snprintf(why, wlen, "list the GUIDs of %s in root_guids", v);
+		return -1;
+	}
+	err[0] = '\0';
+	switch (rd->read(rd->arg, v, &text, &tlen, err, sizeof(err))) {
+	case CONFIG_OK:
+		break;
+	case CONFIG_MISSING:
+		snprintf(err, sizeof(err), "no such file");
+		/* FALLTHROUGH */
+	default:
+		snprintf(why, wlen, "cannot read %s: %s: list its GUIDs in "
+		    "root_guids", v, err);
+		return -1;
+	}
+	off += (size_t)snprintf(out, len, "[");
+	for (line = strtok_r(text, "\r\n", &save); line;
+	    line = strtok_r(NULL, "\r\n", &save)) {
+		char *hash = strchr(line, '#');
+
+		if (hash != NULL)
+			*hash = '\0';
+		line += strspn(line, " \t");
+		line[strcspn(line, " \t")] = '\0';
+		if (*line == '\0')
+			continue;
+		if (osm_number(line, &n) < 0) {
+			snprintf(why, wlen, "%s: \"%.40s\" is not a GUID", v,
+			    line);
+			free(text);
 			return -1;
 		}
-		/* OpenSM falls back to minhop unless told not to */
-		if (fallback && !minhop && off < len)
+		if (off < len)
 			off += (size_t)snprintf(out + off, len - off,
-			    ", minhop");
-		if (off < len)
-			snprintf(out + off, len - off, "]");
-		return 0;
+			    "%s0x%016llx", k++ ? ", " : "", n);
 	}
-	if (strcmp(o->name, "root_guid_file") == 0) {
-		char *text = NULL, *line, *save = NULL, err[160];
-		size_t tlen, off = 0, k = 0;
+	free(text);
+	if (off < len)
+		snprintf(out + off, len - off, "]");
+	return 0;
+}
 
-		if (is_null(v))
-			return 1;
-		if (rd == NULL || rd->read == NULL) {
-			snprintf(why, wlen, "list the GUIDs of %s in "
-			    "root_guids", v);
-			return -1;
-		}
-		err[0] = '\0';
-		switch (rd->read(rd->arg, v, &text, &tlen, err, sizeof(err))) {
-		case CONFIG_OK:
-			break;
-		case CONFIG_MISSING:
-			snprintf(err, sizeof(err), "no such file");
-			/* FALLTHROUGH */
-		default:
-			snprintf(why, wlen, "cannot read %s: %s: list its "
-			    "GUIDs in root_guids", v, err);
-			return -1;
-		}
-		off += (size_t)snprintf(out, len, "[");
-		for (line = strtok_r(text, "\r\n", &save); line;
-		    line = strtok_r(NULL, "\r\n", &save)) {
-			char *hash = strchr(line, '#');
+/* An alias: the same value in ibsmd's syntax, by the option's type. */
+static int
+conv_alias(const struct cfg_option *io, const char *v, char *out,
+    size_t len, char *why, size_t wlen)
+{
+	unsigned long long n;
 
-			if (hash != NULL)
-				*hash = '\0';
-			line += strspn(line, " \t");
-			line[strcspn(line, " \t")] = '\0';
-			if (*line == '\0')
-				continue;
-			if (osm_number(line, &n) < 0) {
-				snprintf(why, wlen, "%s: \"%.40s\" is not a "
-				    "GUID", v, line);
-				free(text);
-				return -1;
-			}
-			if (off < len)
-				off += (size_t)snprintf(out + off, len - off,
-				    "%s0x%016llx", k++ ? ", " : "", n);
-		}
-		free(text);
-		if (off < len)
-			snprintf(out + off, len - off, "]");
-		return 0;
-	}
-	/* an alias: the same value in ibsmd's syntax */
 	if (io == NULL)
 		abort();	/* the table names an option ibsmd has not */
 	switch (io->type) {
@@ -477,25 +479,14 @@ convert_value(const struct osm_option *o, const char *v,
 		    "false");
 		return 0;
 	case CFG_UINT:
-		if (osm_number(v, &n) < 0) {
-			snprintf(why, wlen, "not a number");
-			return -1;
-		}
-		snprintf(out, len, "%llu", n);
-		return 0;
 	case CFG_DOUBLE:
-		if (osm_number(v, &n) < 0) {
-			snprintf(why, wlen, "not a number");
-			return -1;
-		}
-		snprintf(out, len, "%llu", n);
-		return 0;
 	case CFG_GUID:
 		if (osm_number(v, &n) < 0) {
 			snprintf(why, wlen, "not a number");
 			return -1;
 		}
-		snprintf(out, len, "0x%016llx", n);
+		snprintf(out, len, io->type == CFG_GUID ? "0x%016llx" :
+		    "%llu", n);
 		return 0;
 	case CFG_ENUM:
 		if (is_null(v))
@@ -512,6 +503,33 @@ convert_value(const struct osm_option *o, const char *v,
 		snprintf(why, wlen, "no conversion");
 		return -1;
 	}
+}
+
+/*
+ * OpenSM's value v of o as ibsmd's option text, in out. Returns 0; 1 when
+ * v says nothing (OpenSM's "(null)": ibsmd's default then); -1 with the
+ * reason in why.
+ */
+static int
+convert_value(const struct osm_option *o, const char *v,
+    const struct opensm_reader *rd, char *out, size_t len, char *why,
+    size_t wlen)
+{
+	if (strcmp(o->name, "sminfo_polling_timeout") == 0)
+		return conv_polling(v, out, len, why, wlen);
+	if (strcmp(o->name, "log_flags") == 0)
+		return conv_log_flags(v, out, len, why, wlen);
+	if (strcmp(o->name, "no_partition_enforcement") == 0) {
+		if (strcmp(v, "TRUE") != 0)
+			return 1;
+		snprintf(out, len, "off");
+		return 0;
+	}
+	if (strcmp(o->name, "routing_engine") == 0)
+		return conv_routing_engine(v, out, len, why, wlen);
+	if (strcmp(o->name, "root_guid_file") == 0)
+		return conv_root_guid_file(v, rd, out, len, why, wlen);
+	return conv_alias(config_option(o->ibsmd), v, out, len, why, wlen);
 }
 
 int
