@@ -12,40 +12,12 @@
 
 #include "core/log.h"
 
-/* ---- memory ---------------------------------------------------------- */
-
-void *
-pkey_xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-
-	if (p == NULL)
-		fatal("partitions: out of memory");
-	return p;
-}
-
-void *
-pkey_xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (p == NULL)
-		fatal("partitions: out of memory");
-	return p;
-}
-
-void *
-pkey_xrealloc(void *p, size_t n)
-{
-	if ((p = realloc(p, n ? n : 1)) == NULL)
-		fatal("partitions: out of memory");
-	return p;
-}
+/* ---- memory (core/alloc: out of memory is fatal) ------------------ */
 
 char *
 pkey_xstrndup(const char *s, size_t n)
 {
-	char *d = pkey_xmalloc(n + 1);
+	char *d = xmalloc(n + 1);
 
 	memcpy(d, s, n);
 	d[n] = '\0';
@@ -64,7 +36,7 @@ pkey_xvasprintf(const char *fmt, va_list ap)
 	va_end(ap2);
 	if (n < 0)
 		fatalx("partitions: bad message format");
-	s = pkey_xmalloc((size_t)n + 1);
+	s = xmalloc((size_t)n + 1);
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	return s;
 }
@@ -83,7 +55,7 @@ pkey_buf_printf(struct pkey_buf *b, const char *fmt, ...)
 	if (b->len + (size_t)n + 1 > b->cap) {
 		while (b->len + (size_t)n + 1 > b->cap)
 			b->cap = b->cap ? 2 * b->cap : 256;
-		b->s = pkey_xrealloc(b->s, b->cap);
+		b->s = xreallocarray(b->s, b->cap, 1);
 	}
 	va_start(ap, fmt);
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
@@ -186,7 +158,7 @@ pkey_msgs_sort(struct pkey_errors *e, size_t from)
 
 	if (n < 2)
 		return;
-	o = pkey_xmalloc(n * sizeof(*o));
+	o = xmalloc(n * sizeof(*o));
 	for (i = 0; i < n; i++) {
 		o[i].m = e->msgs[from + i];
 		o[i].seq = i;

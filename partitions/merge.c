@@ -284,7 +284,7 @@ finish_part(struct merge *mg, struct part *pt)
 		f->rate = PKEY_DEFAULT_RATE;
 	if (!(f->set & PKEY_GF_SCOPE))
 		f->scope_mask = 1u << PKEY_DEFAULT_SCOPE;
-	pt->p.mgroups = pkey_xcalloc(pt->nmgroups, sizeof(*pt->p.mgroups));
+	pt->p.mgroups = xcalloc(pt->nmgroups, sizeof(*pt->p.mgroups));
 	for (size_t i = 0; i < pt->nmgroups; i++) {
 		struct stmt_mgroup *sm = &pt->mgroups[i];
 		struct pkey_group_flags *g = &sm->g.flags;
@@ -391,8 +391,8 @@ partition_fini(struct pkey_partition *p)
 static void
 add_member_to(struct pkey_partition *p, uint8_t kind, uint8_t membership)
 {
-	p->members = pkey_xrealloc(p->members,
-	    (p->nmembers + 1) * sizeof(*p->members));
+	p->members = xreallocarray(p->members, p->nmembers + 1,
+	    sizeof(*p->members));
 	memset(&p->members[p->nmembers], 0, sizeof(*p->members));
 	p->members[p->nmembers].kind = kind;
 	p->members[p->nmembers].membership = membership;
@@ -431,7 +431,7 @@ pkey_merge(struct stmt *stmts, size_t n, struct pkey_errors *errs)
 		    "partition (0x7fff), as with no file");
 		return pkey_policy_default();
 	}
-	of = pkey_xcalloc(n, sizeof(*of));
+	of = xcalloc(n, sizeof(*of));
 	/* names bound to explicit P_Keys first, wherever they are; of[i]:
 	 * 1 + the index of statement i's partition, 0 for none */
 	for (i = 0; i < n; i++)
@@ -457,9 +457,9 @@ pkey_merge(struct stmt *stmts, size_t n, struct pkey_errors *errs)
 		finish_part(&mg, &mg.v[i]);
 	check_duplicate_mgids(&mg);
 
-	pol = pkey_xcalloc(1, sizeof(*pol));
+	pol = xcalloc(1, sizeof(*pol));
 	pol->n = mg.n;
-	pol->v = pkey_xcalloc(mg.n + 1, sizeof(*pol->v));
+	pol->v = xcalloc(mg.n + 1, sizeof(*pol->v));
 	for (i = 0; i < mg.n; i++) {
 		pol->v[i] = mg.v[i].p;
 		free(mg.v[i].mgroups);
@@ -483,9 +483,9 @@ pkey_merge(struct stmt *stmts, size_t n, struct pkey_errors *errs)
 struct pkey_policy *
 pkey_policy_default(void)
 {
-	struct pkey_policy *pol = pkey_xcalloc(1, sizeof(*pol));
+	struct pkey_policy *pol = xcalloc(1, sizeof(*pol));
 
-	pol->v = pkey_xcalloc(1, sizeof(*pol->v));
+	pol->v = xcalloc(1, sizeof(*pol->v));
 	pol->n = 1;
 	default_partition(&pol->v[0], true);
 	add_member_to(&pol->v[0], MK_ALL, PKEY_FULL_MEMBER);

@@ -186,8 +186,8 @@ resolver_init(struct resolver *r, const struct fabric *f,
 	memset(r, 0, sizeof(*r));
 	r->f = f;
 	r->o = o;
-	r->ends = pkey_xcalloc(f->nports, sizeof(*r->ends));
-	r->byguid = pkey_xcalloc(f->nports, sizeof(*r->byguid));
+	r->ends = xcalloc(f->nports, sizeof(*r->ends));
+	r->byguid = xcalloc(f->nports, sizeof(*r->byguid));
 	for (uint32_t p = 0; p < f->nports; p++)
 		if (fabric_port_is_endport(f, p)) {
 			r->byguid[r->nends].guid = f->ports[p].guid;
@@ -195,8 +195,8 @@ resolver_init(struct resolver *r, const struct fabric *f,
 			r->ends[r->nends++] = p;
 		}
 	qsort(r->byguid, r->nends, sizeof(*r->byguid), guid_port_cmp);
-	r->state = pkey_xcalloc(f->nports, 1);
-	r->touched = pkey_xcalloc(f->nports, sizeof(*r->touched));
+	r->state = xcalloc(f->nports, 1);
+	r->touched = xcalloc(f->nports, sizeof(*r->touched));
 	r->sm_forced = FABRIC_NONE;
 }
 
@@ -269,8 +269,8 @@ resolve_other_guid(struct resolver *r, const struct pkey_partition *pt,
 		if (i == r->nal) {
 			if (r->nal == r->alcap) {
 				r->alcap = r->alcap ? 2 * r->alcap : 8;
-				r->al = pkey_xrealloc(r->al,
-				    r->alcap * sizeof(*r->al));
+				r->al = xreallocarray(r->al, r->alcap,
+				    sizeof(*r->al));
 			}
 			r->al[r->nal++] = (struct alias_state){ m->lo, phys, 0,
 			    r->o->alias_own_table != NULL &&
@@ -520,7 +520,7 @@ put_resolved(struct pkey_buf *b, struct resolver *r,
 
 	pkey_buf_printf(b, "# in this fabric:\n");
 	resolve_partition(r, pt);
-	ports = pkey_xcalloc(r->ntouched, sizeof(*ports));
+	ports = xcalloc(r->ntouched, sizeof(*ports));
 	for (size_t i = 0; i < r->ntouched; i++) {
 		ports[i].port = r->touched[i];
 		ports[i].guid = f->ports[r->touched[i]].guid;
@@ -701,7 +701,7 @@ want_add(struct builder *bd, uint32_t port, uint16_t key,
 {
 	if (bd->nw == bd->wcap) {
 		bd->wcap = bd->wcap ? 2 * bd->wcap : 256;
-		bd->w = pkey_xrealloc(bd->w, bd->wcap * sizeof(*bd->w));
+		bd->w = xreallocarray(bd->w, bd->wcap, sizeof(*bd->w));
 	}
 	bd->w[bd->nw++] = (struct want){ port, key, pt->indx0, pt->line };
 }
@@ -712,7 +712,7 @@ enforce_want_add(struct builder *bd, uint32_t port, uint16_t key,
 {
 	if (bd->new == bd->ewcap) {
 		bd->ewcap = bd->ewcap ? 2 * bd->ewcap : 64;
-		bd->ew = pkey_xrealloc(bd->ew, bd->ewcap * sizeof(*bd->ew));
+		bd->ew = xreallocarray(bd->ew, bd->ewcap, sizeof(*bd->ew));
 	}
 	bd->ew[bd->new++] = (struct want){ port, key, pt->indx0, pt->line };
 }
@@ -779,8 +779,8 @@ collect_wants(struct builder *bd)
 static uint32_t *
 wants_by_port(struct builder *bd)
 {
-	uint32_t n = bd->f->nports, *start = pkey_xcalloc(n + 2, sizeof(*start));
-	struct want *sorted = pkey_xcalloc(bd->nw, sizeof(*sorted));
+	uint32_t n = bd->f->nports, *start = xcalloc(n + 2, sizeof(*start));
+	struct want *sorted = xcalloc(bd->nw, sizeof(*sorted));
 	uint32_t *fill;
 
 	for (size_t i = 0; i < bd->nw; i++)
@@ -819,8 +819,8 @@ place(const uint16_t *keys, size_t n, uint16_t k0, bool reserve0,
     const struct pkey_table *prev, uint16_t *out, uint16_t cap,
     uint16_t *drop)
 {
-	bool *taken = pkey_xcalloc(n, sizeof(*taken));
-	bool *used = pkey_xcalloc(cap, sizeof(*used));
+	bool *taken = xcalloc(n, sizeof(*taken));
+	bool *used = xcalloc(cap, sizeof(*used));
 	size_t ndrop = 0, i, first = 0, pcap;
 	long j;
 
@@ -872,7 +872,7 @@ table_new(struct builder *bd, uint32_t p, uint8_t kind, uint16_t cap)
 
 	if (out->n == bd->outcap) {
 		bd->outcap = bd->outcap ? 2 * bd->outcap : 64;
-		out->v = pkey_xrealloc(out->v, bd->outcap * sizeof(*out->v));
+		out->v = xreallocarray(out->v, bd->outcap, sizeof(*out->v));
 	}
 	t = &out->v[out->n];
 	memset(t, 0, sizeof(*t));
@@ -881,7 +881,7 @@ table_new(struct builder *bd, uint32_t p, uint8_t kind, uint16_t cap)
 	t->num = bd->f->ports[p].num;
 	t->kind = kind;
 	t->cap = cap;
-	t->keys = pkey_xcalloc(cap, sizeof(*t->keys));
+	t->keys = xcalloc(cap, sizeof(*t->keys));
 	bd->table_of[p] = (uint32_t)out->n++;
 	return t;
 }
@@ -939,8 +939,8 @@ build_port_table(struct builder *bd, uint32_t p, const struct want *w,
 {
 	const struct fabric *f = bd->f;
 	const struct fabric_node *nd = &f->nodes[f->ports[p].node];
-	uint16_t *keys = pkey_xcalloc(n, sizeof(*keys));
-	uint16_t *drop = pkey_xcalloc(n, sizeof(*drop));
+	uint16_t *keys = xcalloc(n, sizeof(*keys));
+	uint16_t *drop = xcalloc(n, sizeof(*drop));
 	const struct pkey_table *prev = NULL;
 	struct pkey_table *t;
 	char pn[160], list[160];
@@ -971,8 +971,8 @@ build_enforce_table(struct builder *bd, uint32_t p, const struct pkey_table *pee
 {
 	const struct fabric *f = bd->f;
 	const struct fabric_node *nd = &f->nodes[f->ports[p].node];
-	uint16_t *keys = pkey_xcalloc(peer->cap, sizeof(*keys));
-	uint16_t *drop = pkey_xcalloc(peer->cap, sizeof(*drop));
+	uint16_t *keys = xcalloc(peer->cap, sizeof(*keys));
+	uint16_t *drop = xcalloc(peer->cap, sizeof(*drop));
 	const struct pkey_table *prev = NULL;
 	struct pkey_table *t;
 	size_t n = 0;
@@ -1051,7 +1051,7 @@ build_enforce_with_vports(struct builder *bd, uint32_t p, uint32_t q,
 		build_enforce_table(bd, p, peer);
 		return;
 	}
-	all.keys = pkey_xcalloc((size_t)peer->cap + n, sizeof(*all.keys));
+	all.keys = xcalloc((size_t)peer->cap + n, sizeof(*all.keys));
 	memcpy(all.keys, peer->keys, peer->cap * sizeof(*all.keys));
 	for (size_t j = 0; j < n; j++)
 		all.keys[peer->cap + j] = bd->ew[i + j].key;
@@ -1083,7 +1083,7 @@ pkey_tables_build(const struct pkey_policy *p, const struct fabric *f,
 	resolver_init(&bd.r, f, opts);
 	bd.r.miss = build_miss;
 	bd.r.arg = &bd;
-	bd.table_of = pkey_xmalloc((f->nports + 1) * sizeof(*bd.table_of));
+	bd.table_of = xmalloc((f->nports + 1) * sizeof(*bd.table_of));
 	for (uint32_t i = 0; i < f->nports; i++)
 		bd.table_of[i] = FABRIC_NONE;
 	collect_wants(&bd);
@@ -1199,8 +1199,8 @@ pkey_vport_table(const struct pkey_policy *p, uint64_t guid,
     const char *desc, bool allow_both, const uint16_t *prev, uint16_t nprev,
     uint16_t *out, uint16_t cap)
 {
-	uint16_t *keys = pkey_xcalloc(2 * p->n + 1, sizeof(*keys));
-	uint16_t *drop = pkey_xcalloc(2 * p->n + 1, sizeof(*drop));
+	uint16_t *keys = xcalloc(2 * p->n + 1, sizeof(*keys));
+	uint16_t *drop = xcalloc(2 * p->n + 1, sizeof(*drop));
 	struct pkey_table pt = { .keys = (uint16_t *)prev, .cap = nprev };
 	uint16_t k0 = 0, kdef = 0;
 	unsigned k0_line = 0;
@@ -1274,7 +1274,7 @@ pkey_partition_ports(const struct pkey_partition *pt, const struct fabric *f,
 		resolve_partition(&r, pt);
 	else if ((size_t)member < pt->nmembers)
 		resolve_member(&r, pt, &pt->members[member]);
-	ports = pkey_xcalloc(r.ntouched ? r.ntouched : 1, sizeof(*ports));
+	ports = xcalloc(r.ntouched ? r.ntouched : 1, sizeof(*ports));
 	for (size_t i = 0; i < r.ntouched; i++) {
 		ports[i].port = r.touched[i];
 		ports[i].guid = f->ports[r.touched[i]].guid;
@@ -1319,7 +1319,7 @@ str_cmp(const void *a, const void *b)
 static char **
 member_texts(const struct pkey_partition *pt)
 {
-	char **v = pkey_xcalloc(pt->nmembers + 1, sizeof(*v));
+	char **v = xcalloc(pt->nmembers + 1, sizeof(*v));
 
 	for (size_t i = 0; i < pt->nmembers; i++)
 		v[i] = member_text(&pt->members[i]);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/alloc.h"
 #include "partitions/partitions.h"
 
 enum member_kind {
@@ -36,9 +37,6 @@ struct pkey_policy {
 #define PKEY_DEFAULT_RATE       3       /* 10 Gb/s */
 #define PKEY_DEFAULT_SCOPE      2       /* link-local */
 
-void *pkey_xmalloc(size_t n);
-void *pkey_xcalloc(size_t n, size_t size);
-void *pkey_xrealloc(void *p, size_t n);
 char *pkey_xstrndup(const char *s, size_t n);
 char *pkey_xvasprintf(const char *fmt, va_list ap);
 
@@ -46,7 +44,7 @@ char *pkey_xvasprintf(const char *fmt, va_list ap);
 #define GROW(arr, n, cap) do { \
 	if ((n) == (cap)) { \
 		(cap) = (cap) ? 2 * (cap) : 8; \
-		(arr) = pkey_xrealloc((arr), (cap) * sizeof(*(arr))); \
+		(arr) = xreallocarray((arr), (cap), sizeof(*(arr))); \
 	} \
 } while (0)
 
