@@ -128,7 +128,7 @@ devtab_port_pkeys(struct devtab_node *n, unsigned p, uint16_t cap)
 
 	if (dp->pkeys == NULL || dp->pkey_cap != cap) {
 		free(dp->pkeys);
-		dp->pkeys = xcalloc(cap ? cap : 1, sizeof(*dp->pkeys));
+		dp->pkeys = xcalloc(cap, sizeof(*dp->pkeys));
 		dp->pkey_cap = cap;
 		dp->pkey_valid = 0;
 	}

@@ -37,7 +37,7 @@ mcast_mft_copy(struct mcast_mft *dst, const struct mcast_mft *src)
 
 	free(dst->mask);
 	*dst = *src;
-	dst->mask = xcalloc(sz ? sz : 1, sizeof(*dst->mask));
+	dst->mask = xcalloc(sz, sizeof(*dst->mask));
 	if (sz)
 		memcpy(dst->mask, src->mask, sz * sizeof(*dst->mask));
 }
@@ -256,26 +256,26 @@ mcast_trees_new(const struct fabric *f)
 	uint32_t n, sw, i;
 
 	t->f = f;
-	t->node_sw = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*t->node_sw));
+	t->node_sw = xcalloc(f->nnodes, sizeof(*t->node_sw));
 	for (n = 0; n < f->nnodes; n++) {
 		t->node_sw[n] = FABRIC_NONE;
 		if (f->nodes[n].type == NODE_SWITCH)
 			t->nsw++;
 	}
-	t->sw_node = xcalloc(t->nsw ? t->nsw : 1, sizeof(*t->sw_node));
+	t->sw_node = xcalloc(t->nsw, sizeof(*t->sw_node));
 	for (n = 0, sw = 0; n < f->nnodes; n++)
 		if (f->nodes[n].type == NODE_SWITCH) {
 			t->sw_node[sw] = n;
 			t->node_sw[n] = sw++;
 		}
-	t->adj = xcalloc(t->nsw ? t->nsw : 1, sizeof(*t->adj));
-	t->nadj = xcalloc(t->nsw ? t->nsw : 1, sizeof(*t->nadj));
-	t->mft = xcalloc(t->nsw ? t->nsw : 1, sizeof(*t->mft));
+	t->adj = xcalloc(t->nsw, sizeof(*t->adj));
+	t->nadj = xcalloc(t->nsw, sizeof(*t->nadj));
+	t->mft = xcalloc(t->nsw, sizeof(*t->mft));
 	for (sw = 0; sw < t->nsw; sw++) {
 		const struct fabric_node *nd = &f->nodes[t->sw_node[sw]];
 
 		mcast_mft_init(&t->mft[sw], nd->nports);
-		t->adj[sw] = xcalloc(nd->nports ? nd->nports : 1,
+		t->adj[sw] = xcalloc(nd->nports,
 		    sizeof(**t->adj));
 		for (i = 1; i <= nd->nports; i++) {
 			uint32_t p = nd->port0 + i, q, ps;
@@ -294,16 +294,16 @@ mcast_trees_new(const struct fabric *f)
 	 * them (its terminals' and its root's): a fabric's groups seldom
 	 * reach every switch, and a bring-up builds its trees before the
 	 * first group can be joined. */
-	t->hops = xcalloc(t->nsw ? (size_t)t->nsw * t->nsw : 1, 1);
-	t->row_known = xcalloc(t->nsw ? t->nsw : 1, 1);
-	t->queue = xcalloc(t->nsw ? t->nsw : 1, sizeof(*t->queue));
-	t->load = xcalloc(f->nports ? f->nports : 1, sizeof(*t->load));
-	t->rooted = xcalloc(t->nsw ? t->nsw : 1, sizeof(*t->rooted));
+	t->hops = xcalloc((size_t)t->nsw * t->nsw, 1);
+	t->row_known = xcalloc(t->nsw, 1);
+	t->queue = xcalloc(t->nsw, sizeof(*t->queue));
+	t->load = xcalloc(f->nports, sizeof(*t->load));
+	t->rooted = xcalloc(t->nsw, sizeof(*t->rooted));
 	t->rec = xcalloc(MCAST_MLID_COUNT, sizeof(*t->rec));
-	t->parent_port = xcalloc(t->nsw ? t->nsw : 1, sizeof(uint32_t));
-	t->in_tree = xcalloc(t->nsw ? t->nsw : 1, 1);
-	t->terminal = xcalloc(t->nsw ? t->nsw : 1, 1);
-	t->order = xcalloc(t->nsw ? t->nsw : 1, sizeof(uint32_t));
+	t->parent_port = xcalloc(t->nsw, sizeof(uint32_t));
+	t->in_tree = xcalloc(t->nsw, 1);
+	t->terminal = xcalloc(t->nsw, 1);
+	t->order = xcalloc(t->nsw, sizeof(uint32_t));
 	return t;
 }
 

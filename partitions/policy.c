@@ -1274,7 +1274,7 @@ pkey_partition_ports(const struct pkey_partition *pt, const struct fabric *f,
 		resolve_partition(&r, pt);
 	else if ((size_t)member < pt->nmembers)
 		resolve_member(&r, pt, &pt->members[member]);
-	ports = xcalloc(r.ntouched ? r.ntouched : 1, sizeof(*ports));
+	ports = xcalloc(r.ntouched, sizeof(*ports));
 	for (size_t i = 0; i < r.ntouched; i++) {
 		ports[i].port = r.touched[i];
 		ports[i].guid = f->ports[r.touched[i]].guid;

@@ -43,7 +43,7 @@ cmp_guid(const void *a, const void *b, void *arg)
 static uint32_t *
 by_guid(const struct fabric *f)
 {
-	uint32_t *v = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*v));
+	uint32_t *v = xcalloc(f->nnodes, sizeof(*v));
 
 	for (uint32_t n = 0; n < f->nnodes; n++)
 		v[n] = n;

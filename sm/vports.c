@@ -1001,10 +1001,10 @@ start_hosts(struct vports *v)
 static void
 index_hosts(struct vports *v, const struct vport_set *s)
 {
-	uint32_t *at = xcalloc(s->nh ? s->nh : 1, sizeof(*at));
+	uint32_t *at = xcalloc(s->nh, sizeof(*at));
 
 	v->host_first = xcalloc(s->nh + 1, sizeof(*v->host_first));
-	v->by_host = xcalloc(s->n ? s->n : 1, sizeof(*v->by_host));
+	v->by_host = xcalloc(s->n, sizeof(*v->by_host));
 	for (uint32_t i = 0; i < s->n; i++)
 		v->host_first[s->v[i].host + 1]++;
 	for (uint32_t h = 0; h < s->nh; h++)
@@ -1034,11 +1034,11 @@ run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
 		v->res.vports++;
 	v->next_host = 0;
 	v->hosts_active = 0;
-	v->host_pending = xcalloc(s->nh ? s->nh : 1, sizeof(unsigned));
+	v->host_pending = xcalloc(s->nh, sizeof(unsigned));
 	v->vp_pending = kind == RUN_PROGRAM ?
-	    xcalloc(s->n ? s->n : 1, sizeof(unsigned)) : NULL;
+	    xcalloc(s->n, sizeof(unsigned)) : NULL;
 	if (kind == RUN_PROGRAM) {
-		v->host_wrote = xcalloc(s->nh ? s->nh : 1, 1);
+		v->host_wrote = xcalloc(s->nh, 1);
 		index_hosts(v, s);
 	}
 	if (kind == RUN_DISCOVER)
@@ -1047,7 +1047,7 @@ run_start(struct vports *v, enum run_kind kind, const struct fabric *f,
 	if (kind == RUN_POLL) {
 		free(v->dirty);
 		v->ndirty = f->nports;
-		v->dirty = xcalloc(f->nports ? f->nports : 1, 1);
+		v->dirty = xcalloc(f->nports, 1);
 		v->dirty_f = f;
 		v->dirty_ok = false;
 		for (uint32_t h = 0; v->stale.n > 0 && h < s->nh; h++)
@@ -1136,7 +1136,7 @@ vports_discover_changed(struct vports *v, const struct fabric *f,
 	}
 	v->dirty_ok = false;    /* one vport sweep per poll */
 	vport_set_clear(s);
-	old_of = xcalloc(f->nports ? f->nports : 1, sizeof(*old_of));
+	old_of = xcalloc(f->nports, sizeof(*old_of));
 	for (uint32_t p = 0; p < f->nports; p++)
 		old_of[p] = FABRIC_NONE;
 	for (uint32_t h = 0; h < old->nh; h++)
@@ -1151,7 +1151,7 @@ vports_discover_changed(struct vports *v, const struct fabric *f,
 			continue;
 		vport_host_add(s, p);
 	}
-	kept = xcalloc(s->nh ? s->nh : 1, 1);
+	kept = xcalloc(s->nh, 1);
 	for (uint32_t h = 0; h < s->nh; h++) {
 		uint32_t p = s->h[h].port, oh = old_of[p];
 
