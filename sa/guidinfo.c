@@ -189,13 +189,13 @@ guidinfo_get(const struct sa_ctx *c, const struct sa_req *q,
 		if ((q->comp_mask & BIT(SA_GUIDINFO_COMP_LID)) &&
 		    vp->lid != lid)
 			continue;
-		for (unsigned b = 0; b == 0 || (vp->guids != NULL &&
-		    b * 8 < vp->vguid_cap && !sa_out_full(out)); b++) {
+		for (unsigned vb = 0; vb == 0 || (vp->guids != NULL &&
+		    vb * 8 < vp->vguid_cap && !sa_out_full(out)); vb++) {
 			memset(tmp, 0, sizeof(tmp));
 			sa_set_bits(tmp, 0, 16, vp->lid);
-			sa_set_bits(tmp, 16, 8, b);
+			sa_set_bits(tmp, 16, 8, vb);
 			for (unsigned k = 0; k < 8; k++) {
-				unsigned e = b * 8 + k;
+				unsigned e = vb * 8 + k;
 				uint64_t g = vp->guids != NULL &&
 				    e < vp->vguid_cap ? vp->guids[e] : 0;
 

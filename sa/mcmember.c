@@ -234,7 +234,7 @@ target_of(const struct sa_ctx *c, const struct sa_req *q, struct target *t)
 	if (!sa_gid_prefix_ours(c->v, prefix))
 		return SA_STATUS_INVALID_GID;
 	prefix = c->v->subnet_prefix;
-	for (int i = 0; i < 8; i++)
+	for (i = 0; i < 8; i++)
 		t->r.port_gid[i] = (uint8_t)(prefix >> (56 - 8 * i));
 	t->port = query_port_by_guid(f, sa_gid_guid(t->r.port_gid));
 	/* a vport's GID: the end index past the ports (scoped by its
