@@ -367,6 +367,7 @@ sweep_opts_from(const struct daemon *d, struct sweep_opts *so)
 static void
 smstate_opts_from(const struct ibsmd_config *c, struct smstate_opts *o)
 {
+	memset(o, 0, sizeof(*o));	/* fields not set here: their defaults */
 	o->priority = (uint8_t)c->sm_priority;
 	o->sm_key = c->sm_key;
 	o->mkey = c->m_key;
@@ -377,6 +378,7 @@ smstate_opts_from(const struct ibsmd_config *c, struct smstate_opts *o)
 static void
 mad_opts_from(const struct ibsmd_config *c, struct mad_opts *mo)
 {
+	memset(mo, 0, sizeof(*mo));
 	mo->max_wire = c->max_wire_smps;
 	mo->max_per_node = c->max_smps_per_node;
 	mo->timeout_ms = c->smp_timeout;

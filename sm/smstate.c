@@ -24,6 +24,7 @@
  * taking the subnet from a living master is the worst outcome. */
 #define ELECT_COPIES            4
 #define ELECT_COPIES_LOST       4       /* times as many */
+#define ELECT_COPIES_MAX        16      /* elect_copies beyond is taken as this */
 /* Ports that announced themselves as SMs (trap 144) remembered until the
  * next election asks them. */
 #define NOTED_MAX               16
@@ -1043,8 +1044,9 @@ smstate_note_sm(struct smstate *s, uint16_t lid)
 static void
 elect_ask(struct smstate *s, struct peer *p, const uint8_t *data)
 {
-	unsigned copies = s->o.elect_copies ? s->o.elect_copies :
-	    ELECT_COPIES;
+	unsigned copies = s->o.elect_copies == 0 ? ELECT_COPIES :
+	    s->o.elect_copies > ELECT_COPIES_MAX ? ELECT_COPIES_MAX :
+	    s->o.elect_copies;
 
 	if (p->pub.guid == s->lost)
 		copies *= ELECT_COPIES_LOST;

@@ -984,6 +984,25 @@ START_TEST(test_elect_copies)
 }
 END_TEST
 
+/* An elect_copies past reason (a caller's uninitialised field once asked
+ * millions of times, until memory ran out) is taken as the maximum. */
+START_TEST(test_elect_copies_bounded)
+{
+	struct smstate_opts o = { .priority = 5, .sm_key = KEY,
+	    .poll_interval = 0.01, .poll_retries = 2,
+	    .elect_copies = 6540190 };
+	size_t n;
+
+	start(5, KEY);
+	smstate_set_opts(ss, &o);
+	smstate_start(ss);
+	n = fake_nsent();
+	smstate_elect(ss, &fab, elect_cb, NULL);
+	ck_assert_uint_eq(fake_nsent(), n + 16);
+	stop();
+}
+END_TEST
+
 /* Issue 31 point 3: a standby whose master's polls went unanswered takes
  * over only when the master's port was reached and stays silent, or its
  * link is down; while neither its port nor a down link is seen, it
@@ -1185,6 +1204,7 @@ smstate_suite(void)
 	tcase_add_test(tc, test_trap144_noted);
 	tcase_add_test(tc, test_waiting_sends_trap144);
 	tcase_add_test(tc, test_elect_copies);
+	tcase_add_test(tc, test_elect_copies_bounded);
 	tcase_add_test(tc, test_lost_master_hold);
 	tcase_add_test(tc, test_leave_hands_over);
 	suite_add_tcase(s, tc);
