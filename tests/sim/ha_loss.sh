@@ -17,7 +17,7 @@ skip_unless_sim
 ha_skip_unless
 
 : "${HA_LOSS_RUNS:=2}"
-: "${LOSS_SECS:=30}"
+: "${LOSS_SECS:=20}"
 NET=$FABRICS/ft3_8.net
 POLL="-O sm_poll_interval=1 -O sm_poll_retries=3 -R ftree,updn"
 export SIM_HOST=pod3edge1-h2     # the diags watch from a third host
