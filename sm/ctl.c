@@ -167,8 +167,8 @@ ctl_status_get(const struct ctl_deps *d, struct ctl_status *cs)
 	cs->st.counters = k.v;
 	cs->st.ncounters = k.n;
 	if (d->mcast != NULL) {
-		cs->st.more = sm_mcast_status;
-		cs->st.more_arg = d->mcast;
+		sm_mcast_get_stats(d->mcast, &cs->mcs);
+		cs->st.mcast = &cs->mcs;
 	}
 	if (d->note != NULL)
 		cs->st.note = d->note(d->arg);

@@ -631,25 +631,6 @@ sm_mcast_get_stats(const struct sm_mcast *m, struct sm_mcast_stats *st)
 	st->mlid_limit = mcast_mlid_limit(m->store);
 }
 
-void
-sm_mcast_stats_lines(const struct sm_mcast *m, FILE *fp)
-{
-	struct sm_mcast_stats s;
-
-	sm_mcast_get_stats(m, &s);
-	fprintf(fp, "mcast.groups %" PRIu64 "\nmcast.members %" PRIu64 "\n"
-	    "mcast.mlids %" PRIu64 "\nmcast.mlid_limit %u\n"
-	    "mcast.created %" PRIu64 "\nmcast.deleted %" PRIu64 "\n"
-	    "mcast.joins %" PRIu64 "\nmcast.leaves %" PRIu64 "\n"
-	    "mcast.no_mlid %" PRIu64 "\nmcast.forgotten %" PRIu64 "\n"
-	    "mcast.updates %" PRIu64 "\nmcast.rebuilds %" PRIu64 "\n"
-	    "mcast.mft_writes %" PRIu64 "\n"
-	    "mcast.mft_failures %" PRIu64 "\nmcast.top_sets %" PRIu64 "\n",
-	    s.groups, s.members, s.mlids, s.mlid_limit, s.created, s.deleted,
-	    s.joins, s.leaves, s.no_mlid, s.forgotten, s.updates, s.rebuilds,
-	    s.mft_writes, s.mft_failures, s.top_sets);
-}
-
 static void
 gid_text(const uint8_t g[16], char *buf, size_t len)
 {
@@ -789,44 +770,4 @@ sm_mcast_show(const struct sm_mcast *m, struct show *s)
 		json_array_end(j);
 		json_object_end(j);
 	}
-}
-
-void
-sm_mcast_status(struct show *s, const void *arg)
-{
-	const struct sm_mcast *m = arg;
-	struct sm_mcast_stats st;
-	struct json *j = &s->j;
-
-	sm_mcast_get_stats(m, &st);
-	if (!s->json) {
-		show_printf(s, "\nmulticast: %" PRIu64 " groups, %" PRIu64
-		    " members, %" PRIu64 " MLIDs in use (limit %u); %" PRIu64
-		    " joins, %" PRIu64 " leaves, %" PRIu64 " creates refused "
-		    "(no MLID); MFT blocks written %" PRIu64
-		    ", failed %" PRIu64 "; trees rebuilt one by one %" PRIu64
-		    ", all at once %" PRIu64 "\n", st.groups, st.members,
-		    st.mlids, st.mlid_limit, st.joins, st.leaves, st.no_mlid,
-		    st.mft_writes, st.mft_failures, st.updates,
-		    st.rebuilds);
-		return;
-	}
-	json_key(j, "mcast");
-	json_object_begin(j);
-	json_kv_uint(j, "groups", st.groups);
-	json_kv_uint(j, "members", st.members);
-	json_kv_uint(j, "mlids", st.mlids);
-	json_kv_uint(j, "mlid_limit", st.mlid_limit);
-	json_kv_uint(j, "created", st.created);
-	json_kv_uint(j, "deleted", st.deleted);
-	json_kv_uint(j, "joins", st.joins);
-	json_kv_uint(j, "leaves", st.leaves);
-	json_kv_uint(j, "no_mlid", st.no_mlid);
-	json_kv_uint(j, "forgotten", st.forgotten);
-	json_kv_uint(j, "updates", st.updates);
-	json_kv_uint(j, "rebuilds", st.rebuilds);
-	json_kv_uint(j, "mft_writes", st.mft_writes);
-	json_kv_uint(j, "mft_failures", st.mft_failures);
-	json_kv_uint(j, "top_sets", st.top_sets);
-	json_object_end(j);
 }

@@ -75,13 +75,8 @@ struct sm_mcast_stats {
 	unsigned mlid_limit;
 };
 void sm_mcast_get_stats(const struct sm_mcast *m, struct sm_mcast_stats *st);
-/* "mcast.x n" lines for the stats file. */
-void sm_mcast_stats_lines(const struct sm_mcast *m, FILE *fp);
 /* ibsmctl mcast: every group, its parameters, members and tree, as text
  * or JSON (s->json). */
 void sm_mcast_show(const struct sm_mcast *m, struct show *s);
-/* The counters in ibsmctl status (struct show_status's more hook; arg is
- * the struct sm_mcast). */
-void sm_mcast_status(struct show *s, const void *arg);
 
 #endif

@@ -15,6 +15,7 @@
 #include "routing/routing.h"
 #include "partitions/partitions.h"
 #include "sm/show.h"
+#include "sm/stats.h"
 #include "tests/unit/testfab.h"
 
 /* ft2 with k = 4: leaves are nodes 0-3 (LIDs 1-4), spines 4-5 (LIDs 5-6),
