@@ -25,7 +25,6 @@
 #include "mcast/group.h"
 #include "mcast/tree.h"
 #include "sm/json.h"
-#include "sm/show.h"
 
 #define CAP_MCAST_FDB_TOP 0x40000000u   /* PortInfo CapabilityMask bit 30 */
 #define NBLOCKS ((MCAST_MLID_COUNT + MCAST_BLOCK - 1) / MCAST_BLOCK)
@@ -631,143 +630,9 @@ sm_mcast_get_stats(const struct sm_mcast *m, struct sm_mcast_stats *st)
 	st->mlid_limit = mcast_mlid_limit(m->store);
 }
 
-static void
-gid_text(const uint8_t g[16], char *buf, size_t len)
+const struct mcast_trees *
+sm_mcast_trees(const struct sm_mcast *m, const struct fabric **f)
 {
-	snprintf(buf, len, "%02x%02x:%02x%02x:%02x%02x:%02x%02x:"
-	    "%02x%02x:%02x%02x:%02x%02x:%02x%02x", g[0], g[1], g[2], g[3],
-	    g[4], g[5], g[6], g[7], g[8], g[9], g[10], g[11], g[12], g[13],
-	    g[14], g[15]);
-}
-
-/* The tree of g's MLID: "switch-desc (0xGUID): ports" lines or JSON. */
-static void
-tree_out(const struct sm_mcast *m, uint16_t mlid, struct show *s)
-{
-	struct json *j = s->json ? &s->j : NULL;
-	char d[80];
-
-	uint32_t sw, num;
-
-	if (m->trees == NULL)
-		return;
-	for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++) {
-		const struct mcast_mft *mft = mcast_trees_mft(m->trees, sw);
-		const struct fabric_node *n =
-		    &m->f->nodes[mcast_trees_sw_node(m->trees, sw)];
-		bool any = false;
-
-		for (num = 0; num <= n->nports; num++) {
-			if (!mcast_mft_has_port(mft, mlid, num))
-				continue;
-			if (!any) {
-				if (j != NULL) {
-					json_object_begin(j);
-					json_kv_guid(j, "switch", n->guid);
-					json_kv_string(j, "desc", n->desc);
-					json_key(j, "ports");
-					json_array_begin(j);
-				} else
-					show_printf(s, "    switch 0x%016"
-					    PRIx64 " \"%s\":", n->guid,
-					    show_clean(n->desc, d, sizeof(d)));
-				any = true;
-			}
-			if (j != NULL)
-				json_uint(j, num);
-			else
-				show_printf(s, " %u", num);
-		}
-		if (any) {
-			if (j != NULL) {
-				json_array_end(j);
-				json_object_end(j);
-			} else
-				show_printf(s, "\n");
-		}
-	}
-}
-
-void
-sm_mcast_show(const struct sm_mcast *m, struct show *s)
-{
-	struct mcast_group *g;
-	struct json *j = &s->j;
-	bool json = s->json;
-	char gid[48];
-	size_t i;
-	struct sm_mcast_stats st;
-
-	sm_mcast_get_stats(m, &st);
-	if (json) {
-		json_object_begin(j);
-		json_kv_uint(j, "groups", st.groups);
-		json_kv_uint(j, "mlids", st.mlids);
-		json_kv_uint(j, "mlid_limit", st.mlid_limit);
-		json_key(j, "group");
-		json_array_begin(j);
-	} else
-		show_printf(s, "%" PRIu64 " groups, %" PRIu64 " MLIDs in use "
-		    "(limit %u)\n", st.groups, st.mlids, st.mlid_limit);
-	for (g = mcast_next(m->store, NULL); g != NULL;
-	    g = mcast_next(m->store, g)) {
-		const struct mcast_params *p = &g->p;
-
-		gid_text(g->mgid, gid, sizeof(gid));
-		if (json) {
-			json_object_begin(j);
-			json_kv_string(j, "mgid", gid);
-			json_kv_uint(j, "mlid", g->mlid);
-			json_kv_uint(j, "pkey", p->pkey);
-			json_kv_uint(j, "qkey", p->qkey);
-			json_kv_uint(j, "mtu", p->mtu);
-			json_kv_uint(j, "rate", p->rate);
-			json_kv_uint(j, "sl", p->sl);
-			json_kv_uint(j, "scope", p->scope);
-			json_kv_uint(j, "tclass", p->tclass);
-			json_kv_uint(j, "flow_label", p->flow_label);
-			json_kv_uint(j, "hop_limit", p->hop_limit);
-			json_kv_uint(j, "pkt_life", p->pkt_life);
-			json_kv_bool(j, "well_known", g->well_known);
-			json_key(j, "members");
-			json_array_begin(j);
-		} else
-			show_printf(s, "%s mlid 0x%04x pkey 0x%04x qkey 0x%08x "
-			    "mtu %u rate %u sl %u scope %u tclass %u "
-			    "flow_label 0x%05x%s\n", gid, g->mlid, p->pkey,
-			    p->qkey, p->mtu, p->rate, p->sl, p->scope,
-			    p->tclass, p->flow_label,
-			    g->well_known ? " well-known" : "");
-		for (i = 0; i < g->nmembers; i++) {
-			const struct mcast_member *mb = &g->members[i];
-
-			if (json) {
-				json_object_begin(j);
-				json_kv_guid(j, "port_guid", mb->port_guid);
-				json_kv_uint(j, "join_state", mb->join_state);
-				json_kv_bool(j, "proxy", mb->proxy);
-				json_object_end(j);
-			} else
-				show_printf(s, "  member 0x%016" PRIx64
-				    " join_state 0x%x%s\n", mb->port_guid,
-				    mb->join_state, mb->proxy ? " proxy" : "");
-		}
-		if (json) {
-			json_array_end(j);
-			json_key(j, "tree");
-			json_array_begin(j);
-			if (g == mcast_by_mlid(m->store, g->mlid))
-				tree_out(m, g->mlid, s);
-			json_array_end(j);
-			json_object_end(j);
-		} else if (g == mcast_by_mlid(m->store, g->mlid))
-			tree_out(m, g->mlid, s);
-		else
-			show_printf(s, "    (tree shared with the MLID's first "
-			    "group)\n");
-	}
-	if (json) {
-		json_array_end(j);
-		json_object_end(j);
-	}
+	*f = m->f;
+	return m->trees;
 }

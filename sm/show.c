@@ -1,6 +1,5 @@
 #include "sm/show.h"
 
-#include <arpa/inet.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -9,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/alias.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/query.h"
@@ -135,25 +133,17 @@ show_clean(const char *s, char *buf, size_t len)
 
 /* ------------------------------------------------------------ tables */
 
-/* Aligned text tables: columns two spaces apart, the last one not padded.
- * align holds 'l' or 'r' per column; the first row is the header. */
-struct table {
-	const char *align;
-	size_t ncols;
-	char **cells;
-	size_t ncells, cap;
-};
 
-static void
-table_init(struct table *t, const char *align)
+void
+show_table_init(struct show_table *t, const char *align)
 {
 	memset(t, 0, sizeof(*t));
 	t->align = align;
 	t->ncols = strlen(align);
 }
 
-static void __attribute__((format(printf, 2, 3)))
-table_cell(struct table *t, const char *fmt, ...)
+void
+show_table_cell(struct show_table *t, const char *fmt, ...)
 {
 	struct show_buf o = { 0 };
 	va_list ap;
@@ -182,8 +172,8 @@ width(const char *s)
 	return w;
 }
 
-static void
-table_print(struct table *t, struct show_buf *o)
+void
+show_table_print(struct show_table *t, struct show_buf *o)
 {
 	size_t w[16] = { 0 }, i, c, pad;
 
@@ -212,8 +202,8 @@ table_print(struct table *t, struct show_buf *o)
 	}
 }
 
-static void
-table_free(struct table *t)
+void
+show_table_free(struct show_table *t)
 {
 	for (size_t i = 0; i < t->ncells; i++)
 		free(t->cells[i]);
@@ -381,7 +371,7 @@ node_json(const struct fabric *f, struct json *j, uint32_t n)
 }
 
 static void
-node_row(const struct fabric *f, struct table *t, uint32_t n)
+node_row(const struct fabric *f, struct show_table *t, uint32_t n)
 {
 	const struct fabric_node *node = &f->nodes[n];
 	struct show_buf lids = { 0 };
@@ -394,12 +384,12 @@ node_row(const struct fabric *f, struct table *t, uint32_t n)
 			ob_printf(&lids, "%s%u", lids.len ? "," : "",
 			    f->ports[p].lid);
 	}
-	table_cell(t, "%s", fabric_node_type_name(node->type));
-	table_cell(t, "0x%016" PRIx64, node->guid);
-	table_cell(t, "%s", lids.len ? lids.p : "-");
-	table_cell(t, "%u", node->nports);
-	table_cell(t, "%u", linked_ports(f, node));
-	table_cell(t, "%s", name_of(f, n, desc, sizeof(desc)));
+	show_table_cell(t, "%s", fabric_node_type_name(node->type));
+	show_table_cell(t, "0x%016" PRIx64, node->guid);
+	show_table_cell(t, "%s", lids.len ? lids.p : "-");
+	show_table_cell(t, "%u", node->nports);
+	show_table_cell(t, "%u", linked_ports(f, node));
+	show_table_cell(t, "%s", name_of(f, n, desc, sizeof(desc)));
 	ob_free(&lids);
 }
 
@@ -453,7 +443,7 @@ int
 show_nodes_filter(struct show *s, const struct fabric *f, const char *filter)
 {
 	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
-	struct table t;
+	struct show_table t;
 	uint32_t n;
 
 	if (select_nodes(s, f, filter, want) < 0) {
@@ -472,18 +462,18 @@ show_nodes_filter(struct show *s, const struct fabric *f, const char *filter)
 		free(want);
 		return 0;
 	}
-	table_init(&t, "llrrrl");
-	table_cell(&t, "TYPE");
-	table_cell(&t, "GUID");
-	table_cell(&t, "LID");
-	table_cell(&t, "PORTS");
-	table_cell(&t, "LINKED");
-	table_cell(&t, "NAME");
+	show_table_init(&t, "llrrrl");
+	show_table_cell(&t, "TYPE");
+	show_table_cell(&t, "GUID");
+	show_table_cell(&t, "LID");
+	show_table_cell(&t, "PORTS");
+	show_table_cell(&t, "LINKED");
+	show_table_cell(&t, "NAME");
 	for (n = 0; n < f->nnodes; n++)
 		if (want[n])
 			node_row(f, &t, n);
-	table_print(&t, &s->text);
-	table_free(&t);
+	show_table_print(&t, &s->text);
+	show_table_free(&t);
 	free(want);
 	return 0;
 }
@@ -530,7 +520,7 @@ pkeys_json(struct json *j, const struct pkey_table *t)
 }
 
 static void
-pkeys_cell(struct table *tb, const struct pkey_table *t)
+pkeys_cell(struct show_table *tb, const struct pkey_table *t)
 {
 	char buf[512];
 	size_t off = 0;
@@ -547,7 +537,7 @@ pkeys_cell(struct table *tb, const struct pkey_table *t)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
 		    "%s0x%04x", n++ ? "," : "", t->keys[i]);
 	}
-	table_cell(tb, "%s", n ? buf : "-");
+	show_table_cell(tb, "%s", n ? buf : "-");
 }
 
 static void
@@ -596,40 +586,40 @@ port_json(const struct fabric *f, const struct pkey_tables *pk,
 
 static void
 port_row(const struct fabric *f, const struct pkey_tables *pk,
-    struct table *t, uint32_t p)
+    struct show_table *t, uint32_t p)
 {
 	const struct fabric_port *port = &f->ports[p];
 	const char *s;
 	char desc[260];
 
-	table_cell(t, "%u", port->num);
+	show_table_cell(t, "%u", port->num);
 	if (port->guid)
-		table_cell(t, "0x%016" PRIx64, port->guid);
+		show_table_cell(t, "0x%016" PRIx64, port->guid);
 	else
-		table_cell(t, "-");
-	table_cell(t, "%s", port->state ?
+		show_table_cell(t, "-");
+	show_table_cell(t, "%s", port->state ?
 	    query_port_state_name(port->state) : "-");
-	table_cell(t, "%s", port->phys ?
+	show_table_cell(t, "%s", port->phys ?
 	    query_phys_state_name(port->phys) : "-");
 	if (fabric_port_is_endport(f, p) && port->lid) {
 		if (port->lmc)
-			table_cell(t, "%u-%u", port->lid,
+			show_table_cell(t, "%u-%u", port->lid,
 			    port->lid + (1u << port->lmc) - 1);
 		else
-			table_cell(t, "%u", port->lid);
+			show_table_cell(t, "%u", port->lid);
 	} else
-		table_cell(t, "-");
-	table_cell(t, "%s", (s = port_width(port)) ? s : "-");
-	table_cell(t, "%s", (s = port_speed(port)) ? s : "-");
+		show_table_cell(t, "-");
+	show_table_cell(t, "%s", (s = port_width(port)) ? s : "-");
+	show_table_cell(t, "%s", (s = port_speed(port)) ? s : "-");
 	if (port->peer == FABRIC_NONE) {
-		table_cell(t, "-");
-		table_cell(t, "-");
+		show_table_cell(t, "-");
+		show_table_cell(t, "-");
 	} else {
 		const struct fabric_port *q = &f->ports[port->peer];
 		const struct fabric_node *qn = &f->nodes[q->node];
 
-		table_cell(t, "0x%016" PRIx64 "[%u]", qn->guid, q->num);
-		table_cell(t, "%s", name_of(f, q->node, desc, sizeof(desc)));
+		show_table_cell(t, "0x%016" PRIx64 "[%u]", qn->guid, q->num);
+		show_table_cell(t, "%s", name_of(f, q->node, desc, sizeof(desc)));
 	}
 	pkeys_cell(t, port_pkeys(f, pk, p));
 }
@@ -692,7 +682,7 @@ show_ports_pkeys(struct show *s, const struct fabric *f,
 {
 	const struct fabric_node *node;
 	struct query_target tg;
-	struct table t;
+	struct show_table t;
 	uint32_t first, last, p;
 	char desc[260];
 
@@ -729,21 +719,21 @@ show_ports_pkeys(struct show *s, const struct fabric *f,
 	ob_printf(&s->text, "%s 0x%016" PRIx64 " \"%s\", %u ports\n",
 	    fabric_node_type_name(node->type), node->guid,
 	    query_node_name(f, tg.node, desc, sizeof(desc)), node->nports);
-	table_init(&t, "rlllllllll");
-	table_cell(&t, "PORT");
-	table_cell(&t, "GUID");
-	table_cell(&t, "STATE");
-	table_cell(&t, "PHYS");
-	table_cell(&t, "LID");
-	table_cell(&t, "WIDTH");
-	table_cell(&t, "SPEED");
-	table_cell(&t, "PEER");
-	table_cell(&t, "PEER DESCRIPTION");
-	table_cell(&t, "P_KEYS");
+	show_table_init(&t, "rlllllllll");
+	show_table_cell(&t, "PORT");
+	show_table_cell(&t, "GUID");
+	show_table_cell(&t, "STATE");
+	show_table_cell(&t, "PHYS");
+	show_table_cell(&t, "LID");
+	show_table_cell(&t, "WIDTH");
+	show_table_cell(&t, "SPEED");
+	show_table_cell(&t, "PEER");
+	show_table_cell(&t, "PEER DESCRIPTION");
+	show_table_cell(&t, "P_KEYS");
 	for (p = first; p <= last; p++)
 		port_row(f, pk, &t, p);
-	table_print(&t, &s->text);
-	table_free(&t);
+	show_table_print(&t, &s->text);
+	show_table_free(&t);
 	return 0;
 }
 
@@ -830,39 +820,39 @@ static void
 route_text(struct show_buf *o, const struct fabric *f,
     const struct query_hop *hops, int n, uint16_t slid, uint16_t dlid)
 {
-	struct table t;
+	struct show_table t;
 	char desc[260];
 
 	ob_printf(o, "LID %u to LID %u: %d hop%s\n", slid, dlid, n - 1,
 	    n == 2 ? "" : "s");
-	table_init(&t, "rllrrrl");
-	table_cell(&t, "HOP");
-	table_cell(&t, "TYPE");
-	table_cell(&t, "GUID");
-	table_cell(&t, "LID");
-	table_cell(&t, "IN");
-	table_cell(&t, "OUT");
-	table_cell(&t, "DESCRIPTION");
+	show_table_init(&t, "rllrrrl");
+	show_table_cell(&t, "HOP");
+	show_table_cell(&t, "TYPE");
+	show_table_cell(&t, "GUID");
+	show_table_cell(&t, "LID");
+	show_table_cell(&t, "IN");
+	show_table_cell(&t, "OUT");
+	show_table_cell(&t, "DESCRIPTION");
 	for (int i = 0; i < n; i++) {
 		const struct fabric_node *node = &f->nodes[hops[i].node];
 
-		table_cell(&t, "%d", i);
-		table_cell(&t, "%s", fabric_node_type_name(node->type));
-		table_cell(&t, "0x%016" PRIx64, node->guid);
-		table_cell(&t, "%u", hops[i].lid);
+		show_table_cell(&t, "%d", i);
+		show_table_cell(&t, "%s", fabric_node_type_name(node->type));
+		show_table_cell(&t, "0x%016" PRIx64, node->guid);
+		show_table_cell(&t, "%u", hops[i].lid);
 		if (i == 0)
-			table_cell(&t, "-");
+			show_table_cell(&t, "-");
 		else
-			table_cell(&t, "%u", hops[i].in);
+			show_table_cell(&t, "%u", hops[i].in);
 		if (i == n - 1)
-			table_cell(&t, "-");
+			show_table_cell(&t, "-");
 		else
-			table_cell(&t, "%u", hops[i].out);
-		table_cell(&t, "%s", name_of(f, hops[i].node, desc,
+			show_table_cell(&t, "%u", hops[i].out);
+		show_table_cell(&t, "%s", name_of(f, hops[i].node, desc,
 		    sizeof(desc)));
 	}
-	table_print(&t, o);
-	table_free(&t);
+	show_table_print(&t, o);
+	show_table_free(&t);
 }
 
 int
@@ -892,344 +882,6 @@ show_route(struct show *s, const struct fabric *f, const struct lft_set *lft,
 	else
 		route_text(&s->text, f, hops, n, f->ports[src].lid, dlid);
 	return 0;
-}
-
-/* ------------------------------------------------------------ SA */
-
-static const char *
-gid_str(const uint8_t *gid, char *buf, size_t len)
-{
-	if (inet_ntop(AF_INET6, gid, buf, (socklen_t)len) == NULL)
-		snprintf(buf, len, "?");
-	return buf;
-}
-
-void
-show_services(struct show *s, const struct sa_service_info *v, size_t n)
-{
-	char gid[64], name[200];
-	struct table t;
-
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_key(&s->j, "services");
-		json_array_begin(&s->j);
-		for (size_t i = 0; i < n; i++) {
-			json_object_begin(&s->j);
-			json_kv_guid(&s->j, "id", v[i].id);
-			json_kv_string(&s->j, "gid", gid_str(v[i].gid, gid,
-			    sizeof(gid)));
-			json_kv_uint(&s->j, "pkey", v[i].pkey);
-			json_key(&s->j, "lease");
-			if (v[i].lease == SA_SERVICE_LEASE_INFINITE)
-				json_null(&s->j);
-			else
-				json_uint(&s->j, v[i].lease);
-			json_key(&s->j, "remaining");
-			if (v[i].remaining < 0)
-				json_null(&s->j);
-			else
-				json_double(&s->j, v[i].remaining);
-			json_kv_string(&s->j, "name", v[i].name);
-			json_object_end(&s->j);
-		}
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-		return;
-	}
-	if (n == 0) {
-		show_printf(s, "no services registered\n");
-		return;
-	}
-	table_init(&t, "llrrrl");
-	table_cell(&t, "ID");
-	table_cell(&t, "GID");
-	table_cell(&t, "P_KEY");
-	table_cell(&t, "LEASE");
-	table_cell(&t, "LEFT");
-	table_cell(&t, "NAME");
-	for (size_t i = 0; i < n; i++) {
-		table_cell(&t, "0x%016" PRIx64, v[i].id);
-		table_cell(&t, "%s", gid_str(v[i].gid, gid, sizeof(gid)));
-		table_cell(&t, "0x%04x", v[i].pkey);
-		if (v[i].lease == SA_SERVICE_LEASE_INFINITE) {
-			table_cell(&t, "infinite");
-			table_cell(&t, "-");
-		} else {
-			table_cell(&t, "%" PRIu32, v[i].lease);
-			table_cell(&t, "%.0f", v[i].remaining);
-		}
-		table_cell(&t, "%s", show_clean(v[i].name, name,
-		    sizeof(name)));
-	}
-	table_print(&t, &s->text);
-	table_free(&t);
-}
-
-/* What a subscription watches: a GID, a LID range or every port. */
-static const char *
-watched(const struct sa_inform *ii, char *buf, size_t len)
-{
-	static const uint8_t zero[16];
-
-	if (memcmp(ii->gid, zero, 16) != 0)
-		return gid_str(ii->gid, buf, len);
-	if (ii->lid_begin == 0xFFFF)
-		snprintf(buf, len, "all");
-	else
-		snprintf(buf, len, "%u-%u", ii->lid_begin,
-		    ii->lid_end ? ii->lid_end : ii->lid_begin);
-	return buf;
-}
-
-static void
-any16(struct table *t, unsigned v)
-{
-	if (v == 0xFFFF)
-		table_cell(t, "any");
-	else
-		table_cell(t, "%u", v);
-}
-
-void
-show_subscriptions(struct show *s, const struct sa_subscription_info *v,
-    size_t n)
-{
-	char gid[64], w[64];
-	struct table t;
-
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_key(&s->j, "subscriptions");
-		json_array_begin(&s->j);
-		for (size_t i = 0; i < n; i++) {
-			const struct sa_inform *ii = &v[i].ii;
-
-			json_object_begin(&s->j);
-			json_kv_string(&s->j, "subscriber", gid_str(
-			    v[i].subscriber_gid, gid, sizeof(gid)));
-			json_kv_uint(&s->j, "enum", v[i].enumv);
-			json_kv_uint(&s->j, "lid", v[i].lid);
-			json_kv_uint(&s->j, "qpn", v[i].qpn);
-			json_kv_bool(&s->j, "generic", ii->is_generic != 0);
-			json_kv_uint(&s->j, "type", ii->type);
-			json_kv_uint(&s->j, ii->is_generic ? "trap" :
-			    "device_id", ii->trap);
-			json_kv_uint(&s->j, ii->is_generic ? "producer" :
-			    "vendor_id", ii->producer);
-			json_kv_string(&s->j, "watches", watched(ii, w,
-			    sizeof(w)));
-			json_kv_uint(&s->j, "reports_sent", v[i].reports_sent);
-			json_kv_uint(&s->j, "reports_acked",
-			    v[i].reports_acked);
-			json_kv_uint(&s->j, "reports_failed",
-			    v[i].reports_failed);
-			json_object_end(&s->j);
-		}
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-		return;
-	}
-	if (n == 0) {
-		show_printf(s, "no subscriptions\n");
-		return;
-	}
-	table_init(&t, "lrrrrrlrrr");
-	table_cell(&t, "SUBSCRIBER");
-	table_cell(&t, "ENUM");
-	table_cell(&t, "LID");
-	table_cell(&t, "QPN");
-	table_cell(&t, "TRAP");
-	table_cell(&t, "TYPE");
-	table_cell(&t, "WATCHES");
-	table_cell(&t, "SENT");
-	table_cell(&t, "ACKED");
-	table_cell(&t, "FAILED");
-	for (size_t i = 0; i < n; i++) {
-		const struct sa_inform *ii = &v[i].ii;
-
-		table_cell(&t, "%s", gid_str(v[i].subscriber_gid, gid,
-		    sizeof(gid)));
-		table_cell(&t, "%u", v[i].enumv);
-		table_cell(&t, "%u", v[i].lid);
-		table_cell(&t, "%" PRIu32, v[i].qpn);
-		if (ii->is_generic)
-			any16(&t, ii->trap);
-		else
-			table_cell(&t, "dev %u", ii->trap);
-		any16(&t, ii->type);
-		table_cell(&t, "%s", watched(ii, w, sizeof(w)));
-		table_cell(&t, "%" PRIu64, v[i].reports_sent);
-		table_cell(&t, "%" PRIu64, v[i].reports_acked);
-		table_cell(&t, "%" PRIu64, v[i].reports_failed);
-	}
-	table_print(&t, &s->text);
-	table_free(&t);
-}
-
-/* ------------------------------------------------------------ guids */
-
-/* One index of one port as the store and the device have it. */
-struct guid_row {
-	unsigned index;
-	uint64_t guid;          /* saved (assigned or not), else the device's */
-	const char *state;      /* assigned, saved, device */
-	bool read;              /* the device's block was read */
-	uint64_t device;
-	bool match;
-};
-
-/* The rows of port (up to ALIAS_MAX_INDEX); returns how many. */
-static size_t
-guid_rows(const struct alias_store *st, uint64_t port, struct guid_row *r)
-{
-	uint64_t dev[ALIAS_PER_BLOCK];
-	size_t n = 0;
-
-	for (unsigned b = 0; b < ALIAS_MAX_INDEX / ALIAS_PER_BLOCK; b++) {
-		unsigned cap = 0;
-		bool read = alias_device_get(st, port, b, dev, &cap);
-
-		for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
-			unsigned idx = b * ALIAS_PER_BLOCK + i;
-			uint64_t saved = alias_saved(st, port, idx);
-			uint64_t act = alias_get(st, port, idx);
-			uint64_t d = read && idx < cap ? dev[i] : 0;
-
-			if (idx == 0 || (saved == 0 && d == 0))
-				continue;
-			r[n].index = idx;
-			r[n].guid = saved != 0 ? saved : d;
-			r[n].state = act != 0 ? "assigned" : saved != 0 ?
-			    "saved" : "device";
-			r[n].read = read && idx < cap;
-			r[n].device = d;
-			r[n].match = r[n].read && d == act;
-			n++;
-		}
-	}
-	return n;
-}
-
-static int
-guid_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void
-guid_port_name(const struct fabric *f, uint64_t port, uint32_t *lid,
-    char *desc, size_t len)
-{
-	uint32_t p = f != NULL ? query_port_by_guid(f, port) : FABRIC_NONE;
-
-	*lid = 0;
-	desc[0] = '\0';
-	if (p == FABRIC_NONE)
-		return;
-	*lid = f->ports[p].lid;
-	query_node_name(f, f->ports[p].node, desc, len);
-}
-
-void
-show_guids(struct show *s, const struct fabric *f,
-    const struct alias_store *st)
-{
-	struct guid_row *rows;
-	uint64_t *ports = NULL;
-	size_t np = 0, nr;
-	struct table t;
-	char desc[65];
-	uint32_t lid;
-
-	if (st != NULL) {
-		np = alias_ports(st, NULL, 0);
-		ports = calloc(np + 1, sizeof(*ports));
-		if (ports == NULL)
-			fatal("show: guids");
-		np = alias_ports(st, ports, np);
-		qsort(ports, np, sizeof(*ports), guid_cmp);
-	}
-	if ((rows = calloc(ALIAS_MAX_INDEX, sizeof(*rows))) == NULL)
-		fatal("show: guids");
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_bool(&s->j, "enabled", st != NULL);
-		json_key(&s->j, "ports");
-		json_array_begin(&s->j);
-	} else if (st == NULL) {
-		show_printf(s, "alias GUIDs are off (virtualization mode is "
-		    "not enabled)\n");
-	} else {
-		table_init(&t, "llrrllll");
-		table_cell(&t, "PORT GUID");
-		table_cell(&t, "DESCRIPTION");
-		table_cell(&t, "LID");
-		table_cell(&t, "INDEX");
-		table_cell(&t, "ALIAS GUID");
-		table_cell(&t, "STATE");
-		table_cell(&t, "DEVICE");
-		table_cell(&t, "MATCH");
-	}
-	for (size_t i = 0; i < np; i++) {
-		nr = guid_rows(st, ports[i], rows);
-		if (nr == 0)
-			continue;
-		guid_port_name(f, ports[i], &lid, desc, sizeof(desc));
-		if (s->json) {
-			json_object_begin(&s->j);
-			json_kv_guid(&s->j, "port_guid", ports[i]);
-			json_kv_string(&s->j, "description", desc);
-			json_kv_uint(&s->j, "lid", lid);
-			json_key(&s->j, "guids");
-			json_array_begin(&s->j);
-		}
-		for (size_t k = 0; k < nr; k++) {
-			const struct guid_row *r = &rows[k];
-
-			if (s->json) {
-				json_object_begin(&s->j);
-				json_kv_uint(&s->j, "index", r->index);
-				json_kv_guid(&s->j, "guid", r->guid);
-				json_kv_string(&s->j, "state", r->state);
-				json_key(&s->j, "device");
-				if (r->read)
-					json_guid(&s->j, r->device);
-				else
-					json_null(&s->j);
-				json_kv_bool(&s->j, "match", r->match);
-				json_object_end(&s->j);
-				continue;
-			}
-			table_cell(&t, "0x%016" PRIx64, ports[i]);
-			table_cell(&t, "%s", desc);
-			table_cell(&t, "%" PRIu32, lid);
-			table_cell(&t, "%u", r->index);
-			table_cell(&t, "0x%016" PRIx64, r->guid);
-			table_cell(&t, "%s", r->state);
-			if (r->read)
-				table_cell(&t, "0x%016" PRIx64, r->device);
-			else
-				table_cell(&t, "unread");
-			table_cell(&t, "%s", !r->read ? "-" : r->match ?
-			    "yes" : "no");
-		}
-		if (s->json) {
-			json_array_end(&s->j);
-			json_object_end(&s->j);
-		}
-	}
-	if (s->json) {
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-	} else if (st != NULL) {
-		table_print(&t, &s->text);
-		table_free(&t);
-	}
-	free(rows);
-	free(ports);
 }
 
 /* ------------------------------------------------------------ partitions */

@@ -1,9 +1,12 @@
 /*
- * What ibsmctl shows: the fabric model, paths through forwarding tables and
- * the daemon's figures, rendered as JSON or as aligned text tables. No I/O
- * and no daemon state beyond what the caller passes, so Check tests drive
- * it with in-memory fabrics; the control socket (ctl.c) gathers the inputs
- * and sends the result.
+ * What ibsmctl shows of the fabric: the model's nodes and ports, paths
+ * through forwarding tables and the partition policy, rendered as JSON or
+ * as aligned text tables; and what every view shares (the answer being
+ * built, text tables, cleaning names for a terminal). The SA and
+ * virtualization views are show_sa.h's, the daemon's figures stats.h's.
+ * No I/O and no daemon state beyond what the caller passes, so Check
+ * tests drive it with in-memory fabrics; the control socket (ctl.c)
+ * gathers the inputs and sends the result.
  *
  * Nodes and ports are named by a LID (decimal up to 65535, or hex of at
  * most four digits), a GUID (any other number: node GUID or port GUID) or
@@ -19,20 +22,8 @@
 
 #include "core/fabric.h"
 #include "sm/json.h"
-#include "mad/mad.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
-#include "sa/inform.h"
-#include "sa/service.h"
-#include "sa/mcmember.h"
-#include "sa/sa.h"
-#include "sm/sminfo.h"
-#include "sm/smstate.h"
-#include "sm/sweep.h"
-#include "sm/vfguid.h"
-#include "sm/vports.h"
-
-struct alias_store;
 
 struct show_buf {
 	char *p;                /* NUL-terminated once anything was added */
@@ -55,6 +46,22 @@ void show_printf(struct show *s, const char *fmt, ...)
 /* Returns -1, for "return show_error(...)". */
 int show_error(struct show *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* Aligned text tables for the views (show.c, show_sa.c): columns two
+ * spaces apart, the last one not padded. align holds 'l' or 'r' per
+ * column; the first row is the header. */
+struct show_table {
+	const char *align;
+	size_t ncols;
+	char **cells;
+	size_t ncells, cap;
+};
+void show_table_init(struct show_table *t, const char *align);
+void show_table_cell(struct show_table *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Append the table to o (the answer's text: &s->text). */
+void show_table_print(struct show_table *t, struct show_buf *o);
+void show_table_free(struct show_table *t);
 
 /* Copy str into buf for a terminal: control characters and bytes that are
  * not valid UTF-8 become '?'; "" becomes "-". Returns buf (or "-"). */
@@ -87,19 +94,6 @@ int show_ports_pkeys(struct show *s, const struct fabric *f,
  * loop, the wrong end port). */
 int show_route(struct show *s, const struct fabric *f,
     const struct lft_set *lft, const char *src, const char *dst);
-/* VF alias GUIDs per physical port (st NULL: virtualization not enabled):
- * every index with a GUID saved or held by the device, its GUID, state
- * (assigned: active; saved: kept for a later Set of 0; device: only the
- * device holds one), what the device held when last read and whether it
- * matches. f (may be NULL) names the ports. */
-void show_guids(struct show *s, const struct fabric *f,
-    const struct alias_store *st);
-
-/* The SA's ServiceRecords and event subscriptions, as listed. */
-void show_services(struct show *s, const struct sa_service_info *v,
-    size_t n);
-void show_subscriptions(struct show *s,
-    const struct sa_subscription_info *v, size_t n);
 
 /* The partition policy: text (the -nv form, given as text) or JSON: every
  * partition with its name, P_Key, flags (ipoib, indx0, mtu, rate, sl,

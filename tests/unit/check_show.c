@@ -15,6 +15,7 @@
 #include "routing/routing.h"
 #include "partitions/partitions.h"
 #include "sm/show.h"
+#include "sm/show_sa.h"
 #include "sm/stats.h"
 #include "tests/unit/testfab.h"
 
