@@ -27,7 +27,6 @@
 #include <ev.h>
 
 #include "ctl/commands.h"
-#include "sm/json.h"
 #include "sa/inform.h"
 #include "sa/service.h"
 #include "sm/mcast.h"
@@ -312,12 +311,7 @@ cmd_reload(struct ctl *c, struct show *s, int argc, char **argv)
 		return -1;
 	}
 	free(errors);
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_bool(&s->j, "reloaded", true);
-		json_object_end(&s->j);
-	} else
-		show_printf(s, "configuration reloaded\n");
+	show_reloaded(s);
 	return 0;
 }
 
@@ -333,13 +327,7 @@ cmd_sweep(struct ctl *c, struct show *s, int argc, char **argv)
 
 		log_info("ctl: sweep %s", argv[1]);
 		sweep_hold(c->d.sweep, off);
-		if (s->json) {
-			json_object_begin(&s->j);
-			json_kv_bool(&s->j, "enabled", !off);
-			json_object_end(&s->j);
-		} else
-			show_printf(s, "sweeps %s\n", off ? "held: none starts "
-			    "until sweep on" : "resumed");
+		show_sweeps_enabled(s, !off);
 		return 0;
 	}
 	if (argc > 1) {
@@ -354,13 +342,7 @@ cmd_sweep(struct ctl *c, struct show *s, int argc, char **argv)
 		return show_error(s, "sweeps are off: ibsmctl sweep on first");
 	log_info("ctl: %s sweep requested", heavy ? "heavy" : "light");
 	sweep_request(c->d.sweep, heavy);
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_string(&s->j, "requested", heavy ? "heavy" : "light");
-		json_object_end(&s->j);
-	} else
-		show_printf(s, "%s sweep requested\n",
-		    heavy ? "heavy" : "light");
+	show_requested(s, heavy ? "heavy" : "light");
 	return 0;
 }
 
@@ -373,12 +355,7 @@ cmd_reroute(struct ctl *c, struct show *s, int argc, char **argv)
 		return show_error(s, "sweeps are off: ibsmctl sweep on first");
 	log_info("ctl: full reroute requested");
 	sweep_reroute(c->d.sweep);
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_string(&s->j, "requested", "reroute");
-		json_object_end(&s->j);
-	} else
-		show_printf(s, "full reroute requested\n");
+	show_requested(s, "reroute");
 	return 0;
 }
 
@@ -397,14 +374,7 @@ cmd_log_level(struct ctl *c, struct show *s, int argc, char **argv)
 	log_set_level(lvl);
 	log_info("ctl: log level %s (was %s)", log_level_name(lvl),
 	    log_level_name(old));
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_string(&s->j, "log_level", log_level_name(lvl));
-		json_kv_string(&s->j, "previous", log_level_name(old));
-		json_object_end(&s->j);
-	} else
-		show_printf(s, "log level %s (was %s)\n", log_level_name(lvl),
-		    log_level_name(old));
+	show_log_level(s, log_level_name(lvl), log_level_name(old));
 	return 0;
 }
 

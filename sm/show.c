@@ -250,6 +250,36 @@ show_error(struct show *s, const char *fmt, ...)
 	return -1;
 }
 
+/* ------------------------------------------------------------ formats */
+
+/*
+ * One set of callbacks per format, as bgpctl's output.c and
+ * output_json.c: a view resolves its names and gathers, then calls the
+ * set the command picked (s->json) without asking again.
+ */
+struct ports_view;
+struct fabric_output {
+	void (*nodes)(struct show *, const struct fabric *, const bool *);
+	void (*ports)(struct show *, const struct ports_view *);
+	void (*ports_many)(struct show *, const struct ports_view *, size_t);
+	void (*route)(struct show *, const struct fabric *,
+	    const struct query_hop *, int, uint16_t, uint16_t);
+	void (*partitions)(struct show *, const struct pkey_policy *,
+	    const struct fabric *, const char *);
+	void (*reloaded)(struct show *);
+	void (*sweeps_enabled)(struct show *, bool);
+	void (*requested)(struct show *, const char *);
+	void (*log_level)(struct show *, const char *, const char *);
+};
+
+static const struct fabric_output text_output, json_output;
+
+static const struct fabric_output *
+output(const struct show *s)
+{
+	return s->json ? &json_output : &text_output;
+}
+
 /* ------------------------------------------------------------ the fabric */
 
 /* Link width and speed of a port whose link is up, else NULL. */
@@ -439,29 +469,24 @@ select_nodes(struct show *s, const struct fabric *f, const char *filter,
 	return 0;
 }
 
-int
-show_nodes_filter(struct show *s, const struct fabric *f, const char *filter)
+static void
+nodes_json(struct show *s, const struct fabric *f, const bool *want)
 {
-	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
-	struct show_table t;
-	uint32_t n;
+	json_object_begin(&s->j);
+	json_key(&s->j, "nodes");
+	json_array_begin(&s->j);
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		if (want[n])
+			node_json(f, &s->j, n);
+	json_array_end(&s->j);
+	json_object_end(&s->j);
+}
 
-	if (select_nodes(s, f, filter, want) < 0) {
-		free(want);
-		return -1;
-	}
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_key(&s->j, "nodes");
-		json_array_begin(&s->j);
-		for (n = 0; n < f->nnodes; n++)
-			if (want[n])
-				node_json(f, &s->j, n);
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-		free(want);
-		return 0;
-	}
+static void
+nodes_text(struct show *s, const struct fabric *f, const bool *want)
+{
+	struct show_table t;
+
 	show_table_init(&t, "llrrrl");
 	show_table_cell(&t, "TYPE");
 	show_table_cell(&t, "GUID");
@@ -469,11 +494,23 @@ show_nodes_filter(struct show *s, const struct fabric *f, const char *filter)
 	show_table_cell(&t, "PORTS");
 	show_table_cell(&t, "LINKED");
 	show_table_cell(&t, "NAME");
-	for (n = 0; n < f->nnodes; n++)
+	for (uint32_t n = 0; n < f->nnodes; n++)
 		if (want[n])
 			node_row(f, &t, n);
 	show_table_print(&t, &s->text);
 	show_table_free(&t);
+}
+
+int
+show_nodes_filter(struct show *s, const struct fabric *f, const char *filter)
+{
+	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
+
+	if (select_nodes(s, f, filter, want) < 0) {
+		free(want);
+		return -1;
+	}
+	output(s)->nodes(s, f, want);
 	free(want);
 	return 0;
 }
@@ -624,48 +661,122 @@ port_row(const struct fabric *f, const struct pkey_tables *pk,
 	pkeys_cell(t, port_pkeys(f, pk, p));
 }
 
-/* The ports of every node a pattern matches: text blocks one after the
- * other; JSON {"nodes": [{"node": ..., "ports": [...]}, ...]}. */
+/* The ports first to last of node n (a whole node, or one CA port). */
+struct ports_view {
+	const struct fabric *f;
+	const struct pkey_tables *pk;
+	uint32_t node, first, last;
+};
+
+static void
+ports_view(const struct fabric *f, const struct pkey_tables *pk, uint32_t n,
+    uint32_t port, struct ports_view *v)
+{
+	const struct fabric_node *node = &f->nodes[n];
+
+	v->f = f;
+	v->pk = pk;
+	v->node = n;
+	if (port != FABRIC_NONE)
+		v->first = v->last = port;
+	else {
+		v->first = node->port0 + (node->type == NODE_SWITCH ? 0 : 1);
+		v->last = node->port0 + node->nports;
+	}
+}
+
+static void
+ports_json(struct show *s, const struct ports_view *v)
+{
+	const struct fabric_node *node = &v->f->nodes[v->node];
+	struct json *j = &s->j;
+
+	json_object_begin(j);
+	json_key(j, "node");
+	json_object_begin(j);
+	json_kv_guid(j, "guid", node->guid);
+	json_kv_string(j, "type", fabric_node_type_name(node->type));
+	json_desc_name(j, v->f, v->node);
+	json_kv_uint(j, "nports", node->nports);
+	json_object_end(j);
+	json_key(j, "ports");
+	json_array_begin(j);
+	for (uint32_t p = v->first; p <= v->last; p++)
+		port_json(v->f, v->pk, j, p);
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void
+ports_text(struct show *s, const struct ports_view *v)
+{
+	const struct fabric_node *node = &v->f->nodes[v->node];
+	struct show_table t;
+	char desc[260];
+
+	ob_printf(&s->text, "%s 0x%016" PRIx64 " \"%s\", %u ports\n",
+	    fabric_node_type_name(node->type), node->guid,
+	    query_node_name(v->f, v->node, desc, sizeof(desc)), node->nports);
+	show_table_init(&t, "rlllllllll");
+	show_table_cell(&t, "PORT");
+	show_table_cell(&t, "GUID");
+	show_table_cell(&t, "STATE");
+	show_table_cell(&t, "PHYS");
+	show_table_cell(&t, "LID");
+	show_table_cell(&t, "WIDTH");
+	show_table_cell(&t, "SPEED");
+	show_table_cell(&t, "PEER");
+	show_table_cell(&t, "PEER DESCRIPTION");
+	show_table_cell(&t, "P_KEYS");
+	for (uint32_t p = v->first; p <= v->last; p++)
+		port_row(v->f, v->pk, &t, p);
+	show_table_print(&t, &s->text);
+	show_table_free(&t);
+}
+
+/* Several nodes' ports: JSON {"nodes": [{"node": ..., "ports": [...]},
+ * ...]}; text the blocks one after the other, a blank line between. */
+static void
+ports_many_json(struct show *s, const struct ports_view *v, size_t n)
+{
+	json_object_begin(&s->j);
+	json_key(&s->j, "nodes");
+	json_array_begin(&s->j);
+	for (size_t i = 0; i < n; i++)
+		ports_json(s, &v[i]);
+	json_array_end(&s->j);
+	json_object_end(&s->j);
+}
+
+static void
+ports_many_text(struct show *s, const struct ports_view *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			show_printf(s, "\n");
+		ports_text(s, &v[i]);
+	}
+}
+
+/* The ports of every node a pattern matches. */
 static int
 ports_matching(struct show *s, const struct fabric *f,
     const struct pkey_tables *pk, const char *pat)
 {
 	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
-	char guid[24];
-	bool first = true;
+	struct ports_view *v;
+	size_t k = 0;
 
 	if (select_nodes(s, f, pat, want) < 0) {
 		free(want);
 		return -1;
 	}
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_key(&s->j, "nodes");
-		json_array_begin(&s->j);
-	}
-	for (uint32_t n = 0; n < f->nnodes; n++) {
-		struct show one;
-
-		if (!want[n])
-			continue;
-		/* each node as ports <GUID> shows it */
-		snprintf(guid, sizeof(guid), "0x%016" PRIx64, f->nodes[n].guid);
-		if (s->json) {
-			show_init(&one, true);
-			show_ports_pkeys(&one, f, pk, guid);
-			json_raw(&s->j, one.j.buf);
-		} else {
-			show_init(&one, false);
-			show_ports_pkeys(&one, f, pk, guid);
-			show_printf(s, "%s%s", first ? "" : "\n", one.text.p);
-		}
-		show_fini(&one);
-		first = false;
-	}
-	if (s->json) {
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-	}
+	v = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*v));
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		if (want[n])
+			ports_view(f, pk, n, FABRIC_NONE, &v[k++]);
+	output(s)->ports_many(s, v, k);
+	free(v);
 	free(want);
 	return 0;
 }
@@ -680,60 +791,15 @@ int
 show_ports_pkeys(struct show *s, const struct fabric *f,
     const struct pkey_tables *pk, const char *what)
 {
-	const struct fabric_node *node;
 	struct query_target tg;
-	struct show_table t;
-	uint32_t first, last, p;
-	char desc[260];
+	struct ports_view v;
 
 	if (is_glob(what))
 		return ports_matching(s, f, pk, what);
 	if (resolve(f, what, &tg, s) < 0)
 		return -1;
-	node = &f->nodes[tg.node];
-	if (tg.port != FABRIC_NONE)
-		first = last = tg.port;
-	else {
-		first = node->port0 + (node->type == NODE_SWITCH ? 0 : 1);
-		last = node->port0 + node->nports;
-	}
-	if (s->json) {
-		struct json *j = &s->j;
-
-		json_object_begin(j);
-		json_key(j, "node");
-		json_object_begin(j);
-		json_kv_guid(j, "guid", node->guid);
-		json_kv_string(j, "type", fabric_node_type_name(node->type));
-		json_desc_name(j, f, tg.node);
-		json_kv_uint(j, "nports", node->nports);
-		json_object_end(j);
-		json_key(j, "ports");
-		json_array_begin(j);
-		for (p = first; p <= last; p++)
-			port_json(f, pk, j, p);
-		json_array_end(j);
-		json_object_end(j);
-		return 0;
-	}
-	ob_printf(&s->text, "%s 0x%016" PRIx64 " \"%s\", %u ports\n",
-	    fabric_node_type_name(node->type), node->guid,
-	    query_node_name(f, tg.node, desc, sizeof(desc)), node->nports);
-	show_table_init(&t, "rlllllllll");
-	show_table_cell(&t, "PORT");
-	show_table_cell(&t, "GUID");
-	show_table_cell(&t, "STATE");
-	show_table_cell(&t, "PHYS");
-	show_table_cell(&t, "LID");
-	show_table_cell(&t, "WIDTH");
-	show_table_cell(&t, "SPEED");
-	show_table_cell(&t, "PEER");
-	show_table_cell(&t, "PEER DESCRIPTION");
-	show_table_cell(&t, "P_KEYS");
-	for (p = first; p <= last; p++)
-		port_row(f, pk, &t, p);
-	show_table_print(&t, &s->text);
-	show_table_free(&t);
+	ports_view(f, pk, tg.node, tg.port, &v);
+	output(s)->ports(s, &v);
 	return 0;
 }
 
@@ -783,9 +849,11 @@ walk(const struct fabric *f, const struct lft_set *lft, uint32_t src,
 }
 
 static void
-route_json(struct json *j, const struct fabric *f,
+route_json(struct show *s, const struct fabric *f,
     const struct query_hop *hops, int n, uint16_t slid, uint16_t dlid)
 {
+	struct json *j = &s->j;
+
 	json_object_begin(j);
 	json_kv_uint(j, "src_lid", slid);
 	json_kv_uint(j, "dst_lid", dlid);
@@ -817,9 +885,10 @@ route_json(struct json *j, const struct fabric *f,
 }
 
 static void
-route_text(struct show_buf *o, const struct fabric *f,
+route_text(struct show *s, const struct fabric *f,
     const struct query_hop *hops, int n, uint16_t slid, uint16_t dlid)
 {
+	struct show_buf *o = &s->text;
 	struct show_table t;
 	char desc[260];
 
@@ -877,10 +946,7 @@ show_route(struct show *s, const struct fabric *f, const struct lft_set *lft,
 	dlid = td.lid ? td.lid : f->ports[dst].lid;
 	if ((n = walk(f, lft, src, dlid, hops, SHOW_ROUTE_MAX, s)) < 0)
 		return -1;
-	if (s->json)
-		route_json(&s->j, f, hops, n, f->ports[src].lid, dlid);
-	else
-		route_text(&s->text, f, hops, n, f->ports[src].lid, dlid);
+	output(s)->route(s, f, hops, n, f->ports[src].lid, dlid);
 	return 0;
 }
 
@@ -1011,22 +1077,26 @@ partition_json(struct json *j, const struct pkey_partition *pt,
 	json_object_end(j);
 }
 
-void
-show_partitions(struct show *s, const struct pkey_policy *p,
+static void
+partitions_text(struct show *s, const struct pkey_policy *p,
     const struct fabric *f, const char *text)
 {
 	size_t n;
 
-	if (!s->json) {
-		if (text == NULL)
-			show_printf(s, "no partition policy\n");
-		else {
-			n = strlen(text);
-			show_printf(s, "%s%s", text,
-			    n && text[n - 1] == '\n' ? "" : "\n");
-		}
+	(void)p;
+	(void)f;
+	if (text == NULL) {
+		show_printf(s, "no partition policy\n");
 		return;
 	}
+	n = strlen(text);
+	show_printf(s, "%s%s", text, n && text[n - 1] == '\n' ? "" : "\n");
+}
+
+static void
+partitions_json(struct show *s, const struct pkey_policy *p,
+    const struct fabric *f, const char *text)
+{
 	json_object_begin(&s->j);
 	json_key(&s->j, "partitions");
 	if (p == NULL)
@@ -1041,3 +1111,123 @@ show_partitions(struct show *s, const struct pkey_policy *p,
 	json_kv_string(&s->j, "policy", text);
 	json_object_end(&s->j);
 }
+
+void
+show_partitions(struct show *s, const struct pkey_policy *p,
+    const struct fabric *f, const char *text)
+{
+	output(s)->partitions(s, p, f, text);
+}
+
+/* ------------------------------------------------------------ answers */
+
+static void
+reloaded_text(struct show *s)
+{
+	show_printf(s, "configuration reloaded\n");
+}
+
+static void
+reloaded_json(struct show *s)
+{
+	json_object_begin(&s->j);
+	json_kv_bool(&s->j, "reloaded", true);
+	json_object_end(&s->j);
+}
+
+void
+show_reloaded(struct show *s)
+{
+	output(s)->reloaded(s);
+}
+
+static void
+sweeps_enabled_text(struct show *s, bool on)
+{
+	show_printf(s, "sweeps %s\n", on ? "resumed" : "held: none starts "
+	    "until sweep on");
+}
+
+static void
+sweeps_enabled_json(struct show *s, bool on)
+{
+	json_object_begin(&s->j);
+	json_kv_bool(&s->j, "enabled", on);
+	json_object_end(&s->j);
+}
+
+void
+show_sweeps_enabled(struct show *s, bool on)
+{
+	output(s)->sweeps_enabled(s, on);
+}
+
+static void
+requested_text(struct show *s, const char *what)
+{
+	if (strcmp(what, "reroute") == 0)
+		show_printf(s, "full reroute requested\n");
+	else
+		show_printf(s, "%s sweep requested\n", what);
+}
+
+static void
+requested_json(struct show *s, const char *what)
+{
+	json_object_begin(&s->j);
+	json_kv_string(&s->j, "requested", what);
+	json_object_end(&s->j);
+}
+
+void
+show_requested(struct show *s, const char *what)
+{
+	output(s)->requested(s, what);
+}
+
+static void
+log_level_text(struct show *s, const char *now, const char *was)
+{
+	show_printf(s, "log level %s (was %s)\n", now, was);
+}
+
+static void
+log_level_json(struct show *s, const char *now, const char *was)
+{
+	json_object_begin(&s->j);
+	json_kv_string(&s->j, "log_level", now);
+	json_kv_string(&s->j, "previous", was);
+	json_object_end(&s->j);
+}
+
+void
+show_log_level(struct show *s, const char *now, const char *was)
+{
+	output(s)->log_level(s, now, was);
+}
+
+/* ------------------------------------------------------------ formats */
+
+static const struct fabric_output text_output = {
+	.nodes = nodes_text,
+	.ports = ports_text,
+	.ports_many = ports_many_text,
+	.route = route_text,
+	.partitions = partitions_text,
+	.reloaded = reloaded_text,
+	.sweeps_enabled = sweeps_enabled_text,
+	.requested = requested_text,
+	.log_level = log_level_text,
+};
+
+static const struct fabric_output json_output = {
+	.nodes = nodes_json,
+	.ports = ports_json,
+	.ports_many = ports_many_json,
+	.route = route_json,
+	.partitions = partitions_json,
+	.reloaded = reloaded_json,
+	.sweeps_enabled = sweeps_enabled_json,
+	.requested = requested_json,
+	.log_level = log_level_json,
+};

@@ -103,4 +103,12 @@ int show_route(struct show *s, const struct fabric *f,
 void show_partitions(struct show *s, const struct pkey_policy *p,
     const struct fabric *f, const char *text);
 
+/* The answers of the actions: reload done; sweeps resumed (on) or held;
+ * what was requested ("heavy", "light" or "reroute"); the log level now
+ * and before. */
+void show_reloaded(struct show *s);
+void show_sweeps_enabled(struct show *s, bool on);
+void show_requested(struct show *s, const char *what);
+void show_log_level(struct show *s, const char *now, const char *was);
+
 #endif
