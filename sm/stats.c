@@ -24,11 +24,12 @@ struct stat_key {
 	size_t off;
 };
 
-/* A row for field f of T, of C type ctype: the comparison (never
- * evaluated) makes the compiler check that f has that type. */
+/* A row for field f of T, of C type ctype: an array of negative size,
+ * a compile error, when f has another type. */
 #define STAT_ROW(key, kind, ctype, T, f) \
-	{ key, kind, offsetof(T, f) + \
-	    0 * sizeof(&((T *)0)->f == (ctype *)0) }
+	{ key, kind, offsetof(T, f) + 0 * sizeof(char[ \
+	    __builtin_types_compatible_p(__typeof__(((T *)0)->f), ctype) ? \
+	    1 : -1]) }
 #define U64(T, f, key)  STAT_ROW(key, STAT_U64, uint64_t, T, f)
 #define UINT(T, f, key) STAT_ROW(key, STAT_UINT, unsigned, T, f)
 #define U32(T, f, key)  STAT_ROW(key, STAT_U32, uint32_t, T, f)
