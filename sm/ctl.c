@@ -3,9 +3,10 @@
  * non-blocking on the daemon's loop: the listening socket and every client
  * have an ev_io; a client has CTL_REQ_TIMEOUT seconds to send its line
  * (at most CTL_REQ_MAX bytes), the whole answer is built at once (the
- * sweep's views are only valid until the loop runs again; show.c renders
- * them) and written as the client reads it, with CTL_WRITE_TIMEOUT seconds
- * of inactivity allowed. Nothing a client sends can stop the daemon.
+ * sweep's views are only valid until the loop runs again; show.c,
+ * show_sa.c and stats.c render them, ctl.c renders nothing) and written
+ * as the client reads it, with CTL_WRITE_TIMEOUT seconds of inactivity
+ * allowed. Nothing a client sends can stop the daemon.
  */
 #include "autoconfig.h"
 
@@ -32,8 +33,6 @@
 #include "sm/mcast.h"
 #include "core/alias.h"
 #include "core/log.h"
-#include "core/query.h"
-#include "core/vport.h"
 #include "mad/mad.h"
 #include "sa/sa.h"
 #include "sm/show.h"
