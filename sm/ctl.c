@@ -3,9 +3,10 @@
  * non-blocking on the daemon's loop: the listening socket and every client
  * have an ev_io; a client has CTL_REQ_TIMEOUT seconds to send its line
  * (at most CTL_REQ_MAX bytes), the whole answer is built at once (the
- * sweep's views are only valid until the loop runs again; show.c renders
- * them) and written as the client reads it, with CTL_WRITE_TIMEOUT seconds
- * of inactivity allowed. Nothing a client sends can stop the daemon.
+ * sweep's views are only valid until the loop runs again; show.c,
+ * show_sa.c and stats.c render them, ctl.c renders nothing) and written
+ * as the client reads it, with CTL_WRITE_TIMEOUT seconds of inactivity
+ * allowed. Nothing a client sends can stop the daemon.
  */
 #include "autoconfig.h"
 
@@ -27,17 +28,15 @@
 #include <ev.h>
 
 #include "ctl/commands.h"
-#include "sm/json.h"
 #include "sa/inform.h"
 #include "sa/service.h"
 #include "sm/mcast.h"
 #include "core/alias.h"
 #include "core/log.h"
-#include "core/query.h"
-#include "core/vport.h"
 #include "mad/mad.h"
 #include "sa/sa.h"
 #include "sm/show.h"
+#include "sm/show_sa.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
@@ -167,8 +166,8 @@ ctl_status_get(const struct ctl_deps *d, struct ctl_status *cs)
 	cs->st.counters = k.v;
 	cs->st.ncounters = k.n;
 	if (d->mcast != NULL) {
-		cs->st.more = sm_mcast_status;
-		cs->st.more_arg = d->mcast;
+		sm_mcast_get_stats(d->mcast, &cs->mcs);
+		cs->st.mcast = &cs->mcs;
 	}
 	if (d->note != NULL)
 		cs->st.note = d->note(d->arg);
@@ -269,8 +268,7 @@ cmd_guids(struct ctl *c, struct show *s, int argc, char **argv)
 		return show_error(s, "port 0x%016llx index %llu: no alias GUID "
 		    "saved", port, index);
 	}
-	show_printf(s, "port 0x%016llx index %llu: alias GUID 0x%016" PRIx64
-	    " forgotten\n", port, index, was);
+	show_guid_forgotten(s, port, (unsigned)index, was);
 	return 0;
 }
 
@@ -312,12 +310,7 @@ cmd_reload(struct ctl *c, struct show *s, int argc, char **argv)
 		return -1;
 	}
 	free(errors);
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_bool(&s->j, "reloaded", true);
-		json_object_end(&s->j);
-	} else
-		show_printf(s, "configuration reloaded\n");
+	show_reloaded(s);
 	return 0;
 }
 
@@ -333,13 +326,7 @@ cmd_sweep(struct ctl *c, struct show *s, int argc, char **argv)
 
 		log_info("ctl: sweep %s", argv[1]);
 		sweep_hold(c->d.sweep, off);
-		if (s->json) {
-			json_object_begin(&s->j);
-			json_kv_bool(&s->j, "enabled", !off);
-			json_object_end(&s->j);
-		} else
-			show_printf(s, "sweeps %s\n", off ? "held: none starts "
-			    "until sweep on" : "resumed");
+		show_sweeps_enabled(s, !off);
 		return 0;
 	}
 	if (argc > 1) {
@@ -354,13 +341,7 @@ cmd_sweep(struct ctl *c, struct show *s, int argc, char **argv)
 		return show_error(s, "sweeps are off: ibsmctl sweep on first");
 	log_info("ctl: %s sweep requested", heavy ? "heavy" : "light");
 	sweep_request(c->d.sweep, heavy);
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_string(&s->j, "requested", heavy ? "heavy" : "light");
-		json_object_end(&s->j);
-	} else
-		show_printf(s, "%s sweep requested\n",
-		    heavy ? "heavy" : "light");
+	show_requested(s, heavy ? "heavy" : "light");
 	return 0;
 }
 
@@ -373,12 +354,7 @@ cmd_reroute(struct ctl *c, struct show *s, int argc, char **argv)
 		return show_error(s, "sweeps are off: ibsmctl sweep on first");
 	log_info("ctl: full reroute requested");
 	sweep_reroute(c->d.sweep);
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_string(&s->j, "requested", "reroute");
-		json_object_end(&s->j);
-	} else
-		show_printf(s, "full reroute requested\n");
+	show_requested(s, "reroute");
 	return 0;
 }
 
@@ -397,25 +373,23 @@ cmd_log_level(struct ctl *c, struct show *s, int argc, char **argv)
 	log_set_level(lvl);
 	log_info("ctl: log level %s (was %s)", log_level_name(lvl),
 	    log_level_name(old));
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_string(&s->j, "log_level", log_level_name(lvl));
-		json_kv_string(&s->j, "previous", log_level_name(old));
-		json_object_end(&s->j);
-	} else
-		show_printf(s, "log level %s (was %s)\n", log_level_name(lvl),
-		    log_level_name(old));
+	show_log_level(s, log_level_name(lvl), log_level_name(old));
 	return 0;
 }
 
 static int
 cmd_mcast(struct ctl *c, struct show *s, int argc, char **argv)
 {
+	struct show_mcast v;
+
 	(void)argc;
 	(void)argv;
 	if (c->d.mcast == NULL)
 		return show_error(s, "no multicast in this daemon");
-	sm_mcast_show(c->d.mcast, s);
+	sm_mcast_get_stats(c->d.mcast, &v.st);
+	v.store = sm_mcast_store(c->d.mcast);
+	v.trees = sm_mcast_trees(c->d.mcast, &v.f);
+	show_mcast(s, &v);
 	return 0;
 }
 
@@ -424,98 +398,9 @@ cmd_mcast(struct ctl *c, struct show *s, int argc, char **argv)
 static int
 cmd_vports(struct ctl *c, struct show *s, int argc, char **argv)
 {
-	const struct vport_set *vs = sweep_vports(c->d.sweep);
-	const struct fabric *f = sweep_fabric(c->d.sweep);
-	char desc[80];
-
 	(void)argc;
 	(void)argv;
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_key(&s->j, "hosts");
-		json_array_begin(&s->j);
-	} else if (vs == NULL || f == NULL)
-		show_printf(s, "no vports (virtualization off, or no sweep "
-		    "yet)\n");
-	for (uint32_t h = 0; vs != NULL && f != NULL && h < vs->nh; h++) {
-		const struct fabric_port *p = &f->ports[vs->h[h].port];
-		unsigned nv = 0, up = 0;
-
-		/* counted as status counts them: the physical function's
-		 * vport 0 is not one */
-		for (uint32_t i = 0; i < vs->n; i++)
-			if (vs->v[i].host == h && vs->v[i].index != 0) {
-				nv++;
-				up += vs->v[i].state >= PORT_INIT;
-			}
-		query_node_name(f, p->node, desc, sizeof(desc));
-		if (s->json) {
-			json_object_begin(&s->j);
-			json_kv_guid(&s->j, "port_guid", p->guid);
-			json_kv_uint(&s->j, "port", p->num);
-			json_kv_uint(&s->j, "lid", p->lid);
-			json_kv_string(&s->j, "description", desc);
-			json_kv_uint(&s->j, "vport_cap", vs->h[h].vport_cap);
-			json_kv_uint(&s->j, "vport_index_top", vs->h[h].top);
-			json_kv_uint(&s->j, "vports_read", nv);
-			json_kv_uint(&s->j, "vports_up", up);
-			json_key(&s->j, "vports");
-			json_array_begin(&s->j);
-		} else
-			show_printf(s, "port 0x%016" PRIx64 " \"%s\" port %u LID "
-			    "%u: %u vports read, %u up (VPortIndexTop %u, "
-			    "VPortCap %u)\n", p->guid, desc, p->num, p->lid, nv,
-			    up, vs->h[h].top, vs->h[h].vport_cap);
-		for (uint32_t i = 0; i < vs->n; i++) {
-			const struct vport *v = &vs->v[i];
-
-			if (v->host != h)
-				continue;
-			if (s->json) {
-				json_object_begin(&s->j);
-				json_kv_uint(&s->j, "index", v->index);
-				json_kv_guid(&s->j, "guid", v->guid);
-				json_kv_uint(&s->j, "lid", v->lid);
-				json_kv_bool(&s->j, "lid_required",
-				    vport_wants_lid(v));
-				json_kv_string(&s->j, "state",
-				    vport_state_name(v->state));
-				show_clean(v->desc, desc, sizeof(desc));
-				json_kv_string(&s->j, "description", desc);
-				json_key(&s->j, "pkeys");
-				json_array_begin(&s->j);
-			} else
-				show_printf(s, "  vport %-4u 0x%016" PRIx64 " LID "
-				    "%-5u %-6s %s P_Keys", v->index, v->guid,
-				    v->lid, vport_state_name(v->state),
-				    vport_wants_lid(v) ? "own-LID" : "shared");
-			for (uint16_t k = 0; v->pkeys != NULL &&
-			    k < v->pkey_cap; k++) {
-				if ((v->pkeys[k] & 0x7fff) == 0)
-					continue;
-				if (s->json)
-					json_uint(&s->j, v->pkeys[k]);
-				else
-					show_printf(s, " 0x%04x", v->pkeys[k]);
-			}
-			if (s->json) {
-				json_array_end(&s->j);
-				json_object_end(&s->j);
-			} else {
-				show_clean(v->desc, desc, sizeof(desc));
-				show_printf(s, "%s \"%s\"\n", v->pkeys ? "" :
-				    " -", desc);
-			}
-		}
-		if (s->json) {
-			json_array_end(&s->j);
-			json_object_end(&s->j);
-		}
-	}
-	if (s->json) {
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-	}
+	show_vports(s, sweep_fabric(c->d.sweep), sweep_vports(c->d.sweep));
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 
 #include "sa/sa.h"
 #include "sm/show.h"
+#include "sm/stats.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
@@ -73,6 +74,7 @@ struct ctl_status {
 	struct vfguid_stats vs;
 	struct vports_result vr;
 	struct sa_mcmember_stats mcm;
+	struct sm_mcast_stats mcs;
 	struct show_counter *counters;
 };
 void ctl_status_get(const struct ctl_deps *d, struct ctl_status *cs);

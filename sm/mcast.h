@@ -28,7 +28,6 @@ struct mad_engine;
 struct mcast_mft;
 struct mcast_store;
 struct sm_mcast;
-struct show;
 
 struct sm_mcast *sm_mcast_new(struct mad_engine *mad);
 /* Coalesce joins and leaves on loop: sm_mcast_update() marks the MLID
@@ -75,13 +74,10 @@ struct sm_mcast_stats {
 	unsigned mlid_limit;
 };
 void sm_mcast_get_stats(const struct sm_mcast *m, struct sm_mcast_stats *st);
-/* "mcast.x n" lines for the stats file. */
-void sm_mcast_stats_lines(const struct sm_mcast *m, FILE *fp);
-/* ibsmctl mcast: every group, its parameters, members and tree, as text
- * or JSON (s->json). */
-void sm_mcast_show(const struct sm_mcast *m, struct show *s);
-/* The counters in ibsmctl status (struct show_status's more hook; arg is
- * the struct sm_mcast). */
-void sm_mcast_status(struct show *s, const void *arg);
+/* The trees over the model in use and that model, for ibsmctl mcast
+ * (sm/show_sa.c); NULL (and *f NULL): none built yet. */
+struct mcast_trees;
+const struct mcast_trees *sm_mcast_trees(const struct sm_mcast *m,
+    const struct fabric **f);
 
 #endif

@@ -1,6 +1,5 @@
 #include "sm/show.h"
 
-#include <arpa/inet.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -9,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/alias.h"
 #include "core/alloc.h"
 #include "core/log.h"
 #include "core/query.h"
@@ -135,25 +133,17 @@ show_clean(const char *s, char *buf, size_t len)
 
 /* ------------------------------------------------------------ tables */
 
-/* Aligned text tables: columns two spaces apart, the last one not padded.
- * align holds 'l' or 'r' per column; the first row is the header. */
-struct table {
-	const char *align;
-	size_t ncols;
-	char **cells;
-	size_t ncells, cap;
-};
 
-static void
-table_init(struct table *t, const char *align)
+void
+show_table_init(struct show_table *t, const char *align)
 {
 	memset(t, 0, sizeof(*t));
 	t->align = align;
 	t->ncols = strlen(align);
 }
 
-static void __attribute__((format(printf, 2, 3)))
-table_cell(struct table *t, const char *fmt, ...)
+void
+show_table_cell(struct show_table *t, const char *fmt, ...)
 {
 	struct show_buf o = { 0 };
 	va_list ap;
@@ -182,8 +172,8 @@ width(const char *s)
 	return w;
 }
 
-static void
-table_print(struct table *t, struct show_buf *o)
+void
+show_table_print(struct show_table *t, struct show_buf *o)
 {
 	size_t w[16] = { 0 }, i, c, pad;
 
@@ -212,8 +202,8 @@ table_print(struct table *t, struct show_buf *o)
 	}
 }
 
-static void
-table_free(struct table *t)
+void
+show_table_free(struct show_table *t)
 {
 	for (size_t i = 0; i < t->ncells; i++)
 		free(t->cells[i]);
@@ -258,6 +248,36 @@ show_error(struct show *s, const char *fmt, ...)
 	ob_vprintf(&s->err, fmt, ap);
 	va_end(ap);
 	return -1;
+}
+
+/* ------------------------------------------------------------ formats */
+
+/*
+ * One set of callbacks per format, as bgpctl's output.c and
+ * output_json.c: a view resolves its names and gathers, then calls the
+ * set the command picked (s->json) without asking again.
+ */
+struct ports_view;
+struct fabric_output {
+	void (*nodes)(struct show *, const struct fabric *, const bool *);
+	void (*ports)(struct show *, const struct ports_view *);
+	void (*ports_many)(struct show *, const struct ports_view *, size_t);
+	void (*route)(struct show *, const struct fabric *,
+	    const struct query_hop *, int, uint16_t, uint16_t);
+	void (*partitions)(struct show *, const struct pkey_policy *,
+	    const struct fabric *, const char *);
+	void (*reloaded)(struct show *);
+	void (*sweeps_enabled)(struct show *, bool);
+	void (*requested)(struct show *, const char *);
+	void (*log_level)(struct show *, const char *, const char *);
+};
+
+static const struct fabric_output text_output, json_output;
+
+static const struct fabric_output *
+output(const struct show *s)
+{
+	return s->json ? &json_output : &text_output;
 }
 
 /* ------------------------------------------------------------ the fabric */
@@ -338,544 +358,6 @@ resolve(const struct fabric *f, const char *name, struct query_target *t,
 	}
 }
 
-/* ------------------------------------------------------------ status */
-
-/*
- * The status document: one set of keys for `ibsmctl status --json`, its
- * text (the same tree, indented) and the stats file (the same tree, one
- * "a.b.c value" line per value). See ibsmctl(8), STATUS.
- */
-
-void
-show_master_of(const struct show_status *st, struct show_master *m)
-{
-	const struct smstate_status *sm = st->sm;
-	const struct fabric *f = st->fabric;
-
-	memset(m, 0, sizeof(*m));
-	if (sm == NULL)
-		return;
-	if (sm->sm_state == SM_MASTER) {
-		m->known = m->self = true;
-		m->guid = st->port_guid;
-		m->priority = sm->priority;
-		if (f != NULL && f->sm_port != FABRIC_NONE)
-			m->lid = f->ports[f->sm_port].lid;
-		return;
-	}
-	for (size_t i = 0; i < sm->npeers; i++) {
-		const struct smstate_peer *p = &sm->peers[i];
-
-		if (sm->master_guid != 0 ? p->guid != sm->master_guid :
-		    !p->answered || p->state != SM_MASTER)
-			continue;
-		m->known = true;
-		m->guid = p->guid;
-		m->lid = p->lid;
-		m->priority = p->priority;
-		return;
-	}
-	if (sm->master_guid != 0) {
-		m->known = true;
-		m->guid = sm->master_guid;
-	}
-}
-
-static bool
-is_standby(const struct smstate_peer *p)
-{
-	return p->answered && p->state == SM_STANDBY;
-}
-
-size_t
-show_standbys(const struct show_status *st)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; st->sm != NULL && i < st->sm->npeers; i++)
-		n += is_standby(&st->sm->peers[i]);
-	return n;
-}
-
-/* This SM's state machine, the master, its standbys, every other SM. */
-static void
-sm_json(struct json *j, const struct show_status *st)
-{
-	const struct smstate_status *sm = st->sm;
-	struct show_master m;
-
-	json_key(j, "sm");
-	json_object_begin(j);
-	json_kv_string(j, "state", sm->state);
-	json_kv_uint(j, "priority", sm->priority);
-	json_kv_bool(j, "sm_key_set", sm->key_set);
-	json_kv_double(j, "poll_interval", sm->poll_interval);
-	json_kv_uint(j, "poll_retries", sm->poll_retries);
-	json_kv_uint(j, "poll_misses", sm->misses);
-	json_key(j, "master_guid");
-	if (sm->master_guid == 0)
-		json_null(j);
-	else
-		json_guid(j, sm->master_guid);
-	show_master_of(st, &m);
-	json_key(j, "master");
-	if (!m.known)
-		json_null(j);
-	else {
-		json_object_begin(j);
-		json_kv_bool(j, "self", m.self);
-		json_kv_guid(j, "guid", m.guid);
-		json_kv_uint(j, "lid", m.lid);
-		json_kv_uint(j, "priority", m.priority);
-		json_object_end(j);
-	}
-	/* a master's standbys */
-	json_key(j, "standbys");
-	json_array_begin(j);
-	for (size_t i = 0; sm->sm_state == SM_MASTER && i < sm->npeers; i++) {
-		const struct smstate_peer *p = &sm->peers[i];
-
-		if (!is_standby(p))
-			continue;
-		json_object_begin(j);
-		json_kv_guid(j, "guid", p->guid);
-		json_kv_uint(j, "lid", p->lid);
-		json_kv_uint(j, "priority", p->priority);
-		json_kv_bool(j, "sm_key_match", p->trusted);
-		json_object_end(j);
-	}
-	json_array_end(j);
-	json_kv_uint(j, "transitions", sm->transitions);
-	json_kv_uint(j, "handovers_sent", sm->handovers_sent);
-	json_kv_uint(j, "handovers_taken", sm->handovers_taken);
-	if (st->sminfo != NULL) {
-		json_key(j, "sminfo");
-		json_object_begin(j);
-		json_kv_uint(j, "gets", st->sminfo->gets);
-		json_kv_uint(j, "sets", st->sminfo->sets);
-		json_kv_uint(j, "refused", st->sminfo->refused);
-		json_kv_uint(j, "bad_key", st->sminfo->bad_key);
-		json_object_end(j);
-	}
-	json_key(j, "peers");
-	json_array_begin(j);
-	for (size_t i = 0; i < sm->npeers; i++) {
-		const struct smstate_peer *p = &sm->peers[i];
-
-		json_object_begin(j);
-		json_kv_guid(j, "guid", p->guid);
-		json_kv_uint(j, "lid", p->lid);
-		json_kv_uint(j, "priority", p->priority);
-		json_kv_string(j, "state", p->answered ? p->state_name : NULL);
-		json_kv_bool(j, "sm_key_match", p->trusted);
-		json_kv_bool(j, "polled", p->target);
-		json_key(j, "last_answer_seconds");
-		if (p->last_answer < 0)
-			json_null(j);
-		else
-			json_double(j, p->last_answer);
-		json_kv_uint(j, "misses", p->misses);
-		json_object_end(j);
-	}
-	json_array_end(j);
-	json_object_end(j);
-}
-
-static void
-sweep_json(struct json *j, const struct show_status *st)
-{
-	const struct sweep_status *sw = st->sweep;
-	const struct program_result *pr = &sw->last_program;
-
-	json_key(j, "sweep");
-	json_object_begin(j);
-	json_kv_string(j, "state", sw->state);
-	json_kv_bool(j, "enabled", sw->enabled);
-	json_kv_bool(j, "subnet_up", sw->subnet_up);
-	json_kv_double(j, "up_seconds", sw->up_seconds);
-	if (sw->subnet_up) {
-		char when[64];
-
-		show_time(sw->up_since, when, sizeof(when));
-		json_kv_string(j, "up_since", when);
-		json_kv_uint(j, "up_since_epoch", (uint64_t)sw->up_since);
-		json_kv_double(j, "up_for_seconds", sw->up_for);
-	}
-	json_kv_uint(j, "sweeps", sw->sweeps);
-	json_kv_uint(j, "heavy_sweeps", sw->heavy_sweeps);
-	json_kv_uint(j, "light_sweeps", sw->light_sweeps);
-	json_kv_string(j, "last_kind", sw->last_kind);
-	json_kv_double(j, "last_seconds", sw->last_seconds);
-	json_kv_bool(j, "last_ok", sw->last_ok);
-	json_kv_string(j, "last_why", sw->last_ok ? NULL : sw->last_why);
-	json_kv_uint(j, "failures_in_row", sw->failures_in_row);
-	json_kv_uint(j, "holes", sw->holes);
-	json_kv_uint(j, "programs", sw->programs);
-	json_kv_uint(j, "rebalances", sw->rebalances);
-	json_kv_uint(j, "repairs", sw->repairs);
-	json_kv_uint(j, "client_reregs", sw->client_reregs);
-	json_key(j, "phases");
-	json_object_begin(j);
-	json_kv_double(j, "discover_seconds", sw->discover_seconds);
-	json_kv_double(j, "elect_seconds", sw->elect_seconds);
-	json_kv_double(j, "compute_seconds", sw->compute_seconds);
-	json_kv_double(j, "ports_seconds", pr->ports_seconds);
-	json_kv_double(j, "tables_seconds", pr->tables_seconds);
-	json_kv_double(j, "arm_seconds", pr->arm_seconds);
-	json_kv_double(j, "activate_seconds", pr->activate_seconds);
-	json_object_end(j);
-	json_key(j, "inherit");
-	json_object_begin(j);
-	json_kv_uint(j, "lids_kept", sw->inherit_kept);
-	json_kv_uint(j, "lids_mixed", sw->inherit_mixed);
-	json_kv_uint(j, "lids_computed", sw->inherit_computed);
-	json_object_end(j);
-	json_key(j, "last_program");
-	json_object_begin(j);
-	json_kv_bool(j, "ok", pr->ok);
-	json_kv_string(j, "why", pr->ok ? NULL : pr->why);
-	json_kv_uint(j, "portinfo_sets", pr->portinfo_sets);
-	json_kv_uint(j, "switchinfo_sets", pr->switchinfo_sets);
-	json_kv_uint(j, "lft_reads", pr->lft_reads);
-	json_kv_uint(j, "lft_writes", pr->lft_writes);
-	json_kv_uint(j, "pkey_reads", pr->pkey_reads);
-	json_kv_uint(j, "pkey_writes", pr->pkey_writes);
-	json_kv_uint(j, "armed", pr->armed);
-	json_kv_uint(j, "activated", pr->activated);
-	json_kv_uint(j, "client_reregs", pr->client_reregs);
-	json_kv_uint(j, "failures", pr->failures);
-	json_kv_uint(j, "resent", pr->resent);
-	json_object_end(j);
-	json_object_end(j);
-}
-
-/* The model in use (a master's), or the fabric as a standby last saw it. */
-static void
-fabric_json(struct json *j, const struct show_status *st)
-{
-	const struct sweep_status *sw = st->sweep;
-	struct fabric_counts k;
-	char when[64];
-
-	json_key(j, "fabric");
-	if (st->fabric == NULL && sw->seen_wall == 0) {
-		json_null(j);
-		return;
-	}
-	if (st->fabric != NULL)
-		fabric_count(st->fabric, &k);
-	else
-		k = sw->seen;
-	json_object_begin(j);
-	json_kv_bool(j, "in_use", st->fabric != NULL);
-	json_kv_uint(j, "nodes", st->fabric ? st->fabric->nnodes :
-	    sw->seen_nodes);
-	json_kv_uint(j, "switches", k.switches);
-	json_kv_uint(j, "cas", k.cas);
-	json_kv_uint(j, "routers", k.routers);
-	json_kv_uint(j, "ca_ports", k.ca_ports);
-	json_kv_uint(j, "lids", k.endports);
-	json_kv_uint(j, "links", k.links);
-	if (sw->seen_wall > 0) {
-		show_time(sw->seen_wall, when, sizeof(when));
-		json_kv_string(j, "seen_at", when);
-		json_kv_uint(j, "seen_at_epoch", (uint64_t)sw->seen_wall);
-		json_kv_double(j, "seen_seconds_ago", st->now > sw->seen_wall ?
-		    st->now - sw->seen_wall : 0);
-	}
-	json_object_end(j);
-}
-
-static void
-routing_json(struct json *j, const struct show_status *st)
-{
-	const struct route_report *rep = st->report;
-
-	json_key(j, "routing");
-	if (rep == NULL) {
-		json_null(j);
-		return;
-	}
-	json_object_begin(j);
-	json_kv_string(j, "engine", rep->engine);
-	json_kv_double(j, "seconds", rep->seconds);
-	json_kv_uint(j, "lids", rep->lids);
-	json_kv_uint(j, "unreachable", rep->unreachable);
-	json_key(j, "hops");
-	json_array_begin(j);
-	for (size_t i = 0; i <= ROUTE_HOPS_MAX; i++)
-		json_uint(j, rep->hops[i]);
-	json_array_end(j);
-	json_kv_uint(j, "max_port_load", rep->max_port_load);
-	json_kv_double(j, "mean_port_load", rep->mean_port_load);
-	json_key(j, "deadlock_free");
-	if (rep->deadlock_free < 0)
-		json_null(j);
-	else
-		json_bool(j, rep->deadlock_free > 0);
-	json_kv_uint(j, "blocks_changed", rep->blocks_changed);
-	json_kv_uint(j, "vport_lids", rep->vport_lids);
-	json_kv_uint(j, "vport_entries", rep->vport_entries);
-	json_object_end(j);
-}
-
-/* MAD counters by class, method and attribute: mad.counters.smp.Set.
- * LinearForwardingTable.sent. */
-static void
-mad_json(struct json *j, const struct show_status *st)
-{
-	const struct show_counter *c = st->counters;
-	size_t n = st->ncounters, i = 0, k;
-
-	json_key(j, "mad");
-	json_object_begin(j);
-	json_kv_uint(j, "sent", st->mad_sent);
-	json_kv_uint(j, "outstanding", st->mad_outstanding);
-	json_kv_uint(j, "queued", st->mad_queued);
-	json_kv_uint(j, "max_queued", st->mad_max_queued);
-	json_kv_double(j, "mean_in_flight", st->mad_mean_in_flight);
-	json_kv_uint(j, "dropped_unmatched", st->mad_unmatched);
-	json_kv_uint(j, "dropped_malformed", st->mad_malformed);
-	json_kv_uint(j, "dropped_unhandled", st->mad_unhandled);
-	json_key(j, "counters");
-	json_object_begin(j);
-	/* the engine lists them by class, then method, then attribute */
-	while (i < n) {
-		json_key(j, c[i].cls);
-		json_object_begin(j);
-		for (k = i; k < n && !strcmp(c[k].cls, c[i].cls); ) {
-			size_t m = k;
-
-			json_key(j, c[m].method);
-			json_object_begin(j);
-			for (; k < n && !strcmp(c[k].cls, c[i].cls) &&
-			    !strcmp(c[k].method, c[m].method); k++) {
-				json_key(j, c[k].attr);
-				json_object_begin(j);
-				json_kv_uint(j, "sent", c[k].c.sent);
-				json_kv_uint(j, "recv", c[k].c.recv);
-				json_kv_uint(j, "timeout", c[k].c.timeout);
-				json_kv_uint(j, "error", c[k].c.error);
-				json_object_end(j);
-			}
-			json_object_end(j);
-		}
-		json_object_end(j);
-		i = k;
-	}
-	json_object_end(j);
-	json_object_end(j);
-}
-
-/* The SA agent's counters (per attribute counts are the MAD engine's). */
-static void
-sa_json(struct json *j, const struct show_status *st)
-{
-	const struct sa_stats *a = st->sa;
-
-	json_key(j, "sa");
-	if (a == NULL) {
-		json_null(j);
-		return;
-	}
-	json_object_begin(j);
-	json_kv_bool(j, "serving", st->sa_serving);
-	json_kv_uint(j, "requests", a->requests);
-	json_kv_uint(j, "answered", a->answered);
-	json_kv_uint(j, "errors", a->errors);
-	json_kv_uint(j, "not_serving", a->not_serving);
-	json_kv_uint(j, "bad_key", a->bad_key);
-	json_kv_uint(j, "malformed", a->malformed);
-	json_kv_uint(j, "unsupported", a->unsupported);
-	json_kv_uint(j, "dropped", a->dropped);
-	json_kv_uint(j, "answer_max_us", a->answer_max_us);
-	json_kv_uint(j, "services", a->services);
-	json_kv_uint(j, "subscriptions", a->subscriptions);
-	json_kv_uint(j, "reports_sent", a->reports_sent);
-	json_kv_uint(j, "reports_acked", a->reports_acked);
-	json_kv_uint(j, "reports_failed", a->reports_failed);
-	if (st->mcm != NULL) {
-		json_key(j, "mcmember");
-		json_object_begin(j);
-		json_kv_uint(j, "joins", st->mcm->joins);
-		json_kv_uint(j, "leaves", st->mcm->leaves);
-		json_kv_uint(j, "creates", st->mcm->creates);
-		json_kv_uint(j, "refused", st->mcm->refused);
-		json_kv_uint(j, "unjoinable", st->mcm->unjoinable);
-		json_object_end(j);
-	}
-	json_object_end(j);
-}
-
-static void
-virt_json(struct json *j, const struct show_status *st)
-{
-	const struct sweep_status *sw = st->sweep;
-
-	json_key(j, "alias_guids");
-	if (st->vfguid == NULL)
-		json_null(j);
-	else {
-		const struct vfguid_stats *v = st->vfguid;
-
-		json_object_begin(j);
-		json_kv_uint(j, "assigned", v->active);
-		json_kv_uint(j, "sets", v->sets);
-		json_kv_uint(j, "confirmed", v->confirmed);
-		json_kv_uint(j, "failed", v->failed);
-		json_kv_uint(j, "restored", v->restored);
-		json_kv_uint(j, "adopted", v->adopted);
-		json_kv_uint(j, "file_writes", v->writes);
-		json_object_end(j);
-	}
-	json_key(j, "vports");
-	if (!sw->virt) {
-		json_null(j);
-		return;
-	}
-	json_object_begin(j);
-	json_kv_uint(j, "hosts", sw->vport_hosts);
-	json_kv_uint(j, "up", sw->vports_up);
-	json_kv_uint(j, "own_lids", sw->vport_own_lids);
-	json_kv_uint(j, "managed", sw->vports_managed);
-	json_kv_uint(j, "vport_sweeps", sw->vport_sweeps);
-	json_kv_uint(j, "clears", sw->vport_clears);
-	if (st->vprog != NULL) {
-		const struct vports_result *v = st->vprog;
-
-		json_key(j, "last_program");
-		json_object_begin(j);
-		json_kv_uint(j, "pkey_writes", v->pkey_writes);
-		json_kv_uint(j, "lid_writes", v->lid_writes);
-		json_kv_uint(j, "armed", v->armed);
-		json_kv_uint(j, "activated", v->activated);
-		json_kv_uint(j, "smps", v->smps);
-		json_kv_uint(j, "failures", v->timeouts + v->errors);
-		json_kv_uint(j, "rereg_hosts", v->rereg_hosts);
-		json_kv_uint(j, "rereg_vports", v->rereg_vports);
-		json_object_end(j);
-	}
-	json_object_end(j);
-}
-
-static void
-status_doc(struct show *s, const struct show_status *st)
-{
-	struct json *j = &s->j;
-
-	char line[512];
-
-	show_status_line(st, line, sizeof(line));
-	json_object_begin(j);
-	json_kv_string(j, "version", st->version);
-	/* the line systemd's STATUS= shows */
-	json_kv_string(j, "summary", line);
-	json_kv_string(j, "sm_state", st->sm_state);
-	json_kv_guid(j, "port_guid", st->port_guid);
-	json_kv_uint(j, "priority", st->priority);
-	json_kv_string(j, "log_level", st->log_level);
-	json_kv_string(j, "note", st->note);
-	json_kv_uint(j, "traps", st->traps);
-	if (st->sm != NULL)
-		sm_json(j, st);
-	sweep_json(j, st);
-	fabric_json(j, st);
-	routing_json(j, st);
-	mad_json(j, st);
-	sa_json(j, st);
-	virt_json(j, st);
-	if (st->more != NULL)
-		st->more(s, st->more_arg);
-	json_object_end(j);
-}
-
-void
-show_status(struct show *s, const struct show_status *st)
-{
-	struct show t;
-
-	if (s->json) {
-		status_doc(s, st);
-		return;
-	}
-	/* the same document as an indented tree */
-	show_init(&t, true);
-	json_fini(&t.j);
-	json_init_mode(&t.j, JSON_MODE_TEXT);
-	status_doc(&t, st);
-	ob_puts(&s->text, t.j.buf);
-	show_fini(&t);
-}
-
-void
-show_status_flat(const struct show_status *st, FILE *fp)
-{
-	struct show t;
-
-	show_init(&t, true);
-	json_fini(&t.j);
-	json_init_mode(&t.j, JSON_MODE_FLAT);
-	status_doc(&t, st);
-	fputs(t.j.buf, fp);
-	show_fini(&t);
-}
-
-void
-show_status_line(const struct show_status *st, char *buf, size_t len)
-{
-	const struct sweep_status *sw = st->sweep;
-	struct show_master m;
-	struct fabric_counts k;
-	size_t off = 0, n = 0;
-	char why[200];
-	unsigned nodes;
-
-#define ADD(...) do { \
-	int r_ = snprintf(buf + off, off < len ? len - off : 0, __VA_ARGS__); \
-	if (r_ > 0) \
-		off += (size_t)r_; \
-	if (off >= len) \
-		off = len ? len - 1 : 0; \
-} while (0)
-	if (len == 0)
-		return;
-	buf[0] = '\0';
-	show_master_of(st, &m);
-	ADD("%s", st->sm != NULL ? st->sm->state : st->sm_state);
-	if (st->sm != NULL && st->sm->sm_state == SM_MASTER) {
-		if (sw->subnet_up)
-			ADD(", subnet up");
-		else if (!sw->last_ok && strcmp(sw->last_kind, "none") != 0)
-			ADD(", subnet not up: %s", show_clean(sw->last_why, why,
-			    sizeof(why)));
-		else
-			ADD(", subnet not up yet");
-		n = show_standbys(st);
-		ADD("; %zu standby%s", n, n == 1 ? "" : "s");
-	} else if (m.known)
-		ADD(" for master 0x%016" PRIx64 " (LID %u, priority %u)",
-		    m.guid, m.lid, m.priority);
-	else if (!sw->last_ok && strcmp(sw->last_kind, "none") != 0)
-		ADD(": %s", show_clean(sw->last_why, why, sizeof(why)));
-	else if (sw->heavy_sweeps == 0 || sw->seen_wall == 0)
-		ADD(": first discovery under way");
-	if (st->fabric != NULL || sw->seen_wall > 0) {
-		if (st->fabric != NULL)
-			fabric_count(st->fabric, &k);
-		else
-			k = sw->seen;
-		nodes = st->fabric ? st->fabric->nnodes : sw->seen_nodes;
-		ADD("; fabric%s: %u nodes, %u LIDs", st->fabric ? "" :
-		    " as last seen", nodes, k.endports);
-	}
-	ADD("; %" PRIu64 " sweeps", sw->sweeps);
-	if (!sw->enabled)
-		ADD(", held (ibsmctl sweep on resumes)");
-	if (st->note != NULL)
-		ADD("; %s", st->note);
-#undef ADD
-}
-
 /* ------------------------------------------------------------ nodes */
 
 static unsigned
@@ -919,7 +401,7 @@ node_json(const struct fabric *f, struct json *j, uint32_t n)
 }
 
 static void
-node_row(const struct fabric *f, struct table *t, uint32_t n)
+node_row(const struct fabric *f, struct show_table *t, uint32_t n)
 {
 	const struct fabric_node *node = &f->nodes[n];
 	struct show_buf lids = { 0 };
@@ -932,12 +414,12 @@ node_row(const struct fabric *f, struct table *t, uint32_t n)
 			ob_printf(&lids, "%s%u", lids.len ? "," : "",
 			    f->ports[p].lid);
 	}
-	table_cell(t, "%s", fabric_node_type_name(node->type));
-	table_cell(t, "0x%016" PRIx64, node->guid);
-	table_cell(t, "%s", lids.len ? lids.p : "-");
-	table_cell(t, "%u", node->nports);
-	table_cell(t, "%u", linked_ports(f, node));
-	table_cell(t, "%s", name_of(f, n, desc, sizeof(desc)));
+	show_table_cell(t, "%s", fabric_node_type_name(node->type));
+	show_table_cell(t, "0x%016" PRIx64, node->guid);
+	show_table_cell(t, "%s", lids.len ? lids.p : "-");
+	show_table_cell(t, "%u", node->nports);
+	show_table_cell(t, "%u", linked_ports(f, node));
+	show_table_cell(t, "%s", name_of(f, n, desc, sizeof(desc)));
 	ob_free(&lids);
 }
 
@@ -987,41 +469,48 @@ select_nodes(struct show *s, const struct fabric *f, const char *filter,
 	return 0;
 }
 
+static void
+nodes_json(struct show *s, const struct fabric *f, const bool *want)
+{
+	json_object_begin(&s->j);
+	json_key(&s->j, "nodes");
+	json_array_begin(&s->j);
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		if (want[n])
+			node_json(f, &s->j, n);
+	json_array_end(&s->j);
+	json_object_end(&s->j);
+}
+
+static void
+nodes_text(struct show *s, const struct fabric *f, const bool *want)
+{
+	struct show_table t;
+
+	show_table_init(&t, "llrrrl");
+	show_table_cell(&t, "TYPE");
+	show_table_cell(&t, "GUID");
+	show_table_cell(&t, "LID");
+	show_table_cell(&t, "PORTS");
+	show_table_cell(&t, "LINKED");
+	show_table_cell(&t, "NAME");
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		if (want[n])
+			node_row(f, &t, n);
+	show_table_print(&t, &s->text);
+	show_table_free(&t);
+}
+
 int
 show_nodes_filter(struct show *s, const struct fabric *f, const char *filter)
 {
 	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
-	struct table t;
-	uint32_t n;
 
 	if (select_nodes(s, f, filter, want) < 0) {
 		free(want);
 		return -1;
 	}
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_key(&s->j, "nodes");
-		json_array_begin(&s->j);
-		for (n = 0; n < f->nnodes; n++)
-			if (want[n])
-				node_json(f, &s->j, n);
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-		free(want);
-		return 0;
-	}
-	table_init(&t, "llrrrl");
-	table_cell(&t, "TYPE");
-	table_cell(&t, "GUID");
-	table_cell(&t, "LID");
-	table_cell(&t, "PORTS");
-	table_cell(&t, "LINKED");
-	table_cell(&t, "NAME");
-	for (n = 0; n < f->nnodes; n++)
-		if (want[n])
-			node_row(f, &t, n);
-	table_print(&t, &s->text);
-	table_free(&t);
+	output(s)->nodes(s, f, want);
 	free(want);
 	return 0;
 }
@@ -1068,7 +557,7 @@ pkeys_json(struct json *j, const struct pkey_table *t)
 }
 
 static void
-pkeys_cell(struct table *tb, const struct pkey_table *t)
+pkeys_cell(struct show_table *tb, const struct pkey_table *t)
 {
 	char buf[512];
 	size_t off = 0;
@@ -1085,7 +574,7 @@ pkeys_cell(struct table *tb, const struct pkey_table *t)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off,
 		    "%s0x%04x", n++ ? "," : "", t->keys[i]);
 	}
-	table_cell(tb, "%s", n ? buf : "-");
+	show_table_cell(tb, "%s", n ? buf : "-");
 }
 
 static void
@@ -1134,86 +623,160 @@ port_json(const struct fabric *f, const struct pkey_tables *pk,
 
 static void
 port_row(const struct fabric *f, const struct pkey_tables *pk,
-    struct table *t, uint32_t p)
+    struct show_table *t, uint32_t p)
 {
 	const struct fabric_port *port = &f->ports[p];
 	const char *s;
 	char desc[260];
 
-	table_cell(t, "%u", port->num);
+	show_table_cell(t, "%u", port->num);
 	if (port->guid)
-		table_cell(t, "0x%016" PRIx64, port->guid);
+		show_table_cell(t, "0x%016" PRIx64, port->guid);
 	else
-		table_cell(t, "-");
-	table_cell(t, "%s", port->state ?
+		show_table_cell(t, "-");
+	show_table_cell(t, "%s", port->state ?
 	    query_port_state_name(port->state) : "-");
-	table_cell(t, "%s", port->phys ?
+	show_table_cell(t, "%s", port->phys ?
 	    query_phys_state_name(port->phys) : "-");
 	if (fabric_port_is_endport(f, p) && port->lid) {
 		if (port->lmc)
-			table_cell(t, "%u-%u", port->lid,
+			show_table_cell(t, "%u-%u", port->lid,
 			    port->lid + (1u << port->lmc) - 1);
 		else
-			table_cell(t, "%u", port->lid);
+			show_table_cell(t, "%u", port->lid);
 	} else
-		table_cell(t, "-");
-	table_cell(t, "%s", (s = port_width(port)) ? s : "-");
-	table_cell(t, "%s", (s = port_speed(port)) ? s : "-");
+		show_table_cell(t, "-");
+	show_table_cell(t, "%s", (s = port_width(port)) ? s : "-");
+	show_table_cell(t, "%s", (s = port_speed(port)) ? s : "-");
 	if (port->peer == FABRIC_NONE) {
-		table_cell(t, "-");
-		table_cell(t, "-");
+		show_table_cell(t, "-");
+		show_table_cell(t, "-");
 	} else {
 		const struct fabric_port *q = &f->ports[port->peer];
 		const struct fabric_node *qn = &f->nodes[q->node];
 
-		table_cell(t, "0x%016" PRIx64 "[%u]", qn->guid, q->num);
-		table_cell(t, "%s", name_of(f, q->node, desc, sizeof(desc)));
+		show_table_cell(t, "0x%016" PRIx64 "[%u]", qn->guid, q->num);
+		show_table_cell(t, "%s", name_of(f, q->node, desc, sizeof(desc)));
 	}
 	pkeys_cell(t, port_pkeys(f, pk, p));
 }
 
-/* The ports of every node a pattern matches: text blocks one after the
- * other; JSON {"nodes": [{"node": ..., "ports": [...]}, ...]}. */
+/* The ports first to last of node n (a whole node, or one CA port). */
+struct ports_view {
+	const struct fabric *f;
+	const struct pkey_tables *pk;
+	uint32_t node, first, last;
+};
+
+static void
+ports_view(const struct fabric *f, const struct pkey_tables *pk, uint32_t n,
+    uint32_t port, struct ports_view *v)
+{
+	const struct fabric_node *node = &f->nodes[n];
+
+	v->f = f;
+	v->pk = pk;
+	v->node = n;
+	if (port != FABRIC_NONE)
+		v->first = v->last = port;
+	else {
+		v->first = node->port0 + (node->type == NODE_SWITCH ? 0 : 1);
+		v->last = node->port0 + node->nports;
+	}
+}
+
+static void
+ports_json(struct show *s, const struct ports_view *v)
+{
+	const struct fabric_node *node = &v->f->nodes[v->node];
+	struct json *j = &s->j;
+
+	json_object_begin(j);
+	json_key(j, "node");
+	json_object_begin(j);
+	json_kv_guid(j, "guid", node->guid);
+	json_kv_string(j, "type", fabric_node_type_name(node->type));
+	json_desc_name(j, v->f, v->node);
+	json_kv_uint(j, "nports", node->nports);
+	json_object_end(j);
+	json_key(j, "ports");
+	json_array_begin(j);
+	for (uint32_t p = v->first; p <= v->last; p++)
+		port_json(v->f, v->pk, j, p);
+	json_array_end(j);
+	json_object_end(j);
+}
+
+static void
+ports_text(struct show *s, const struct ports_view *v)
+{
+	const struct fabric_node *node = &v->f->nodes[v->node];
+	struct show_table t;
+	char desc[260];
+
+	ob_printf(&s->text, "%s 0x%016" PRIx64 " \"%s\", %u ports\n",
+	    fabric_node_type_name(node->type), node->guid,
+	    query_node_name(v->f, v->node, desc, sizeof(desc)), node->nports);
+	show_table_init(&t, "rlllllllll");
+	show_table_cell(&t, "PORT");
+	show_table_cell(&t, "GUID");
+	show_table_cell(&t, "STATE");
+	show_table_cell(&t, "PHYS");
+	show_table_cell(&t, "LID");
+	show_table_cell(&t, "WIDTH");
+	show_table_cell(&t, "SPEED");
+	show_table_cell(&t, "PEER");
+	show_table_cell(&t, "PEER DESCRIPTION");
+	show_table_cell(&t, "P_KEYS");
+	for (uint32_t p = v->first; p <= v->last; p++)
+		port_row(v->f, v->pk, &t, p);
+	show_table_print(&t, &s->text);
+	show_table_free(&t);
+}
+
+/* Several nodes' ports: JSON {"nodes": [{"node": ..., "ports": [...]},
+ * ...]}; text the blocks one after the other, a blank line between. */
+static void
+ports_many_json(struct show *s, const struct ports_view *v, size_t n)
+{
+	json_object_begin(&s->j);
+	json_key(&s->j, "nodes");
+	json_array_begin(&s->j);
+	for (size_t i = 0; i < n; i++)
+		ports_json(s, &v[i]);
+	json_array_end(&s->j);
+	json_object_end(&s->j);
+}
+
+static void
+ports_many_text(struct show *s, const struct ports_view *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			show_printf(s, "\n");
+		ports_text(s, &v[i]);
+	}
+}
+
+/* The ports of every node a pattern matches. */
 static int
 ports_matching(struct show *s, const struct fabric *f,
     const struct pkey_tables *pk, const char *pat)
 {
 	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
-	char guid[24];
-	bool first = true;
+	struct ports_view *v;
+	size_t k = 0;
 
 	if (select_nodes(s, f, pat, want) < 0) {
 		free(want);
 		return -1;
 	}
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_key(&s->j, "nodes");
-		json_array_begin(&s->j);
-	}
-	for (uint32_t n = 0; n < f->nnodes; n++) {
-		struct show one;
-
-		if (!want[n])
-			continue;
-		/* each node as ports <GUID> shows it */
-		snprintf(guid, sizeof(guid), "0x%016" PRIx64, f->nodes[n].guid);
-		if (s->json) {
-			show_init(&one, true);
-			show_ports_pkeys(&one, f, pk, guid);
-			json_raw(&s->j, one.j.buf);
-		} else {
-			show_init(&one, false);
-			show_ports_pkeys(&one, f, pk, guid);
-			show_printf(s, "%s%s", first ? "" : "\n", one.text.p);
-		}
-		show_fini(&one);
-		first = false;
-	}
-	if (s->json) {
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-	}
+	v = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*v));
+	for (uint32_t n = 0; n < f->nnodes; n++)
+		if (want[n])
+			ports_view(f, pk, n, FABRIC_NONE, &v[k++]);
+	output(s)->ports_many(s, v, k);
+	free(v);
 	free(want);
 	return 0;
 }
@@ -1228,60 +791,15 @@ int
 show_ports_pkeys(struct show *s, const struct fabric *f,
     const struct pkey_tables *pk, const char *what)
 {
-	const struct fabric_node *node;
 	struct query_target tg;
-	struct table t;
-	uint32_t first, last, p;
-	char desc[260];
+	struct ports_view v;
 
 	if (is_glob(what))
 		return ports_matching(s, f, pk, what);
 	if (resolve(f, what, &tg, s) < 0)
 		return -1;
-	node = &f->nodes[tg.node];
-	if (tg.port != FABRIC_NONE)
-		first = last = tg.port;
-	else {
-		first = node->port0 + (node->type == NODE_SWITCH ? 0 : 1);
-		last = node->port0 + node->nports;
-	}
-	if (s->json) {
-		struct json *j = &s->j;
-
-		json_object_begin(j);
-		json_key(j, "node");
-		json_object_begin(j);
-		json_kv_guid(j, "guid", node->guid);
-		json_kv_string(j, "type", fabric_node_type_name(node->type));
-		json_desc_name(j, f, tg.node);
-		json_kv_uint(j, "nports", node->nports);
-		json_object_end(j);
-		json_key(j, "ports");
-		json_array_begin(j);
-		for (p = first; p <= last; p++)
-			port_json(f, pk, j, p);
-		json_array_end(j);
-		json_object_end(j);
-		return 0;
-	}
-	ob_printf(&s->text, "%s 0x%016" PRIx64 " \"%s\", %u ports\n",
-	    fabric_node_type_name(node->type), node->guid,
-	    query_node_name(f, tg.node, desc, sizeof(desc)), node->nports);
-	table_init(&t, "rlllllllll");
-	table_cell(&t, "PORT");
-	table_cell(&t, "GUID");
-	table_cell(&t, "STATE");
-	table_cell(&t, "PHYS");
-	table_cell(&t, "LID");
-	table_cell(&t, "WIDTH");
-	table_cell(&t, "SPEED");
-	table_cell(&t, "PEER");
-	table_cell(&t, "PEER DESCRIPTION");
-	table_cell(&t, "P_KEYS");
-	for (p = first; p <= last; p++)
-		port_row(f, pk, &t, p);
-	table_print(&t, &s->text);
-	table_free(&t);
+	ports_view(f, pk, tg.node, tg.port, &v);
+	output(s)->ports(s, &v);
 	return 0;
 }
 
@@ -1331,9 +849,11 @@ walk(const struct fabric *f, const struct lft_set *lft, uint32_t src,
 }
 
 static void
-route_json(struct json *j, const struct fabric *f,
+route_json(struct show *s, const struct fabric *f,
     const struct query_hop *hops, int n, uint16_t slid, uint16_t dlid)
 {
+	struct json *j = &s->j;
+
 	json_object_begin(j);
 	json_kv_uint(j, "src_lid", slid);
 	json_kv_uint(j, "dst_lid", dlid);
@@ -1365,42 +885,43 @@ route_json(struct json *j, const struct fabric *f,
 }
 
 static void
-route_text(struct show_buf *o, const struct fabric *f,
+route_text(struct show *s, const struct fabric *f,
     const struct query_hop *hops, int n, uint16_t slid, uint16_t dlid)
 {
-	struct table t;
+	struct show_buf *o = &s->text;
+	struct show_table t;
 	char desc[260];
 
 	ob_printf(o, "LID %u to LID %u: %d hop%s\n", slid, dlid, n - 1,
 	    n == 2 ? "" : "s");
-	table_init(&t, "rllrrrl");
-	table_cell(&t, "HOP");
-	table_cell(&t, "TYPE");
-	table_cell(&t, "GUID");
-	table_cell(&t, "LID");
-	table_cell(&t, "IN");
-	table_cell(&t, "OUT");
-	table_cell(&t, "DESCRIPTION");
+	show_table_init(&t, "rllrrrl");
+	show_table_cell(&t, "HOP");
+	show_table_cell(&t, "TYPE");
+	show_table_cell(&t, "GUID");
+	show_table_cell(&t, "LID");
+	show_table_cell(&t, "IN");
+	show_table_cell(&t, "OUT");
+	show_table_cell(&t, "DESCRIPTION");
 	for (int i = 0; i < n; i++) {
 		const struct fabric_node *node = &f->nodes[hops[i].node];
 
-		table_cell(&t, "%d", i);
-		table_cell(&t, "%s", fabric_node_type_name(node->type));
-		table_cell(&t, "0x%016" PRIx64, node->guid);
-		table_cell(&t, "%u", hops[i].lid);
+		show_table_cell(&t, "%d", i);
+		show_table_cell(&t, "%s", fabric_node_type_name(node->type));
+		show_table_cell(&t, "0x%016" PRIx64, node->guid);
+		show_table_cell(&t, "%u", hops[i].lid);
 		if (i == 0)
-			table_cell(&t, "-");
+			show_table_cell(&t, "-");
 		else
-			table_cell(&t, "%u", hops[i].in);
+			show_table_cell(&t, "%u", hops[i].in);
 		if (i == n - 1)
-			table_cell(&t, "-");
+			show_table_cell(&t, "-");
 		else
-			table_cell(&t, "%u", hops[i].out);
-		table_cell(&t, "%s", name_of(f, hops[i].node, desc,
+			show_table_cell(&t, "%u", hops[i].out);
+		show_table_cell(&t, "%s", name_of(f, hops[i].node, desc,
 		    sizeof(desc)));
 	}
-	table_print(&t, o);
-	table_free(&t);
+	show_table_print(&t, o);
+	show_table_free(&t);
 }
 
 int
@@ -1425,349 +946,8 @@ show_route(struct show *s, const struct fabric *f, const struct lft_set *lft,
 	dlid = td.lid ? td.lid : f->ports[dst].lid;
 	if ((n = walk(f, lft, src, dlid, hops, SHOW_ROUTE_MAX, s)) < 0)
 		return -1;
-	if (s->json)
-		route_json(&s->j, f, hops, n, f->ports[src].lid, dlid);
-	else
-		route_text(&s->text, f, hops, n, f->ports[src].lid, dlid);
+	output(s)->route(s, f, hops, n, f->ports[src].lid, dlid);
 	return 0;
-}
-
-/* ------------------------------------------------------------ SA */
-
-static const char *
-gid_str(const uint8_t *gid, char *buf, size_t len)
-{
-	if (inet_ntop(AF_INET6, gid, buf, (socklen_t)len) == NULL)
-		snprintf(buf, len, "?");
-	return buf;
-}
-
-void
-show_services(struct show *s, const struct sa_service_info *v, size_t n)
-{
-	char gid[64], name[200];
-	struct table t;
-
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_key(&s->j, "services");
-		json_array_begin(&s->j);
-		for (size_t i = 0; i < n; i++) {
-			json_object_begin(&s->j);
-			json_kv_guid(&s->j, "id", v[i].id);
-			json_kv_string(&s->j, "gid", gid_str(v[i].gid, gid,
-			    sizeof(gid)));
-			json_kv_uint(&s->j, "pkey", v[i].pkey);
-			json_key(&s->j, "lease");
-			if (v[i].lease == SA_SERVICE_LEASE_INFINITE)
-				json_null(&s->j);
-			else
-				json_uint(&s->j, v[i].lease);
-			json_key(&s->j, "remaining");
-			if (v[i].remaining < 0)
-				json_null(&s->j);
-			else
-				json_double(&s->j, v[i].remaining);
-			json_kv_string(&s->j, "name", v[i].name);
-			json_object_end(&s->j);
-		}
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-		return;
-	}
-	if (n == 0) {
-		show_printf(s, "no services registered\n");
-		return;
-	}
-	table_init(&t, "llrrrl");
-	table_cell(&t, "ID");
-	table_cell(&t, "GID");
-	table_cell(&t, "P_KEY");
-	table_cell(&t, "LEASE");
-	table_cell(&t, "LEFT");
-	table_cell(&t, "NAME");
-	for (size_t i = 0; i < n; i++) {
-		table_cell(&t, "0x%016" PRIx64, v[i].id);
-		table_cell(&t, "%s", gid_str(v[i].gid, gid, sizeof(gid)));
-		table_cell(&t, "0x%04x", v[i].pkey);
-		if (v[i].lease == SA_SERVICE_LEASE_INFINITE) {
-			table_cell(&t, "infinite");
-			table_cell(&t, "-");
-		} else {
-			table_cell(&t, "%" PRIu32, v[i].lease);
-			table_cell(&t, "%.0f", v[i].remaining);
-		}
-		table_cell(&t, "%s", show_clean(v[i].name, name,
-		    sizeof(name)));
-	}
-	table_print(&t, &s->text);
-	table_free(&t);
-}
-
-/* What a subscription watches: a GID, a LID range or every port. */
-static const char *
-watched(const struct sa_inform *ii, char *buf, size_t len)
-{
-	static const uint8_t zero[16];
-
-	if (memcmp(ii->gid, zero, 16) != 0)
-		return gid_str(ii->gid, buf, len);
-	if (ii->lid_begin == 0xFFFF)
-		snprintf(buf, len, "all");
-	else
-		snprintf(buf, len, "%u-%u", ii->lid_begin,
-		    ii->lid_end ? ii->lid_end : ii->lid_begin);
-	return buf;
-}
-
-static void
-any16(struct table *t, unsigned v)
-{
-	if (v == 0xFFFF)
-		table_cell(t, "any");
-	else
-		table_cell(t, "%u", v);
-}
-
-void
-show_subscriptions(struct show *s, const struct sa_subscription_info *v,
-    size_t n)
-{
-	char gid[64], w[64];
-	struct table t;
-
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_key(&s->j, "subscriptions");
-		json_array_begin(&s->j);
-		for (size_t i = 0; i < n; i++) {
-			const struct sa_inform *ii = &v[i].ii;
-
-			json_object_begin(&s->j);
-			json_kv_string(&s->j, "subscriber", gid_str(
-			    v[i].subscriber_gid, gid, sizeof(gid)));
-			json_kv_uint(&s->j, "enum", v[i].enumv);
-			json_kv_uint(&s->j, "lid", v[i].lid);
-			json_kv_uint(&s->j, "qpn", v[i].qpn);
-			json_kv_bool(&s->j, "generic", ii->is_generic != 0);
-			json_kv_uint(&s->j, "type", ii->type);
-			json_kv_uint(&s->j, ii->is_generic ? "trap" :
-			    "device_id", ii->trap);
-			json_kv_uint(&s->j, ii->is_generic ? "producer" :
-			    "vendor_id", ii->producer);
-			json_kv_string(&s->j, "watches", watched(ii, w,
-			    sizeof(w)));
-			json_kv_uint(&s->j, "reports_sent", v[i].reports_sent);
-			json_kv_uint(&s->j, "reports_acked",
-			    v[i].reports_acked);
-			json_kv_uint(&s->j, "reports_failed",
-			    v[i].reports_failed);
-			json_object_end(&s->j);
-		}
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-		return;
-	}
-	if (n == 0) {
-		show_printf(s, "no subscriptions\n");
-		return;
-	}
-	table_init(&t, "lrrrrrlrrr");
-	table_cell(&t, "SUBSCRIBER");
-	table_cell(&t, "ENUM");
-	table_cell(&t, "LID");
-	table_cell(&t, "QPN");
-	table_cell(&t, "TRAP");
-	table_cell(&t, "TYPE");
-	table_cell(&t, "WATCHES");
-	table_cell(&t, "SENT");
-	table_cell(&t, "ACKED");
-	table_cell(&t, "FAILED");
-	for (size_t i = 0; i < n; i++) {
-		const struct sa_inform *ii = &v[i].ii;
-
-		table_cell(&t, "%s", gid_str(v[i].subscriber_gid, gid,
-		    sizeof(gid)));
-		table_cell(&t, "%u", v[i].enumv);
-		table_cell(&t, "%u", v[i].lid);
-		table_cell(&t, "%" PRIu32, v[i].qpn);
-		if (ii->is_generic)
-			any16(&t, ii->trap);
-		else
-			table_cell(&t, "dev %u", ii->trap);
-		any16(&t, ii->type);
-		table_cell(&t, "%s", watched(ii, w, sizeof(w)));
-		table_cell(&t, "%" PRIu64, v[i].reports_sent);
-		table_cell(&t, "%" PRIu64, v[i].reports_acked);
-		table_cell(&t, "%" PRIu64, v[i].reports_failed);
-	}
-	table_print(&t, &s->text);
-	table_free(&t);
-}
-
-/* ------------------------------------------------------------ guids */
-
-/* One index of one port as the store and the device have it. */
-struct guid_row {
-	unsigned index;
-	uint64_t guid;          /* saved (assigned or not), else the device's */
-	const char *state;      /* assigned, saved, device */
-	bool read;              /* the device's block was read */
-	uint64_t device;
-	bool match;
-};
-
-/* The rows of port (up to ALIAS_MAX_INDEX); returns how many. */
-static size_t
-guid_rows(const struct alias_store *st, uint64_t port, struct guid_row *r)
-{
-	uint64_t dev[ALIAS_PER_BLOCK];
-	size_t n = 0;
-
-	for (unsigned b = 0; b < ALIAS_MAX_INDEX / ALIAS_PER_BLOCK; b++) {
-		unsigned cap = 0;
-		bool read = alias_device_get(st, port, b, dev, &cap);
-
-		for (unsigned i = 0; i < ALIAS_PER_BLOCK; i++) {
-			unsigned idx = b * ALIAS_PER_BLOCK + i;
-			uint64_t saved = alias_saved(st, port, idx);
-			uint64_t act = alias_get(st, port, idx);
-			uint64_t d = read && idx < cap ? dev[i] : 0;
-
-			if (idx == 0 || (saved == 0 && d == 0))
-				continue;
-			r[n].index = idx;
-			r[n].guid = saved != 0 ? saved : d;
-			r[n].state = act != 0 ? "assigned" : saved != 0 ?
-			    "saved" : "device";
-			r[n].read = read && idx < cap;
-			r[n].device = d;
-			r[n].match = r[n].read && d == act;
-			n++;
-		}
-	}
-	return n;
-}
-
-static int
-guid_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void
-guid_port_name(const struct fabric *f, uint64_t port, uint32_t *lid,
-    char *desc, size_t len)
-{
-	uint32_t p = f != NULL ? query_port_by_guid(f, port) : FABRIC_NONE;
-
-	*lid = 0;
-	desc[0] = '\0';
-	if (p == FABRIC_NONE)
-		return;
-	*lid = f->ports[p].lid;
-	query_node_name(f, f->ports[p].node, desc, len);
-}
-
-void
-show_guids(struct show *s, const struct fabric *f,
-    const struct alias_store *st)
-{
-	struct guid_row *rows;
-	uint64_t *ports = NULL;
-	size_t np = 0, nr;
-	struct table t;
-	char desc[65];
-	uint32_t lid;
-
-	if (st != NULL) {
-		np = alias_ports(st, NULL, 0);
-		ports = calloc(np + 1, sizeof(*ports));
-		if (ports == NULL)
-			fatal("show: guids");
-		np = alias_ports(st, ports, np);
-		qsort(ports, np, sizeof(*ports), guid_cmp);
-	}
-	if ((rows = calloc(ALIAS_MAX_INDEX, sizeof(*rows))) == NULL)
-		fatal("show: guids");
-	if (s->json) {
-		json_object_begin(&s->j);
-		json_kv_bool(&s->j, "enabled", st != NULL);
-		json_key(&s->j, "ports");
-		json_array_begin(&s->j);
-	} else if (st == NULL) {
-		show_printf(s, "alias GUIDs are off (virtualization mode is "
-		    "not enabled)\n");
-	} else {
-		table_init(&t, "llrrllll");
-		table_cell(&t, "PORT GUID");
-		table_cell(&t, "DESCRIPTION");
-		table_cell(&t, "LID");
-		table_cell(&t, "INDEX");
-		table_cell(&t, "ALIAS GUID");
-		table_cell(&t, "STATE");
-		table_cell(&t, "DEVICE");
-		table_cell(&t, "MATCH");
-	}
-	for (size_t i = 0; i < np; i++) {
-		nr = guid_rows(st, ports[i], rows);
-		if (nr == 0)
-			continue;
-		guid_port_name(f, ports[i], &lid, desc, sizeof(desc));
-		if (s->json) {
-			json_object_begin(&s->j);
-			json_kv_guid(&s->j, "port_guid", ports[i]);
-			json_kv_string(&s->j, "description", desc);
-			json_kv_uint(&s->j, "lid", lid);
-			json_key(&s->j, "guids");
-			json_array_begin(&s->j);
-		}
-		for (size_t k = 0; k < nr; k++) {
-			const struct guid_row *r = &rows[k];
-
-			if (s->json) {
-				json_object_begin(&s->j);
-				json_kv_uint(&s->j, "index", r->index);
-				json_kv_guid(&s->j, "guid", r->guid);
-				json_kv_string(&s->j, "state", r->state);
-				json_key(&s->j, "device");
-				if (r->read)
-					json_guid(&s->j, r->device);
-				else
-					json_null(&s->j);
-				json_kv_bool(&s->j, "match", r->match);
-				json_object_end(&s->j);
-				continue;
-			}
-			table_cell(&t, "0x%016" PRIx64, ports[i]);
-			table_cell(&t, "%s", desc);
-			table_cell(&t, "%" PRIu32, lid);
-			table_cell(&t, "%u", r->index);
-			table_cell(&t, "0x%016" PRIx64, r->guid);
-			table_cell(&t, "%s", r->state);
-			if (r->read)
-				table_cell(&t, "0x%016" PRIx64, r->device);
-			else
-				table_cell(&t, "unread");
-			table_cell(&t, "%s", !r->read ? "-" : r->match ?
-			    "yes" : "no");
-		}
-		if (s->json) {
-			json_array_end(&s->j);
-			json_object_end(&s->j);
-		}
-	}
-	if (s->json) {
-		json_array_end(&s->j);
-		json_object_end(&s->j);
-	} else if (st != NULL) {
-		table_print(&t, &s->text);
-		table_free(&t);
-	}
-	free(rows);
-	free(ports);
 }
 
 /* ------------------------------------------------------------ partitions */
@@ -1897,22 +1077,26 @@ partition_json(struct json *j, const struct pkey_partition *pt,
 	json_object_end(j);
 }
 
-void
-show_partitions(struct show *s, const struct pkey_policy *p,
+static void
+partitions_text(struct show *s, const struct pkey_policy *p,
     const struct fabric *f, const char *text)
 {
 	size_t n;
 
-	if (!s->json) {
-		if (text == NULL)
-			show_printf(s, "no partition policy\n");
-		else {
-			n = strlen(text);
-			show_printf(s, "%s%s", text,
-			    n && text[n - 1] == '\n' ? "" : "\n");
-		}
+	(void)p;
+	(void)f;
+	if (text == NULL) {
+		show_printf(s, "no partition policy\n");
 		return;
 	}
+	n = strlen(text);
+	show_printf(s, "%s%s", text, n && text[n - 1] == '\n' ? "" : "\n");
+}
+
+static void
+partitions_json(struct show *s, const struct pkey_policy *p,
+    const struct fabric *f, const char *text)
+{
 	json_object_begin(&s->j);
 	json_key(&s->j, "partitions");
 	if (p == NULL)
@@ -1927,3 +1111,123 @@ show_partitions(struct show *s, const struct pkey_policy *p,
 	json_kv_string(&s->j, "policy", text);
 	json_object_end(&s->j);
 }
+
+void
+show_partitions(struct show *s, const struct pkey_policy *p,
+    const struct fabric *f, const char *text)
+{
+	output(s)->partitions(s, p, f, text);
+}
+
+/* ------------------------------------------------------------ answers */
+
+static void
+reloaded_text(struct show *s)
+{
+	show_printf(s, "configuration reloaded\n");
+}
+
+static void
+reloaded_json(struct show *s)
+{
+	json_object_begin(&s->j);
+	json_kv_bool(&s->j, "reloaded", true);
+	json_object_end(&s->j);
+}
+
+void
+show_reloaded(struct show *s)
+{
+	output(s)->reloaded(s);
+}
+
+static void
+sweeps_enabled_text(struct show *s, bool on)
+{
+	show_printf(s, "sweeps %s\n", on ? "resumed" : "held: none starts "
+	    "until sweep on");
+}
+
+static void
+sweeps_enabled_json(struct show *s, bool on)
+{
+	json_object_begin(&s->j);
+	json_kv_bool(&s->j, "enabled", on);
+	json_object_end(&s->j);
+}
+
+void
+show_sweeps_enabled(struct show *s, bool on)
+{
+	output(s)->sweeps_enabled(s, on);
+}
+
+static void
+requested_text(struct show *s, const char *what)
+{
+	if (strcmp(what, "reroute") == 0)
+		show_printf(s, "full reroute requested\n");
+	else
+		show_printf(s, "%s sweep requested\n", what);
+}
+
+static void
+requested_json(struct show *s, const char *what)
+{
+	json_object_begin(&s->j);
+	json_kv_string(&s->j, "requested", what);
+	json_object_end(&s->j);
+}
+
+void
+show_requested(struct show *s, const char *what)
+{
+	output(s)->requested(s, what);
+}
+
+static void
+log_level_text(struct show *s, const char *now, const char *was)
+{
+	show_printf(s, "log level %s (was %s)\n", now, was);
+}
+
+static void
+log_level_json(struct show *s, const char *now, const char *was)
+{
+	json_object_begin(&s->j);
+	json_kv_string(&s->j, "log_level", now);
+	json_kv_string(&s->j, "previous", was);
+	json_object_end(&s->j);
+}
+
+void
+show_log_level(struct show *s, const char *now, const char *was)
+{
+	output(s)->log_level(s, now, was);
+}
+
+/* ------------------------------------------------------------ formats */
+
+static const struct fabric_output text_output = {
+	.nodes = nodes_text,
+	.ports = ports_text,
+	.ports_many = ports_many_text,
+	.route = route_text,
+	.partitions = partitions_text,
+	.reloaded = reloaded_text,
+	.sweeps_enabled = sweeps_enabled_text,
+	.requested = requested_text,
+	.log_level = log_level_text,
+};
+
+static const struct fabric_output json_output = {
+	.nodes = nodes_json,
+	.ports = ports_json,
+	.ports_many = ports_many_json,
+	.route = route_json,
+	.partitions = partitions_json,
+	.reloaded = reloaded_json,
+	.sweeps_enabled = sweeps_enabled_json,
+	.requested = requested_json,
+	.log_level = log_level_json,
+};

@@ -15,6 +15,8 @@
 #include "routing/routing.h"
 #include "partitions/partitions.h"
 #include "sm/show.h"
+#include "sm/show_sa.h"
+#include "sm/stats.h"
 #include "tests/unit/testfab.h"
 
 /* ft2 with k = 4: leaves are nodes 0-3 (LIDs 1-4), spines 4-5 (LIDs 5-6),
@@ -734,6 +736,99 @@ START_TEST(test_status_same_keys)
 }
 END_TEST
 
+/* Every section of the counter table (sm/stats.c) present, each counter
+ * a distinct value: the stats file holds each value under the key of its
+ * own field, the JSON has the same paths and the text tree the same
+ * names. */
+START_TEST(test_status_every_counter)
+{
+	struct sweep_status sw = { .state = "idle", .last_kind = "heavy",
+	    .last_ok = true, .last_why = "", .virt = true, .vport_hosts = 2,
+	    .vports_up = 3, .vport_own_lids = 4, .vports_managed = 5,
+	    .vport_sweeps = 6, .vport_clears = 7, .inherit_kept = 8,
+	    .inherit_mixed = 9, .inherit_computed = 10 };
+	struct sa_stats sa = { .requests = 21, .answered = 22, .errors = 23,
+	    .not_serving = 24, .bad_key = 25, .malformed = 26,
+	    .unsupported = 27, .dropped = 28, .answer_max_us = 29,
+	    .reports_sent = 30, .reports_acked = 31, .reports_failed = 32,
+	    .services = 33, .subscriptions = 34 };
+	struct sa_mcmember_stats mcm = { .joins = 41, .leaves = 42,
+	    .creates = 43, .refused = 44, .traps = 45, .unjoinable = 46 };
+	struct vfguid_stats vg = { .sets = 51, .confirmed = 52, .failed = 53,
+	    .restored = 54, .adopted = 55, .writes = 56, .active = 57 };
+	struct vports_result vr = { .pkey_writes = 61, .lid_writes = 62,
+	    .armed = 63, .activated = 64, .smps = 65, .timeouts = 66,
+	    .errors = 100, .rereg_hosts = 67, .rereg_vports = 68 };
+	struct sm_mcast_stats ms = { .groups = 71, .members = 72, .mlids = 73,
+	    .created = 74, .deleted = 75, .joins = 76, .leaves = 77,
+	    .no_mlid = 78, .forgotten = 79, .updates = 80, .rebuilds = 81,
+	    .mft_writes = 82, .mft_failures = 83, .top_sets = 84,
+	    .mlid_limit = 85 };
+	struct show_status st = { .version = "0", .sm_state = "MASTER",
+	    .log_level = "info", .sweep = &sw, .sa = &sa, .sa_serving = true,
+	    .mcm = &mcm, .vfguid = &vg, .vprog = &vr, .mcast = &ms };
+	char *flat = NULL, *json_paths = NULL, *keys;
+	size_t flen = 0, jlen = 0;
+	FILE *fp;
+
+	fp = open_memstream(&flat, &flen);
+	show_status_flat(&st, fp);
+	fclose(fp);
+	ck_assert_msg(strstr(flat, "\nsweep.inherit.lids_kept 8\n"
+	    "sweep.inherit.lids_mixed 9\nsweep.inherit.lids_computed 10\n")
+	    != NULL, "%s", flat);
+	ck_assert_msg(strstr(flat, "\nsa.serving 1\nsa.requests 21\n"
+	    "sa.answered 22\nsa.errors 23\nsa.not_serving 24\nsa.bad_key 25\n"
+	    "sa.malformed 26\nsa.unsupported 27\nsa.dropped 28\n"
+	    "sa.answer_max_us 29\nsa.services 33\nsa.subscriptions 34\n"
+	    "sa.reports_sent 30\nsa.reports_acked 31\nsa.reports_failed 32\n"
+	    "sa.mcmember.joins 41\nsa.mcmember.leaves 42\n"
+	    "sa.mcmember.creates 43\nsa.mcmember.refused 44\n"
+	    "sa.mcmember.unjoinable 46\n") != NULL, "%s", flat);
+	ck_assert_msg(strstr(flat, "\nalias_guids.assigned 57\n"
+	    "alias_guids.sets 51\nalias_guids.confirmed 52\n"
+	    "alias_guids.failed 53\nalias_guids.restored 54\n"
+	    "alias_guids.adopted 55\nalias_guids.file_writes 56\n"
+	    "vports.hosts 2\nvports.up 3\nvports.own_lids 4\n"
+	    "vports.managed 5\nvports.vport_sweeps 6\nvports.clears 7\n"
+	    "vports.last_program.pkey_writes 61\n"
+	    "vports.last_program.lid_writes 62\nvports.last_program.armed 63\n"
+	    "vports.last_program.activated 64\nvports.last_program.smps 65\n"
+	    "vports.last_program.failures 166\n"
+	    "vports.last_program.rereg_hosts 67\n"
+	    "vports.last_program.rereg_vports 68\n") != NULL, "%s", flat);
+	ck_assert_msg(strstr(flat, "\nmcast.groups 71\nmcast.members 72\n"
+	    "mcast.mlids 73\nmcast.mlid_limit 85\nmcast.created 74\n"
+	    "mcast.deleted 75\nmcast.joins 76\nmcast.leaves 77\n"
+	    "mcast.no_mlid 78\nmcast.forgotten 79\nmcast.updates 80\n"
+	    "mcast.rebuilds 81\nmcast.mft_writes 82\nmcast.mft_failures 83\n"
+	    "mcast.top_sets 84\n") != NULL, "%s", flat);
+
+	show_init(&s, true);
+	show_status(&s, &st);
+	ck_assert_msg(balanced(s.j.buf), "%s", s.j.buf);
+	fp = open_memstream(&json_paths, &jlen);
+	json_leaf_paths(s.j.buf, fp);
+	fclose(fp);
+	show_fini(&s);
+	keys = flat_keys_only(flat);
+	ck_assert_msg(strcmp(keys, json_paths) == 0, "flat keys:\n%s\nJSON "
+	    "paths:\n%s", keys, json_paths);
+
+	show_init(&s, false);
+	show_status(&s, &st);
+	ck_assert_msg(strstr(s.text.p, "\nmcast:\n  groups: 71\n  members: 72\n")
+	    != NULL, "%s", s.text.p);
+	ck_assert_ptr_nonnull(strstr(s.text.p, "\n  top_sets: 84\n"));
+	ck_assert_msg(strstr(s.text.p, "\nalias_guids: {assigned: 57, sets: 51,")
+	    != NULL, "%s", s.text.p);
+	show_fini(&s);
+	free(keys);
+	free(flat);
+	free(json_paths);
+}
+END_TEST
+
 START_TEST(test_clean)
 {
 	char buf[16];
@@ -832,6 +927,7 @@ show_suite(void)
 	tcase_add_test(tc, test_clean);
 	tcase_add_test(tc, test_status_sm);
 	tcase_add_test(tc, test_status_same_keys);
+	tcase_add_test(tc, test_status_every_counter);
 	tcase_add_test(tc, test_sa_lists);
 	suite_add_tcase(su, tc);
 	return su;
