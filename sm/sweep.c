@@ -124,7 +124,7 @@ struct sweep {
 	struct inherit *inh;
 	struct lft_set held;            /* the tables in place */
 	struct route_report report;
-	struct inherit_result inherited;        /* of the last takeover */
+	struct keep_result inherited;        /* of the last takeover */
 	struct program_result last_prog;
 	/* light sweep */
 	unsigned light_pending;
@@ -1022,7 +1022,7 @@ keep_held_routes(struct sweep *sw)
 	struct lft_set *out = sw->next_lft;
 	size_t bytes = (size_t)out->nsw * ((size_t)out->max_lid + 1);
 	uint8_t *computed = malloc(bytes ? bytes : 1);
-	struct inherit_result ir;
+	struct keep_result ir;
 	struct acyclic_result ar;
 	struct lft_set eng;
 	bool loop;
@@ -1030,12 +1030,12 @@ keep_held_routes(struct sweep *sw)
 	if (computed == NULL)
 		fatal("sweep: out of memory");
 	memcpy(computed, out->port, bytes);
-	inherit_merge(sw->next, &sw->held, out, &ir);
+	keep_merge(sw->next, &sw->held, out, &ir);
 	eng = *out;
 	eng.port = computed;
 	loop = re != NULL && re->deadlock_free && !cdg_acyclic(sw->next, out,
 	    NULL);
-	if (loop && inherit_break_loops(sw->next, &sw->held, &eng, out, &ir,
+	if (loop && keep_break_loops(sw->next, &sw->held, &eng, out, &ir,
 	    &ar) == 0) {
 		log_info("sweep: the routes in place and %s's mixed have a "
 		    "credit loop: broken with %s's entries in %u LIDs (%"
