@@ -785,6 +785,16 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 	sweep_write_stats(d->sweep);
 }
 
+/* Another SM's SMInfo changed: the status document lists the SMs. */
+static void
+on_sm_peers(void *arg)
+{
+	struct daemon *d = arg;
+
+	notify_status(d);
+	sweep_write_stats(d->sweep);
+}
+
 static void
 on_sm_foreign(void *arg)
 {
@@ -1392,7 +1402,8 @@ main(int argc, char *argv[])
 	struct mad_opts mo;
 	struct smstate_opts sso;
 	struct smstate_hooks ssh = { .sweep = on_sm_sweep,
-	    .changed = on_sm_state, .foreign = on_sm_foreign, .arg = &d };
+	    .changed = on_sm_state, .foreign = on_sm_foreign,
+	    .peers = on_sm_peers, .arg = &d };
 	const char *bad;
 	bool missing;
 	int lock_fd;

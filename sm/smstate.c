@@ -384,9 +384,12 @@ record(struct smstate *s, struct peer *p, const uint8_t *resp)
 		    "GUID 0x%016" PRIx64 "; ignored", p->pub.guid, guid);
 		return false;
 	}
-	if (p->pub.priority != get(d, IB_SMINFO_PRIO_F) ||
-	    p->pub.state != get(d, IB_SMINFO_STATE_F))
+	bool moved = p->pub.priority != get(d, IB_SMINFO_PRIO_F) ||
+	    p->pub.state != get(d, IB_SMINFO_STATE_F);
+
+	if (moved)
 		p->refused = false;
+	moved = moved || !p->pub.answered;
 	p->pub.priority = (uint8_t)get(d, IB_SMINFO_PRIO_F);
 	p->pub.state = (enum sm_state)get(d, IB_SMINFO_STATE_F);
 	p->pub.trusted = mad_get_field64((void *)d, 0, IB_SMINFO_KEY_F) ==
@@ -395,6 +398,8 @@ record(struct smstate *s, struct peer *p, const uint8_t *resp)
 	p->pub.answered = true;
 	p->pub.misses = 0;
 	p->last_answer = now(s);
+	if (moved && s->h.peers != NULL)
+		s->h.peers(s->h.arg);
 	return true;
 }
 

@@ -84,6 +84,9 @@ struct smstate_hooks {
 	/* The SMInfo state changed (after the change). */
 	void (*changed)(void *arg, enum sm_state from, enum sm_state to,
 	    const char *why);
+	/* What another SM told of itself changed (its priority or state,
+	 * or it answered for the first time). May be NULL. */
+	void (*peers)(void *arg);
 	void *arg;
 };
 

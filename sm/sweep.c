@@ -1,4 +1,5 @@
 #include "sm/sweep.h"
+#include "sm/vlids.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -75,7 +76,11 @@ struct sweep {
 	ev_timer hd_timer;      /* a heavy sweep when the first is released */
 	struct lid_map *lids;
 	struct programmer *prog;
-	char guid2lid[4096], stats[4096];
+	char guid2lid[4096], stats[4096], vlids_path[4096];
+	/* vport LIDs last seen running (sm/vlids.h): saved by disabled and
+	 * enabled, forwarded by off */
+	struct vlids vlids;
+	long vlids_fwd;         /* forwarded by the last routing (off) */
 	/* the model in use and the one a heavy sweep builds: adopting the
 	 * new one swaps the pointers, so the model in use never moves while
 	 * readers (the SA's view) hold it */
@@ -178,6 +183,7 @@ static void standby_done(struct sweep *);
 static void start_inherit(struct sweep *);
 static void start_vports(struct sweep *);
 static void vports_done(struct sweep *);
+static void forward_vlids(struct sweep *, const struct fabric *);
 static void route_program(struct sweep *);
 
 static const struct transition fsm_table[] = {
@@ -1693,7 +1699,8 @@ route_program(struct sweep *sw)
 	 * not against a rebalance: links that came back are the engine's */
 	hold = !sw->reroute && !rebalanced &&
 	    (sw->held.nsw > 0 || held_from_cur(sw));
-	vp = sw->o.virt_mode != 0 && sw->next_vp->n > 0;
+	vp = (sw->o.virt_mode != 0 && sw->next_vp->n > 0) ||
+	    (sw->o.virt_mode == 0 && sw->vlids.n > 0);
 	/* held routes and vport LIDs change next_lft after this: then the
 	 * balanced tables are a copy */
 	if (sw->base_next)
@@ -1701,7 +1708,9 @@ route_program(struct sweep *sw)
 	if (hold)
 		keep_held_routes(sw);
 	/* vport LIDs forward where their physical port's do */
-	if (vp) {
+	if (vp && sw->o.virt_mode == 0)
+		forward_vlids(sw, sw->next);
+	else if (vp) {
 		if (lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
 			fatal("sweep: out of memory");
 		copy_vport_lids(sw, sw->next);
@@ -1714,6 +1723,45 @@ route_program(struct sweep *sw)
 	program_start(sw->prog, sw->next, sw->next_lft, sw->want, sm_lid,
 	    &sw->o.prog,
 	    on_programmed, sw);
+}
+
+/* disabled and enabled: the vport LIDs up are remembered for a later run
+ * with virtualization off (sm/vlids.h). */
+static void
+save_vlids(struct sweep *sw)
+{
+	struct vlids now = { NULL, 0 };
+
+	if (sw->o.virt_mode == 0 || sw->vlids_path[0] == '\0')
+		return;
+	vlids_from_set(&now, sw->cur_vp, sw->cur);
+	if (vlids_equal(&now, &sw->vlids)) {
+		vlids_free(&now);
+		return;
+	}
+	if (vlids_save(&now, sw->vlids_path) < 0)
+		log_warn("sweep: cannot save %s", sw->vlids_path);
+	vlids_free(&sw->vlids);
+	sw->vlids = now;
+}
+
+/* off: the vport LIDs an earlier run saw up forward as their hosts'. */
+static void
+forward_vlids(struct sweep *sw, const struct fabric *f)
+{
+	long n = vlids_apply(&sw->vlids, f, sw->next_lft);
+
+	if (n < 0)
+		fatal("sweep: out of memory");
+	if (n != sw->vlids_fwd)
+		log_info("sweep: virtualization off: %ld of the %zu vport LIDs "
+		    "seen running by an earlier run (%s) forwarded as their "
+		    "physical ports' LIDs (no vport attribute is sent)", n,
+		    sw->vlids.n, sw->vlids_path);
+	sw->vlids_fwd = n;
+	if (n > 0 && sw->have_cur)
+		sw->report.blocks_changed = routing_blocks_changed(f,
+		    sw->next_lft, sw->cur, sw->cur_lft);
 }
 
 static void
@@ -1747,6 +1795,7 @@ adopt_next(struct sweep *sw)
 	/* The model in use changes only here: count its holes once, not at
 	 * every light sweep and stats write. */
 	sw->cur_holes = discover_holes(sw->cur, NULL, NULL);
+	save_vlids(sw);
 }
 
 /* The end of a sweep, for status and stats. */
@@ -2208,6 +2257,7 @@ vports_done(struct sweep *sw)
 	vport_set_clear(sw->next_vp);
 	lft_drop(sw, sw->next_lft);
 	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
+	save_vlids(sw);
 	finished(sw, "vport", true);
 	log_info("sweep: vport sweep %" PRIu64 " done", sw->vport_sweeps);
 	write_stats(sw);
@@ -2465,6 +2515,7 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 {
 	struct sweep *sw = calloc(1, sizeof(*sw));
 	unsigned bad = 0;
+	char why[256];
 
 	if (sw == NULL)
 		fatal("sweep: out of memory");
@@ -2505,6 +2556,18 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 			log_info("sweep: %zu LIDs remembered in %s%s",
 			    lid_map_count(sw->lids), sw->guid2lid,
 			    bad ? " (some lines skipped)" : "");
+		snprintf(sw->vlids_path, sizeof(sw->vlids_path),
+		    "%s/vport_lids", o->state_dir);
+		if (vlids_load(&sw->vlids, sw->vlids_path, &bad, why,
+		    sizeof(why)) < 0)
+			log_warnx("sweep: cannot read %s: %s", sw->vlids_path,
+			    why);
+		else if (sw->vlids.n > 0 || bad > 0)
+			log_info("sweep: %zu vport LIDs remembered in %s%s%s",
+			    sw->vlids.n, sw->vlids_path,
+			    bad ? " (some lines skipped)" : "",
+			    o->virt_mode == 0 ? ": forwarded as their "
+			    "physical ports' (virtualization off)" : "");
 	}
 	ev_idle_init(&sw->idle, idle_cb);
 	sw->idle.data = sw;
@@ -2534,6 +2597,7 @@ sweep_free(struct sweep *sw)
 	vports_free(sw->vports);
 	vport_set_fini(sw->cur_vp);
 	vport_set_fini(sw->next_vp);
+	vlids_free(&sw->vlids);
 	lid_map_free(sw->lids);
 	fabric_fini(sw->cur);
 	fabric_fini(sw->next);

@@ -171,7 +171,8 @@ ha_port() {
 ha_sminfo() {
 	local out
 	local st pr g
-	out=$(diag sminfo "$1" 2>/dev/null) || return 1
+	# shellcheck disable=SC2086 # "-D 0": two words
+	out=$(diag sminfo $1 2>/dev/null) || return 1
 	read -r st pr g <<<"$(printf '%s\n' "$out" | sed -n 's/.*sm guid \(0x[0-9a-f]*\), activity count [0-9]* priority \([0-9]*\) state \([0-9]\) \(SMINFO_[A-Z]*\).*/\4 \2 \1/p')"
 	[ -n "$g" ] || return 1
 	printf '%s %s 0x%016x\n' "$st" "$pr" "$g"
@@ -179,6 +180,10 @@ ha_sminfo() {
 
 # ha_sminfo_state LID: SMINFO_MASTER, SMINFO_STANDBY...
 ha_sminfo_state() { ha_sminfo "$1" | awk '{ print $1 }'; }
+
+# ha_sminfo_at HOST: the state of the SM on HOST, asked from HOST itself
+# (sminfo -D 0: its own port, no switch on the way, so no loss either).
+ha_sminfo_at() { SIM_HOST=$1 ha_sminfo "-D 0" | awk '{ print $1 }'; }
 
 # ha_wait_state NAME STATE SECONDS: NAME's own status says STATE
 # (MASTER, STANDBY...); fails when NAME died or it took longer.

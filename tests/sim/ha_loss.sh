@@ -8,8 +8,8 @@
 # the SMs:
 #   - s writes nothing while m lives: the fixture counts every SMP Set s
 #     sends (UMADFIX_SETS), and it stays 0 for LFT, P_Key and PortInfo;
-#   - sminfo from a third host, twice a second, never finds both MASTER
-#     (samples sminfo cannot read under loss are skipped);
+#   - sminfo, twice a second, never finds both MASTER
+#     (asked from each SM's own host, sminfo -D 0: no switch, no loss);
 #   - once the loss is cleared, m is the one master and the fabric is right.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ha_lib.sh"
@@ -46,8 +46,8 @@ run() {
 	sim_loss 20
 	end=$(($(date +%s) + LOSS_SECS))
 	while [ "$(date +%s)" -lt "$end" ]; do
-		sm=$(DIAG_TIMEOUT=2 ha_sminfo_state "$lid_m" 2>/dev/null || true)
-		ss=$(DIAG_TIMEOUT=2 ha_sminfo_state "$lid_s" 2>/dev/null || true)
+		sm=$(DIAG_TIMEOUT=2 ha_sminfo_at pod0edge0-h0 2>/dev/null || true)
+		ss=$(DIAG_TIMEOUT=2 ha_sminfo_at pod7edge3-h3 2>/dev/null || true)
 		if [ -n "$sm" ] && [ -n "$ss" ]; then
 			samples=$((samples + 1))
 			[ "$sm" = SMINFO_MASTER ] && [ "$ss" = SMINFO_MASTER ] && both=$((both + 1))
@@ -60,6 +60,7 @@ run() {
 	sim_loss 0
 	log "run $r: $samples samples read, $both with two masters; s wrote $w Sets during the loss"
 	[ "$w" = 0 ] || fail "run $r: the standby wrote $w Sets (LFT, P_Key, PortInfo, SwitchInfo) while the master lived"
+	[ "$samples" -gt 0 ] || fail "run $r: no SMInfo sample read from the SMs' own ports"
 	[ "$both" = 0 ] || fail "run $r: both SMs said MASTER in $both of $samples samples"
 	poll_until 60 fabcheck --updown --sm-guid "$guid_m" >/dev/null ||
 	    fail "run $r: fabric wrong after the loss: $(fabcheck --updown --sm-guid "$guid_m" 2>&1 | tail -5)"

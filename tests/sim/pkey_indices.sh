@@ -77,7 +77,7 @@ SIM_HOST=h1 UMADFIX_STATS=$T/sets.other LD_PRELOAD=$SIM_PRELOAD "$IBSMD" \
 pid2=$!
 _track "$pid2"
 i=0
-until grep -qx 'subnet_up 1' "$T/state2/stats" 2>/dev/null; do
+until grep -qx 'sweep.subnet_up 1' "$T/state2/stats" 2>/dev/null; do
 	i=$((i + 1))
 	kill -0 "$pid2" 2>/dev/null || fail "the second ibsmd exited: $(tail -3 "$T/ibsmd2.log")"
 	[ $i -lt 600 ] || fail "the second ibsmd: subnet not up"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Each virtualization mode started on a fabric where VMs are already
-# running (issue 23 point 4): no mode leaves a VM up and unrouted, except
-# `off`, which looks at no vport (documented in ibsmd.conf(5)).
+# running (issue 23 point 4): no mode leaves a VM up and unrouted that it
+# or an earlier run of ibsmd saw (`off` sends no vport attribute: VMs only
+# another SM saw are invisible to it, documented in ibsmd.conf(5)).
 # Two simulated vSwitch adapters (tests/fixture/vdev) on slowlink_ft2: on h1
 # VM A (LIDRequired) and VM B (no LIDRequired: h1's LID), on h2 VM C
 # (LIDRequired); A and C share a tenant partition.
@@ -12,7 +13,9 @@
 #     switch, PathRecord A -> C (saquery); D stays in INIT without a LID;
 #     no VPortInfo or VPortPKeyTable Set reaches h1 or h2;
 #   - off, restarted with them running: no vport SMP at all reaches h1 or
-#     h2, and no port is given A's or C's LID (guid2lid keeps them);
+#     h2, no port is given A's or C's LID (guid2lid keeps them), and A's
+#     and C's LIDs forward in every switch as h1's and h2's (the vport LIDs
+#     the disabled run saw up, remembered in state/vport_lids);
 #   - enabled again: A and C keep their LIDs, D is brought up.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/vdev_lib.sh"
@@ -118,7 +121,19 @@ lids=$(for l in $(diag saquery NR 2>/dev/null | sed -n 's/^[[:space:]]*lid\.*//p
 [ -n "$lids" ] || fail "off: no LIDs from saquery NodeRecords"
 case " $lids " in *" $LA "*|*" $LC "*) fail "off: a port was given a VM's LID ($LA or $LC): $lids" ;; esac
 fts
-log "off: no vport SMP; VM LIDs $LA, $LC given to no port (ports: $lids; forwarded: A [$(exits "$LA" | tr '\n' ' ')], C [$(exits "$LC" | tr '\n' ' ')])"
+routed "$LA" "$P1" "off: running VM A (remembered)"
+routed "$LC" "$P2" "off: running VM C (remembered)"
+log "off: no vport SMP; VM LIDs $LA, $LC given to no port (ports: $lids) and forwarded as h1's and h2's (state/vport_lids of the disabled run)"
+
+# ---- off, once more with the state directory's memory of the VMs gone:
+# nothing tells ibsmd of them (the case documented in ibsmd.conf(5))
+sm_stop
+rm -f "$T/state/vport_lids"
+sm_start -P "$T/partitions.conf"
+wait_subnet_up 60
+fts
+[ -z "$(exits "$LA")" ] || log "off without vport_lids: LID $LA still forwarded (entries kept)"
+log "off without vport_lids: A forwarded at [$(exits "$LA" | tr '\n' ' ')], C at [$(exits "$LC" | tr '\n' ' ')]"
 
 # ---- enabled again
 sm_stop
