@@ -1,5 +1,5 @@
 /*
- * Keeping the routes in place (sm/inherit.c) on fabrics built in memory:
+ * Keeping the routes in place (routing/keep.c) on fabrics built in memory:
  * routes that deliver as short as the engine's stay, the others are
  * replaced, per switch where that is enough, per destination otherwise.
  * testfab_check() judges the result with its own BFS.
