@@ -512,8 +512,8 @@ START_TEST(test_balance_takeover)
 	struct sel s = { chain_ftree, 2, NULL, NULL, NULL, false, false,
 	    false };
 	struct fabric whole, down;
-	struct update_res m, r1, r2;
-	struct lft_set held;
+	struct update_res m, r1, r2, r3;
+	struct lft_set held, held2;
 	struct update *um = update_new(), *us = update_new();
 
 	build(&whole, FT3_8, NULL, 0);
@@ -526,6 +526,19 @@ START_TEST(test_balance_takeover)
 	ck_assert(r1.held);
 	ck_assert_uint_gt(r1.kept.kept, 0);
 	assert_delivers(&down, &r1.lft, true);
+	/* s, master of the degraded fabric before (its model in use), takes
+	 * the whole fabric over from m: the routes read are kept, all of
+	 * them, however the model in use differs */
+	s.cur_f = &down;
+	s.cur = &r1.lft;
+	ck_assert_int_eq(lft_set_copy(&held2, &m.lft, whole.nnodes), 0);
+	s.held = &held2;
+	s.keep_routes = true;
+	run(us, &whole, &s, &r3);
+	ck_assert(r3.held && !r3.rebalanced);
+	ck_assert(same(&r3.lft, &m.lft));
+	lft_set_fini(&r3.lft);
+	lft_set_fini(&held2);
 	s.held = NULL;
 	s.takeover = false;
 	s.keep_routes = true;
@@ -556,8 +569,9 @@ START_TEST(test_opensm_keep)
 	struct sel s = { chain_ftree, 2, NULL, NULL, NULL, false, true,
 	    true };
 	struct fabric f;
-	struct update_res r1, r2, r3;
+	struct update_res r1, r2, r3, r4;
 	struct lft_set held, fresh;
+	struct fabric f1;
 	struct route_report rep;
 	uint64_t bound = 0;
 	bool swblk[1024] = { false };
@@ -612,6 +626,15 @@ START_TEST(test_opensm_keep)
 	run(u, &f, &s, &r2);
 	ck_assert(r2.held);
 	ck_assert(same(&r2.lft, &r1.lft));
+	/* a cable lost in the subnet taken over: the routes in place kept
+	 * where they deliver, no repair in place */
+	build(&f1, FT3_8, &POD1EDGE2_AGG3, 1);
+	s.cur = &r1.lft;
+	run(u, &f1, &s, &r4);
+	ck_assert(r4.held && !r4.repaired);
+	assert_delivers(&f1, &r4.lft, true);
+	lft_set_fini(&r4.lft);
+	fabric_fini(&f1);
 	/* ibsmctl reroute: the engine's fresh route, nothing kept */
 	s.cur = &r2.lft;
 	s.reroute = true;
@@ -959,6 +982,48 @@ START_TEST(test_random_no_longer)
 }
 END_TEST
 
+/* minhop on irregular fabrics, healed in another discovery order (seed 3,
+ * cables 19 and 1): neither the tables in use nor the balanced tables are
+ * taken back with a credit loop where minhop's own route has none. */
+START_TEST(test_random_minhop_heal)
+{
+	static const uint32_t ports[] = { 19, 1 };
+
+	for (size_t c = 0; c < 2; c++) {
+		struct sel s = { chain_minhop, 1, NULL, NULL, NULL, false,
+		    false, false };
+		struct fabric whole, down, other;
+		struct update_res r0, r1, r2;
+		struct lft_set fresh;
+		struct route_report rep;
+		struct update *u = update_new();
+
+		random_pair(3, ports[c], &whole, &down);
+		reordered(&whole, &other, 0);
+		run(u, &whole, &s, &r0);
+		s.cur_f = &whole;
+		s.cur = &r0.lft;
+		run(u, &down, &s, &r1);
+		s.cur_f = &down;
+		s.cur = &r1.lft;
+		run(u, &other, &s, &r2);
+		engine(chain_minhop, 1, &other, NULL, NULL, true, &fresh, &rep);
+		ck_assert(cdg_acyclic(&other, &fresh, NULL));
+		ck_assert_msg(cdg_acyclic(&other, &r2.lft, NULL), "cable %u: "
+		    "a credit loop minhop's route has not", ports[c]);
+		assert_delivers(&other, &r2.lft, true);
+		lft_set_fini(&fresh);
+		lft_set_fini(&r0.lft);
+		lft_set_fini(&r1.lft);
+		lft_set_fini(&r2.lft);
+		update_free(u);
+		fabric_fini(&whole);
+		fabric_fini(&down);
+		fabric_fini(&other);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -983,6 +1048,7 @@ main(void)
 	tcase_add_test(tc, test_fresh_becomes_balanced);
 	tcase_add_test(tc, test_random_updn);
 	tcase_add_test(tc, test_random_no_longer);
+	tcase_add_test(tc, test_random_minhop_heal);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
