@@ -25,6 +25,7 @@
 #include "sm/inherit.h"
 #include "sm/lid.h"
 #include "sm/notes.h"
+#include "sm/plan.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
@@ -569,47 +570,13 @@ start_heavy(struct sweep *sw)
 		discover_set_pkeys(sw->disc, &sw->dev_pk);
 }
 
-/* One LID request per end port of the new fabric, the SM's port first;
- * idx[i] is request i's port. */
+/* One LID request per end port of the new fabric and per vport that
+ * wants one (sm/plan.h). */
 static size_t
 lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 {
-	struct fabric *f = sw->next;
-	struct lid_req *reqs;
-	uint32_t *idx;
-	size_t n = 0;
-
-	reqs = calloc((size_t)f->nports + sw->next_vp->n + 1, sizeof(*reqs));
-	idx = calloc((size_t)f->nports + sw->next_vp->n + 1, sizeof(*idx));
-	if (reqs == NULL || idx == NULL)
-		fatal("sweep: out of memory");
-	/* The SM's port first: its LID is the SM LID. */
-	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t p = 0; p < f->nports; p++) {
-			const struct fabric_port *port = &f->ports[p];
-
-			if ((pass == 0) != (p == f->sm_port) ||
-			    !fabric_port_is_endport(f, p))
-				continue;
-			reqs[n].guid = port->guid;
-			reqs[n].cur = port->info_valid ? (uint16_t)mad_get_field(
-			    (void *)port->info, 0, IB_PORT_LID_F) : 0;
-			idx[n++] = p;
-		}
-	/* vports with LIDRequired (enabled; ignore: those running, see
-	 * vport_keep_running): idx past the ports */
-	for (uint32_t v = 0; sw->o.virt_mode != 0 && v < sw->next_vp->n; v++) {
-		const struct vport *vp = &sw->next_vp->v[v];
-
-		if (!vport_wants_lid(vp))
-			continue;
-		reqs[n].guid = vp->guid;
-		reqs[n].cur = vp->cur_lid;
-		idx[n++] = f->nports + v;
-	}
-	*reqsp = reqs;
-	*idxp = idx;
-	return n;
+	return plan_lid_requests(sw->next, sw->next_vp, sw->o.virt_mode, reqsp,
+	    idxp);
 }
 
 static void
@@ -858,122 +825,34 @@ pkey_note(void *arg, enum pkey_note_level level, const char *msg)
 	notes_add(&sw->pknotes, level == PKEY_NOTE_WARN, msg);
 }
 
-/* pkey_opts.alias_port: the physical port of an active VF alias GUID in
- * the fabric being built. */
-static uint32_t
-alias_port_of(void *arg, uint64_t guid)
-{
-	struct sweep *sw = arg;
-	uint64_t port;
-
-	if (sw->o.alias == NULL || !alias_find(sw->o.alias, guid, &port, NULL))
-		return FABRIC_NONE;
-	return query_port_by_guid(sw->pk_fabric, port);
-}
-
-/* A vport GUID named in partitions.conf: its physical port (whose switch
- * neighbour carries its keys, vport_own_table); else a VF alias GUID. */
-static uint32_t
-vport_phys(void *arg, uint64_t guid)
-{
-	struct sweep *sw = arg;
-	uint32_t v = vport_by_guid(sw->next_vp, guid);
-
-	if (v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]))
-		return sw->next_vp->v[v].port;
-	return alias_port_of(sw, guid);
-}
-
-/* A managed vport has its own VPortPKeyTable: its keys stay out of its
- * physical port's table (tenants apart from the hypervisor). */
-static bool
-vport_own_table(void *arg, uint64_t guid)
-{
-	struct sweep *sw = arg;
-	uint32_t v = vport_by_guid(sw->next_vp, guid);
-
-	return v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]);
-}
-
-/* Each managed vport's own table, the one it had (by GUID) keeping its
- * indices. */
 static void
-build_vport_pkeys(struct sweep *sw)
+pkey_warn(void *arg, const char *msg)
 {
-	struct vport_set *s = sw->next_vp;
-
-	for (uint32_t i = 0; i < s->n; i++) {
-		struct vport *v = &s->v[i];
-		const struct vport *old = NULL;
-		uint32_t o;
-		size_t dropped;
-
-		if (!vport_is_managed(v) || v->pkey_cap == 0 ||
-		    vport_pkeys_alloc(s, i) == NULL)
-			continue;
-		if (sw->have_cur &&
-		    (o = vport_by_guid(sw->cur_vp, v->guid)) != FABRIC_NONE)
-			old = &sw->cur_vp->v[o];
-		/* the table it had (by GUID), else the one it holds */
-		dropped = pkey_vport_table(sw->o.policy, v->guid, v->desc,
-		    sw->o.allow_both_pkeys, old && old->pkeys ? old->pkeys :
-		    v->dev_pkeys, old && old->pkeys ? old->pkey_cap :
-		    v->dev_pkeys ? v->pkey_cap : 0, v->pkeys, v->pkey_cap);
-		if (dropped > 0)
-			log_warnx("partitions: vport 0x%016" PRIx64 ": %zu "
-			    "P_Key(s) do not fit its VPartitionCap of %u",
-			    v->guid, dropped, v->pkey_cap);
-	}
+	(void)arg;
+	log_warnx("%s", msg);
 }
 
 /* P_Key tables for the new fabric, the previous ones keeping indices
- * stable, and the programmer's view of them. */
+ * stable, and the programmer's view of them (sm/plan.h). */
 static void
 build_pkeys(struct sweep *sw)
 {
-	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys,
-	    .alias_port = sw->o.alias != NULL ? alias_port_of : NULL,
-	    .alias_arg = sw };
-	const struct fabric *f = sw->pk_fabric;
-
-	if (sw->o.virt_mode != 0 && sw->next_vp->n > 0) {
-		po.alias_port = vport_phys;
-		po.alias_own_table = vport_own_table;
-		po.alias_arg = sw;
-	}
+	struct plan_pkeys p = {
+		.policy = sw->o.policy, .f = sw->pk_fabric, .vps = sw->next_vp,
+		.cur_vps = sw->have_cur ? sw->cur_vp : NULL,
+		.alias = sw->o.alias, .dev = &sw->dev_pk,
+		.cur = sw->have_cur ? sw->cur_pk : NULL,
+		.allow_both = sw->o.allow_both_pkeys, .enforce = sw->o.enforce,
+		.virt_mode = sw->o.virt_mode, .note = pkey_note,
+		.note_arg = sw, .warn = pkey_warn,
+	};
 
 	free(sw->want);
-	sw->want = NULL;
-	pkey_tables_free(sw->next_pk);
-	if (sw->o.policy == NULL)
-		return;
-	notes_begin(&sw->pknotes);
-	if (sw->dev_pk.n > 0)
-		pkey_tables_sort(&sw->dev_pk);
-	pkey_tables_build(sw->o.policy, f, sw->dev_pk.n > 0 ? &sw->dev_pk :
-	    sw->have_cur ? sw->cur_pk : NULL, &po, sw->next_pk, pkey_note, sw);
-	pkey_tables_free(&sw->dev_pk);
-	notes_end(&sw->pknotes);
-	if ((sw->want = calloc(f->nports, sizeof(*sw->want))) == NULL)
-		fatal("sweep: out of memory");
-	for (uint32_t p = 0; p < f->nports; p++)
-		sw->want[p].enforce = -1;
-	for (size_t i = 0; i < sw->next_pk->n; i++) {
-		const struct pkey_table *t = &sw->next_pk->v[i];
-		struct pkey_want *w = &sw->want[t->port];
-
-		if (t->kind == PKEY_TABLE_ENFORCE) {
-			/* Enforcement only where the neighbour's whole set
-			 * fits; off leaves the switch tables alone. */
-			w->enforce = (int8_t)(t->enforce ? sw->o.enforce : 0);
-			if (sw->o.enforce == 0)
-				continue;
-		}
-		w->keys = t->keys;
-		w->n = t->cap;
-	}
-	if (sw->o.virt_mode != 0)
-		build_vport_pkeys(sw);
+	if (sw->o.policy != NULL)
+		notes_begin(&sw->pknotes);
+	plan_pkeys(&p, sw->next_pk, &sw->want);
+	if (sw->o.policy != NULL)
+		notes_end(&sw->pknotes);
 }
 
 /* Nodes a discovery could not reach behind ports that are up (lost SMPs,
