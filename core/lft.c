@@ -34,12 +34,27 @@ lft_set_init(struct lft_set *s, const struct fabric *f)
 	return 0;
 }
 
+/* Let go of the rows: freed unless another set shares them. */
+static void
+release_rows(struct lft_set *s)
+{
+	if (s->refs != NULL && --*s->refs > 0) {
+		s->refs = NULL;
+		s->port = NULL;
+		return;
+	}
+	free(s->refs);
+	free(s->port);
+	s->refs = NULL;
+	s->port = NULL;
+}
+
 void
 lft_set_fini(struct lft_set *s)
 {
 	free(s->sw_node);
 	free(s->node_sw);
-	free(s->port);
+	release_rows(s);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -57,7 +72,7 @@ lft_set_grow(struct lft_set *s, uint16_t max_lid)
 	memset(p, LFT_NO_ROUTE, s->nsw * neww);
 	for (uint32_t sw = 0; sw < s->nsw; sw++)
 		memcpy(p + sw * neww, s->port + sw * oldw, oldw);
-	free(s->port);
+	release_rows(s);
 	s->port = p;
 	s->max_lid = max_lid;
 	return 0;
@@ -81,5 +96,54 @@ lft_set_copy(struct lft_set *dst, const struct lft_set *src, uint32_t nnodes)
 	memcpy(dst->sw_node, src->sw_node, src->nsw * sizeof(uint32_t));
 	memcpy(dst->node_sw, src->node_sw, nnodes * sizeof(uint32_t));
 	memcpy(dst->port, src->port, entries);
+	return 0;
+}
+
+int
+lft_set_share(struct lft_set *dst, struct lft_set *src, uint32_t nnodes)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (src->refs == NULL) {
+		if ((src->refs = malloc(sizeof(*src->refs))) == NULL)
+			return -1;
+		*src->refs = 1;
+	}
+	dst->nsw = src->nsw;
+	dst->max_lid = src->max_lid;
+	dst->sw_node = malloc((src->nsw ? src->nsw : 1) * sizeof(uint32_t));
+	dst->node_sw = malloc((nnodes ? nnodes : 1) * sizeof(uint32_t));
+	if (dst->sw_node == NULL || dst->node_sw == NULL) {
+		free(dst->sw_node);
+		free(dst->node_sw);
+		memset(dst, 0, sizeof(*dst));
+		return -1;
+	}
+	memcpy(dst->sw_node, src->sw_node, src->nsw * sizeof(uint32_t));
+	memcpy(dst->node_sw, src->node_sw, nnodes * sizeof(uint32_t));
+	dst->port = src->port;
+	dst->refs = src->refs;
+	(*src->refs)++;
+	return 0;
+}
+
+int
+lft_set_own(struct lft_set *s)
+{
+	size_t entries = (size_t)s->nsw * ((size_t)s->max_lid + 1);
+	uint8_t *p;
+
+	if (s->refs == NULL)
+		return 0;
+	if (*s->refs == 1) {
+		free(s->refs);
+		s->refs = NULL;
+		return 0;
+	}
+	if ((p = malloc(entries ? entries : 1)) == NULL)
+		return -1;
+	memcpy(p, s->port, entries);
+	(*s->refs)--;
+	s->refs = NULL;
+	s->port = p;
 	return 0;
 }

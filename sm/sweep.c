@@ -25,6 +25,7 @@
 #include "sm/inherit.h"
 #include "sm/lid.h"
 #include "sm/notes.h"
+#include "sm/plan.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
@@ -33,9 +34,7 @@
 #include "sm/vports.h"
 #include "core/vport.h"
 #include "core/vattr.h"
-#include "routing/cdg.h"
-#include "routing/kernel.h"
-#include "routing/repair.h"
+#include "routing/update.h"
 
 enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
 		   ST_VPORT, ST_COUNT };
@@ -113,23 +112,12 @@ struct sweep {
 	bool reroute;
 	uint64_t rebalances;            /* heals routed afresh, reroutes */
 	uint64_t repairs;               /* losses repaired in place */
-	/* The last tables routed afresh (a fresh start, a reroute), by
-	 * switch GUID: when links come back the fabric may be whole again,
-	 * and these are its balanced routes, reached from the degraded ones
-	 * by undoing just what the faults moved. */
-	uint64_t *base_guid;            /* [base_nsw] */
-	uint8_t *base_rows;             /* [base_nsw][base_max + 1] */
-	/* base_rows are a table set's own rows (the set routed afresh, until
-	 * it lets them go: lft_drop), not a copy */
-	bool base_borrowed;
-	uint32_t base_nsw;
-	uint16_t base_max;
-	uint32_t base_links;            /* usable switch links they knew */
-	bool base_next;                 /* next_lft was routed afresh */
+	/* route selection, and the balanced tables it keeps */
+	struct update *upd;
 	struct inherit *inh;
 	struct lft_set held;            /* the tables in place */
 	struct route_report report;
-	struct inherit_result inherited;        /* of the last takeover */
+	struct keep_result inherited;        /* of the last takeover */
 	struct program_result last_prog;
 	/* light sweep */
 	unsigned light_pending;
@@ -582,47 +570,13 @@ start_heavy(struct sweep *sw)
 		discover_set_pkeys(sw->disc, &sw->dev_pk);
 }
 
-/* One LID request per end port of the new fabric, the SM's port first;
- * idx[i] is request i's port. */
+/* One LID request per end port of the new fabric and per vport that
+ * wants one (sm/plan.h). */
 static size_t
 lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 {
-	struct fabric *f = sw->next;
-	struct lid_req *reqs;
-	uint32_t *idx;
-	size_t n = 0;
-
-	reqs = calloc((size_t)f->nports + sw->next_vp->n + 1, sizeof(*reqs));
-	idx = calloc((size_t)f->nports + sw->next_vp->n + 1, sizeof(*idx));
-	if (reqs == NULL || idx == NULL)
-		fatal("sweep: out of memory");
-	/* The SM's port first: its LID is the SM LID. */
-	for (int pass = 0; pass < 2; pass++)
-		for (uint32_t p = 0; p < f->nports; p++) {
-			const struct fabric_port *port = &f->ports[p];
-
-			if ((pass == 0) != (p == f->sm_port) ||
-			    !fabric_port_is_endport(f, p))
-				continue;
-			reqs[n].guid = port->guid;
-			reqs[n].cur = port->info_valid ? (uint16_t)mad_get_field(
-			    (void *)port->info, 0, IB_PORT_LID_F) : 0;
-			idx[n++] = p;
-		}
-	/* vports with LIDRequired (enabled; ignore: those running, see
-	 * vport_keep_running): idx past the ports */
-	for (uint32_t v = 0; sw->o.virt_mode != 0 && v < sw->next_vp->n; v++) {
-		const struct vport *vp = &sw->next_vp->v[v];
-
-		if (!vport_wants_lid(vp))
-			continue;
-		reqs[n].guid = vp->guid;
-		reqs[n].cur = vp->cur_lid;
-		idx[n++] = f->nports + v;
-	}
-	*reqsp = reqs;
-	*idxp = idx;
-	return n;
+	return plan_lid_requests(sw->next, sw->next_vp, sw->o.virt_mode, reqsp,
+	    idxp);
 }
 
 static void
@@ -807,10 +761,6 @@ complete(struct sweep *sw)
 	return sw->why[0] == '\0';
 }
 
-static bool complete(struct sweep *sw);
-static void __attribute__((format(printf, 2, 3)))
-why_add(struct sweep *sw, const char *fmt, ...);
-
 static void
 on_vports_programmed(void *arg, const struct vports_result *r)
 {
@@ -875,202 +825,34 @@ pkey_note(void *arg, enum pkey_note_level level, const char *msg)
 	notes_add(&sw->pknotes, level == PKEY_NOTE_WARN, msg);
 }
 
-/* pkey_opts.alias_port: the physical port of an active VF alias GUID in
- * the fabric being built. */
-static uint32_t
-alias_port_of(void *arg, uint64_t guid)
-{
-	struct sweep *sw = arg;
-	uint64_t port;
-
-	if (sw->o.alias == NULL || !alias_find(sw->o.alias, guid, &port, NULL))
-		return FABRIC_NONE;
-	return query_port_by_guid(sw->pk_fabric, port);
-}
-
-/* A vport GUID named in partitions.conf: its physical port (whose switch
- * neighbour carries its keys, vport_own_table); else a VF alias GUID. */
-static uint32_t
-vport_phys(void *arg, uint64_t guid)
-{
-	struct sweep *sw = arg;
-	uint32_t v = vport_by_guid(sw->next_vp, guid);
-
-	if (v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]))
-		return sw->next_vp->v[v].port;
-	return alias_port_of(sw, guid);
-}
-
-/* A managed vport has its own VPortPKeyTable: its keys stay out of its
- * physical port's table (tenants apart from the hypervisor). */
-static bool
-vport_own_table(void *arg, uint64_t guid)
-{
-	struct sweep *sw = arg;
-	uint32_t v = vport_by_guid(sw->next_vp, guid);
-
-	return v != FABRIC_NONE && vport_is_managed(&sw->next_vp->v[v]);
-}
-
-/* Each managed vport's own table, the one it had (by GUID) keeping its
- * indices. */
 static void
-build_vport_pkeys(struct sweep *sw)
+pkey_warn(void *arg, const char *msg)
 {
-	struct vport_set *s = sw->next_vp;
-
-	for (uint32_t i = 0; i < s->n; i++) {
-		struct vport *v = &s->v[i];
-		const struct vport *old = NULL;
-		uint32_t o;
-		size_t dropped;
-
-		if (!vport_is_managed(v) || v->pkey_cap == 0 ||
-		    vport_pkeys_alloc(s, i) == NULL)
-			continue;
-		if (sw->have_cur &&
-		    (o = vport_by_guid(sw->cur_vp, v->guid)) != FABRIC_NONE)
-			old = &sw->cur_vp->v[o];
-		/* the table it had (by GUID), else the one it holds */
-		dropped = pkey_vport_table(sw->o.policy, v->guid, v->desc,
-		    sw->o.allow_both_pkeys, old && old->pkeys ? old->pkeys :
-		    v->dev_pkeys, old && old->pkeys ? old->pkey_cap :
-		    v->dev_pkeys ? v->pkey_cap : 0, v->pkeys, v->pkey_cap);
-		if (dropped > 0)
-			log_warnx("partitions: vport 0x%016" PRIx64 ": %zu "
-			    "P_Key(s) do not fit its VPartitionCap of %u",
-			    v->guid, dropped, v->pkey_cap);
-	}
+	(void)arg;
+	log_warnx("%s", msg);
 }
 
 /* P_Key tables for the new fabric, the previous ones keeping indices
- * stable, and the programmer's view of them. */
+ * stable, and the programmer's view of them (sm/plan.h). */
 static void
 build_pkeys(struct sweep *sw)
 {
-	struct pkey_opts po = { .allow_both = sw->o.allow_both_pkeys,
-	    .alias_port = sw->o.alias != NULL ? alias_port_of : NULL,
-	    .alias_arg = sw };
-	const struct fabric *f = sw->pk_fabric;
-
-	if (sw->o.virt_mode != 0 && sw->next_vp->n > 0) {
-		po.alias_port = vport_phys;
-		po.alias_own_table = vport_own_table;
-		po.alias_arg = sw;
-	}
+	struct plan_pkeys p = {
+		.policy = sw->o.policy, .f = sw->pk_fabric, .vps = sw->next_vp,
+		.cur_vps = sw->have_cur ? sw->cur_vp : NULL,
+		.alias = sw->o.alias, .dev = &sw->dev_pk,
+		.cur = sw->have_cur ? sw->cur_pk : NULL,
+		.allow_both = sw->o.allow_both_pkeys, .enforce = sw->o.enforce,
+		.virt_mode = sw->o.virt_mode, .note = pkey_note,
+		.note_arg = sw, .warn = pkey_warn,
+	};
 
 	free(sw->want);
-	sw->want = NULL;
-	pkey_tables_free(sw->next_pk);
-	if (sw->o.policy == NULL)
-		return;
-	notes_begin(&sw->pknotes);
-	if (sw->dev_pk.n > 0)
-		pkey_tables_sort(&sw->dev_pk);
-	pkey_tables_build(sw->o.policy, f, sw->dev_pk.n > 0 ? &sw->dev_pk :
-	    sw->have_cur ? sw->cur_pk : NULL, &po, sw->next_pk, pkey_note, sw);
-	pkey_tables_free(&sw->dev_pk);
-	notes_end(&sw->pknotes);
-	if ((sw->want = calloc(f->nports, sizeof(*sw->want))) == NULL)
-		fatal("sweep: out of memory");
-	for (uint32_t p = 0; p < f->nports; p++)
-		sw->want[p].enforce = -1;
-	for (size_t i = 0; i < sw->next_pk->n; i++) {
-		const struct pkey_table *t = &sw->next_pk->v[i];
-		struct pkey_want *w = &sw->want[t->port];
-
-		if (t->kind == PKEY_TABLE_ENFORCE) {
-			/* Enforcement only where the neighbour's whole set
-			 * fits; off leaves the switch tables alone. */
-			w->enforce = (int8_t)(t->enforce ? sw->o.enforce : 0);
-			if (sw->o.enforce == 0)
-				continue;
-		}
-		w->keys = t->keys;
-		w->n = t->cap;
-	}
-	if (sw->o.virt_mode != 0)
-		build_vport_pkeys(sw);
-}
-
-/* After a takeover, the tables in place are the ones the last heavy sweep
- * programmed: held, for the new fabric's switches (by GUID). */
-static bool
-held_from_cur(struct sweep *sw)
-{
-	struct lft_set *h = &sw->held;
-
-	if (!sw->keep_routes || !sw->have_cur)
-		return false;
-	if (lft_set_init(h, sw->next) < 0)
-		fatal("sweep: out of memory");
-	for (uint32_t i = 0; i < h->nsw; i++) {
-		uint32_t n = fabric_node_by_guid(sw->cur,
-		    sw->next->nodes[h->sw_node[i]].guid), ci;
-		uint32_t last;
-
-		if (n == FABRIC_NONE || (ci = sw->cur_lft->node_sw[n]) ==
-		    FABRIC_NONE)
-			continue;
-		last = h->max_lid < sw->cur_lft->max_lid ? h->max_lid :
-		    sw->cur_lft->max_lid;
-		memcpy(lft_row(h, i), lft_row(sw->cur_lft, ci), last + 1u);
-	}
-	return true;
-}
-
-/* Keep the routes in place where they deliver (a takeover); the tables
- * must stay deadlock-free if the engine promised it. */
-static void
-keep_held_routes(struct sweep *sw)
-{
-	const struct routing_engine *re = routing_engine_find(sw->report.engine);
-	struct lft_set *out = sw->next_lft;
-	size_t bytes = (size_t)out->nsw * ((size_t)out->max_lid + 1);
-	uint8_t *computed = malloc(bytes ? bytes : 1);
-	struct inherit_result ir;
-	struct acyclic_result ar;
-	struct lft_set eng;
-	bool loop;
-
-	if (computed == NULL)
-		fatal("sweep: out of memory");
-	memcpy(computed, out->port, bytes);
-	inherit_merge(sw->next, &sw->held, out, &ir);
-	eng = *out;
-	eng.port = computed;
-	loop = re != NULL && re->deadlock_free && !cdg_acyclic(sw->next, out,
-	    NULL);
-	if (loop && inherit_break_loops(sw->next, &sw->held, &eng, out, &ir,
-	    &ar) == 0) {
-		log_info("sweep: the routes in place and %s's mixed have a "
-		    "credit loop: broken with %s's entries in %u LIDs (%"
-		    PRIu64 " entries, %" PRIu64 " LFT blocks, %u LIDs wholly "
-		    "%s's)", re->name, re->name, ar.lids, ar.changed,
-		    ar.blocks, ar.engine_lids, re->name);
-		routing_report_fill(sw->next, out, &sw->report);
-		sw->report.deadlock_free = 1;
-	} else if (loop) {
-		log_warnx("sweep: the routes in place and %s's mixed have a "
-		    "credit loop: %s's routes used", re->name, re->name);
-		memcpy(out->port, computed, bytes);
-		memset(&ir, 0, sizeof(ir));
-		ir.computed = out->max_lid;
-	} else {
-		routing_report_fill(sw->next, out, &sw->report);
-		sw->report.deadlock_free = cdg_acyclic(sw->next, out, NULL);
-	}
-	free(computed);
-	lft_set_fini(&sw->held);
-	memset(&sw->held, 0, sizeof(sw->held));
-	if (sw->learn)
-		sw->inherited = ir;
-	if (sw->learn || ir.mixed > 0 || ir.computed > 0)
-		log_info("sweep: routes in place kept for %u LIDs, partly for "
-		    "%u, recomputed for %u", ir.kept, ir.mixed, ir.computed);
-	else
-		log_debug("sweep: routes in place kept for all %u LIDs",
-		    ir.kept);
+	if (sw->o.policy != NULL)
+		notes_begin(&sw->pknotes);
+	plan_pkeys(&p, sw->next_pk, &sw->want);
+	if (sw->o.policy != NULL)
+		notes_end(&sw->pknotes);
 }
 
 /* Nodes a discovery could not reach behind ports that are up (lost SMPs,
@@ -1141,504 +923,6 @@ compute(struct sweep *sw)
 	route_program(sw);
 }
 
-/* A usable switch-to-switch link of the new model that the model in use
- * did not have or could not use (a link that came back, a switch added):
- * routes kept from the degraded fabric may now be less balanced than
- * fresh ones. */
-static bool
-links_came_back(const struct sweep *sw)
-{
-	const struct fabric *nf = sw->next, *cf = sw->cur;
-
-	for (uint32_t p = 0; p < nf->nports; p++) {
-		const struct fabric_port *port = &nf->ports[p];
-		uint32_t pn, cn, cp;
-
-		if (port->num == 0 || port->peer == FABRIC_NONE ||
-		    nf->nodes[port->node].type != NODE_SWITCH ||
-		    nf->nodes[(pn = fabric_peer_node(nf, p))].type != NODE_SWITCH ||
-		    !kernel_link_usable(nf, p))
-			continue;
-		cn = fabric_node_by_guid(cf, nf->nodes[port->node].guid);
-		if (cn == FABRIC_NONE || port->num > cf->nodes[cn].nports)
-			return true;
-		cp = fabric_port_idx(cf, cn, port->num);
-		/* a link the model in use had but routing could not use (a
-		 * port DOWN at one end) comes back too */
-		if (cf->ports[cp].peer == FABRIC_NONE ||
-		    cf->nodes[fabric_peer_node(cf, cp)].guid != nf->nodes[pn].guid ||
-		    !kernel_link_usable(cf, cp))
-			return true;
-	}
-	return false;
-}
-
-/* Usable switch-to-switch links of f (each end counted). */
-static uint32_t
-switch_links(const struct fabric *f)
-{
-	uint32_t n = 0;
-
-	for (uint32_t p = 0; p < f->nports; p++)
-		if (f->ports[p].num != 0 && f->ports[p].peer != FABRIC_NONE &&
-		    f->nodes[f->ports[p].node].type == NODE_SWITCH &&
-		    f->nodes[fabric_peer_node(f, p)].type == NODE_SWITCH &&
-		    kernel_link_usable(f, p))
-			n++;
-	return n;
-}
-
-/* A table set lets its rows go; when they are the balanced tables'
- * (borrowed by save_base), those keep them instead of a copy. */
-static void
-lft_drop(struct sweep *sw, struct lft_set *s)
-{
-	if (sw->base_borrowed && s->port != NULL && s->port == sw->base_rows) {
-		s->port = NULL;
-		sw->base_borrowed = false;
-	}
-	lft_set_fini(s);
-}
-
-/* Remember next_lft, routed afresh, as the balanced tables. When nothing
- * will change next_lft before it is programmed and in use (borrow), its
- * rows are the balanced tables until it lets them go (lft_drop): no copy
- * while they are the tables in use, which on a fresh bring-up they are. */
-static void
-save_base(struct sweep *sw, bool borrow)
-{
-	const struct lft_set *s = sw->next_lft;
-	size_t row = (size_t)s->max_lid + 1;
-
-	free(sw->base_guid);
-	if (!sw->base_borrowed)
-		free(sw->base_rows);
-	sw->base_guid = xcalloc(s->nsw ? s->nsw : 1, sizeof(*sw->base_guid));
-	for (uint32_t i = 0; i < s->nsw; i++)
-		sw->base_guid[i] = sw->next->nodes[s->sw_node[i]].guid;
-	sw->base_borrowed = borrow;
-	if (borrow) {
-		sw->base_rows = s->port;
-	} else {
-		sw->base_rows = xcalloc(s->nsw ? s->nsw : 1, row);
-		for (uint32_t i = 0; i < s->nsw; i++)
-			memcpy(sw->base_rows + i * row, lft_row(s, i), row);
-	}
-	sw->base_nsw = s->nsw;
-	sw->base_max = s->max_lid;
-	sw->base_links = switch_links(sw->next);
-}
-
-/* The balanced tables, laid out for the new model (switches it lacks are
- * left unrouted); -1 when there are none. */
-static int
-base_for_next(struct sweep *sw, struct lft_set *out)
-{
-	size_t row = (size_t)sw->base_max + 1;
-
-	if (sw->base_rows == NULL || lft_set_init(out, sw->next) < 0)
-		return -1;
-	for (uint32_t i = 0; i < sw->base_nsw; i++) {
-		uint32_t n = fabric_node_by_guid(sw->next, sw->base_guid[i]), k;
-		uint32_t last;
-
-		if (n == FABRIC_NONE || (k = out->node_sw[n]) == FABRIC_NONE)
-			continue;
-		last = out->max_lid < sw->base_max ? out->max_lid : sw->base_max;
-		memcpy(lft_row(out, k), sw->base_rows + i * row, last + 1u);
-	}
-	return 0;
-}
-
-/* The balanced tables themselves as a candidate: when they reach every
- * pair the engine's route does (and have no credit loop where its tables
- * have none), the fabric is whole again as they knew it. */
-static int
-base_itself(struct sweep *sw, const struct lft_set *base, struct lft_set *out,
-    struct route_report *rep)
-{
-	size_t bytes = (size_t)base->nsw * ((size_t)base->max_lid + 1);
-	int acyclic;
-
-	if (lft_set_init(out, sw->next) < 0)
-		fatal("sweep: out of memory");
-	memcpy(out->port, base->port, bytes);
-	acyclic = cdg_acyclic(sw->next, out, NULL);
-	if (repair_lost_pairs(sw->next, out, sw->next_lft) > 0 ||
-	    (!acyclic && sw->report.deadlock_free == 1)) {
-		lft_set_fini(out);
-		return -1;
-	}
-	*rep = sw->report;
-	routing_report_fill(sw->next, out, rep);
-	rep->deadlock_free = acyclic;
-	return 0;
-}
-
-/* The tables in use, laid out for the new model, as a candidate: a link
- * that came back may change nothing fresh routing would improve. */
-static int
-in_use_itself(struct sweep *sw, struct lft_set *out, struct route_report *rep)
-{
-	struct lft_set *h = out;
-	int acyclic;
-
-	if (lft_set_init(h, sw->next) < 0)
-		fatal("sweep: out of memory");
-	for (uint32_t i = 0; i < h->nsw; i++) {
-		uint32_t n = fabric_node_by_guid(sw->cur,
-		    sw->next->nodes[h->sw_node[i]].guid), ci, last;
-
-		if (n == FABRIC_NONE || (ci = sw->cur_lft->node_sw[n]) ==
-		    FABRIC_NONE)
-			continue;
-		last = h->max_lid < sw->cur_lft->max_lid ? h->max_lid :
-		    sw->cur_lft->max_lid;
-		memcpy(lft_row(h, i), lft_row(sw->cur_lft, ci), last + 1u);
-	}
-	acyclic = cdg_acyclic(sw->next, h, NULL);
-	if (repair_lost_pairs(sw->next, h, sw->next_lft) > 0 ||
-	    (!acyclic && sw->report.deadlock_free == 1)) {
-		lft_set_fini(h);
-		return -1;
-	}
-	*rep = sw->report;
-	routing_report_fill(sw->next, h, rep);
-	rep->deadlock_free = acyclic;
-	return 0;
-}
-
-/*
- * Links came back (issue 31 point 4). The target is the balance of the
- * engine's fresh tables for the fabric as it is now (a route of it now, or
- * the balanced tables when they were routed afresh for this whole fabric),
- * whatever the SM saw when it started or took over: the busiest link for all-to-all traffic
- * between CAs (routing_max_link_routes; the LIDs a port forwards do not
- * show how routes pile up on a cable) no worse than theirs, no longer in
- * switch hops, nothing less reachable. Reached with the fewest block writes among the tables that
- * meet it: the tables in use as they are, the engine's route preferring
- * their ports (next_lft on entry), the balanced tables last routed afresh
- * and the route preferring their ports, and the fresh tables themselves;
- * the balanced tables whenever they meet it (a heal then undoes exactly
- * what the faults changed).
- */
-enum { CAND_IN_USE, CAND_PREFER_IN_USE, CAND_BASE, CAND_TOWARDS_BASE,
-       CAND_FRESH, CAND_N };
-
-/* Switch hops over every (switch, LID) pair: tables no longer than the
- * fresh ones take no detour the fabric no longer needs. */
-static uint64_t
-total_hops(const struct route_report *r)
-{
-	uint64_t t = 0;
-
-	for (unsigned i = 1; i <= ROUTE_HOPS_MAX; i++)
-		t += (uint64_t)i * r->hops[i];
-	return t;
-}
-
-static void
-rebalance(struct sweep *sw, const struct routing_opts *base_opts)
-{
-	static const char *const how[CAND_N] = { "kept as they are",
-	    "towards the tables in use", "back to the balanced tables",
-	    "towards the balanced tables", "afresh" };
-	struct routing_opts o = *base_opts;
-	struct lft_set cand[CAND_N], base;
-	struct route_report rep[CAND_N];
-	uint64_t cost[CAND_N], links[CAND_N], target;
-	int best = -1, have[CAND_N] = { 0 }, i;
-
-	memset(cand, 0, sizeof(cand));
-	memset(&base, 0, sizeof(base));
-	o.prev_fabric = sw->cur;
-	o.prev = sw->cur_lft;
-	o.fresh = true;
-	have[CAND_FRESH] = routing_run(sw->o.chain, sw->o.nchain, sw->next,
-	    &o, &cand[CAND_FRESH], &rep[CAND_FRESH], NULL) == 0;
-	if (!have[CAND_FRESH])
-		return;         /* the route in next_lft stands */
-	/* next_lft: the engine's route of this fabric preferring the ports
-	 * in use */
-	if (lft_set_copy(&cand[CAND_PREFER_IN_USE], sw->next_lft,
-	    sw->next->nnodes) < 0)
-		fatal("sweep: out of memory");
-	rep[CAND_PREFER_IN_USE] = sw->report;
-	have[CAND_PREFER_IN_USE] = 1;
-	have[CAND_IN_USE] = in_use_itself(sw, &cand[CAND_IN_USE],
-	    &rep[CAND_IN_USE]) == 0;
-	if (base_for_next(sw, &base) == 0) {
-		o.prev_fabric = sw->next;
-		o.prev = &base;
-		o.fresh = false;
-		have[CAND_TOWARDS_BASE] = routing_run(sw->o.chain,
-		    sw->o.nchain, sw->next, &o, &cand[CAND_TOWARDS_BASE],
-		    &rep[CAND_TOWARDS_BASE], NULL) == 0;
-		have[CAND_BASE] = base_itself(sw, &base, &cand[CAND_BASE],
-		    &rep[CAND_BASE]) == 0;
-	}
-	for (i = 0; i < CAND_N; i++)
-		if (have[i])
-			links[i] = routing_max_link_routes(sw->next, &cand[i]);
-	/* The balanced tables, routed afresh for a fabric with every link
-	 * this one has, are the engine's fresh tables as much as a route of
-	 * it now (ties broken another way); routed for a degraded fabric (a
-	 * start or a takeover with a cable down) they are not. */
-	target = links[CAND_FRESH];
-	if (have[CAND_BASE] && sw->base_links >= switch_links(sw->next) &&
-	    links[CAND_BASE] > target)
-		target = links[CAND_BASE];
-	for (i = 0; i < CAND_N; i++) {
-		if (!have[i])
-			continue;
-		cost[i] = routing_blocks_changed(sw->next, &cand[i], sw->cur,
-		    sw->cur_lft);
-		if (links[i] > target ||
-		    rep[i].unreachable > rep[CAND_FRESH].unreachable ||
-		    total_hops(&rep[i]) > total_hops(&rep[CAND_FRESH]))
-			continue;
-		/* back to the balanced tables when they meet it: a heal
-		 * undoes what the faults changed, and the routes are those
-		 * of the fresh start again */
-		if (best == CAND_BASE)
-			continue;
-		if (best < 0 || i == CAND_BASE || cost[i] < cost[best])
-			best = i;
-	}
-	if (best < 0)
-		best = CAND_FRESH;
-	log_info("routing: links came back: %s tables %s (busiest link %"
-	    PRIu64 " all-to-all routes, as routed afresh %" PRIu64 "; %"
-	    PRIu64 " blocks changed)", rep[best].engine, how[best],
-	    links[best], target, cost[best]);
-	if (best != CAND_PREFER_IN_USE) {
-		lft_drop(sw, sw->next_lft);
-		*sw->next_lft = cand[best];
-		memset(&cand[best], 0, sizeof(cand[best]));
-		sw->report = rep[best];
-	}
-	sw->report.blocks_changed = cost[best];
-	if (best != CAND_IN_USE)
-		sw->rebalances++;
-	/* the tables routed afresh on a fabric still missing links the
-	 * balanced tables knew are not the whole fabric's balance */
-	sw->base_next = best == CAND_FRESH &&
-	    switch_links(sw->next) >= sw->base_links;
-	for (i = 0; i < CAND_N; i++)
-		lft_set_fini(&cand[i]);
-	lft_set_fini(&base);
-}
-
-/* Every node of the new model was in the model in use (and, as
- * links_came_back() said no, every switch link too): nothing but losses. */
-static bool
-only_losses(const struct sweep *sw)
-{
-	for (uint32_t n = 0; n < sw->next->nnodes; n++)
-		if (fabric_node_by_guid(sw->cur, sw->next->nodes[n].guid) ==
-		    FABRIC_NONE)
-			return false;
-	return true;
-}
-
-/* The engine's up/down order for the switches of the new model (numbered
- * as next_lft): as it ranked the fabric of the tables in use (the order
- * those tables keep), or the new model (the order of its own route of it,
- * which a repair's fallback LIDs follow). NULL when the engine cannot say
- * or a switch is new. */
-static uint32_t *
-repair_order(struct sweep *sw, const struct routing_engine *re, bool next)
-{
-	uint32_t *upc, *up, i, j, n;
-
-	up = xcalloc(sw->next_lft->nsw ? sw->next_lft->nsw : 1, sizeof(*up));
-	if (next) {
-		if (re->order(sw->next, &sw->o.ropts, sw->next_lft, up) == 0)
-			return up;
-		free(up);
-		return NULL;
-	}
-	upc = xcalloc(sw->cur_lft->nsw ? sw->cur_lft->nsw : 1, sizeof(*upc));
-	if (re->order(sw->cur, &sw->o.ropts, sw->cur_lft, upc) < 0)
-		goto fail;
-	for (i = 0; i < sw->next_lft->nsw; i++) {
-		n = fabric_node_by_guid(sw->cur,
-		    sw->next->nodes[sw->next_lft->sw_node[i]].guid);
-		if (n == FABRIC_NONE ||
-		    (j = sw->cur_lft->node_sw[n]) == FABRIC_NONE)
-			goto fail;
-		up[i] = upc[j];
-	}
-	free(upc);
-	return up;
-fail:
-	free(upc);
-	free(up);
-	return NULL;
-}
-
-/* One repair in the order up (NULL: heights): 0 with out, blocks and
- * acyclic set when it writes fewer blocks than the engine's route, reaches
- * every pair it does and, where the engine's tables are free of credit
- * loops, is too; else the reason in why and -2 when it would merely write
- * as many blocks or more (not worth an info line), -1 otherwise. */
-static int
-repair_try(struct sweep *sw, enum repair_discipline d, const uint32_t *up,
-    uint64_t budget, bool local, struct lft_set *out,
-    struct repair_result *rr, uint64_t *blocks, int *acyclic, char *why,
-    size_t whylen)
-{
-	uint64_t lost;
-	int rc = -1;
-
-	if ((local ? repair_run_local(sw->next, sw->cur, sw->cur_lft,
-	    sw->next_lft, budget, out, rr) : budget > 0 ?
-	    repair_run_acyclic(sw->next, sw->cur, sw->cur_lft,
-	    sw->next_lft, up, budget, out, rr) : repair_run_ordered(sw->next,
-	    sw->cur, sw->cur_lft, sw->next_lft, d, up, out, rr)) < 0) {
-		snprintf(why, whylen, "no tables in use");
-		return -1;
-	}
-	*blocks = routing_blocks_changed(sw->next, out, sw->cur, sw->cur_lft);
-	if (*blocks >= sw->report.blocks_changed) {
-		snprintf(why, whylen, "repair in place would change %" PRIu64
-		    " blocks, %s %" PRIu64, *blocks, sw->report.engine,
-		    sw->report.blocks_changed);
-		rc = -2;
-		goto fail;
-	}
-	if ((lost = repair_lost_pairs(sw->next, out, sw->next_lft)) > 0) {
-		snprintf(why, whylen, "repair in place leaves %" PRIu64 " pairs "
-		    "unreachable that %s reaches", lost, sw->report.engine);
-		goto fail;
-	}
-	*acyclic = cdg_acyclic(sw->next, out, NULL);
-	if (!*acyclic && sw->report.deadlock_free == 1) {
-		snprintf(why, whylen, "repair in place has a credit loop (%u "
-		    "routes outside up*down*, %u hops turning anew)",
-		    rr->not_updown, rr->new_turns);
-		goto fail;
-	}
-	return 0;
-fail:
-	lft_set_fini(out);
-	memset(out, 0, sizeof(*out));
-	return rc;
-}
-
-/*
- * Links or switches lost (or nothing changed): the tables in use with only
- * the entries whose routes no longer arrive changed (routing/repair.h;
- * a LID whose repair would turn where the tables never turned is routed
- * as the engine routes it; where that left LIDs to the engine or a credit
- * loop, a repair that keeps each hop from closing a cycle of channel
- * dependencies is tried too, within REPAIR_BUDGET per order; for a
- * deadlock-free engine the local repair as well, which changes only the
- * switches whose own next hop was lost, within REPAIR_LOCAL_BUDGET; the
- * fewest blocks win), when that writes fewer blocks than the
- * engine's route, reaches every pair the engine's does, and, where the
- * engine's tables are free of credit loops, is too. Otherwise the
- * engine's route stands. Up/down repairs are tried in the heights above
- * the switches with CAs and, for an engine that says its order (updn),
- * in that order as it ranked the tables in use and as it ranks the new
- * model; the fewest blocks win.
- */
-static void
-repair(struct sweep *sw)
-{
-	const struct routing_engine *re = routing_engine_find(sw->report.engine);
-	enum repair_discipline d = re != NULL && re->deadlock_free ?
-	    REPAIR_UPDOWN : REPAIR_SHORTEST;
-	struct repair_result rr, best_rr;
-	struct route_report rep = sw->report;
-	struct lft_set out, best;
-	uint64_t blocks, best_blocks = 0;
-	uint32_t *up;
-	int acyclic, best_acyclic = 0, have = 0, k, n, best_k = 0, rc = -1;
-	char msg[384], why[192];
-	double t0 = 0;
-	bool spent = false;
-
-	memset(&out, 0, sizeof(out));
-	memset(&best, 0, sizeof(best));
-	memset(&best_rr, 0, sizeof(best_rr));
-	n = d == REPAIR_UPDOWN && re->order != NULL ? 3 : 1;
-	/* k < n: the fast repair in each order; n <= k < 2n: where it left
-	 * LIDs to the engine or a credit loop, the repair that keeps each hop
-	 * from closing a cycle, in the same orders, within a bounded search;
-	 * k = 2n: the local repair (only the switches next to the loss change,
-	 * detours checked for cycles within REPAIR_LOCAL_BUDGET) */
-	for (k = 0; k <= 2 * n; k++) {
-		if ((d != REPAIR_UPDOWN && k >= n) ||
-		    (k == n && have && best_blocks == 0))
-			break;          /* nothing to gain */
-		if (k == n && have && best_rr.engine_lids == 0)
-			k = 2 * n;
-		if (k == n || k == 2 * n) {
-			if (t0 > 0)
-				log_debug("routing: repair keeping hops from "
-				    "closing cycles: %.3f s%s", now() - t0,
-				    spent ? " (search budget spent)" : "");
-			t0 = now();
-			spent = false;
-		}
-		up = k % n == 0 || k == 2 * n ? NULL :
-		    repair_order(sw, re, k % n == 2);
-		if (k % n > 0 && k < 2 * n && up == NULL)
-			continue;
-		rc = repair_try(sw, d, up, k < n ? 0 : k < 2 * n ?
-		    REPAIR_BUDGET : REPAIR_LOCAL_BUDGET, k == 2 * n, &out, &rr,
-		    &blocks, &acyclic, why, sizeof(why));
-		if (k >= n)
-			spent |= rr.budget_spent;
-		if (rc == 0 && (!have || blocks < best_blocks)) {
-			lft_set_fini(&best);
-			best = out;
-			memset(&out, 0, sizeof(out));
-			best_rr = rr;
-			best_blocks = blocks;
-			best_acyclic = acyclic;
-			best_k = k;
-			have = 1;
-		}
-		lft_set_fini(&out);
-		memset(&out, 0, sizeof(out));
-		free(up);
-	}
-	if (t0 > 0)
-		log_debug("routing: local repair: %.3f s%s", now() - t0,
-		    spent ? " (search budget spent)" : "");
-	if (!have) {
-		if (rc == -2)
-			log_debug("routing: %s: %s's routes used", why,
-			    sw->report.engine);
-		else
-			log_info("routing: %s: %s's routes used", why,
-			    sw->report.engine);
-		return;
-	}
-	routing_report_fill(sw->next, &best, &rep);
-	rep.deadlock_free = best_acyclic;
-	rep.blocks_changed = best_blocks;
-	snprintf(msg, sizeof(msg), "routing: repaired in place (%s): %" PRIu64
-	    " entries of %u LIDs changed (%u outside up*down*, %u LIDs as %s "
-	    "routes them), %" PRIu64 " blocks instead of %s's %" PRIu64
-	    " (busiest port %u LIDs, %s)", best_k == 2 * n ? "local" :
-	    best_k >= n ? "avoiding cycles" : "fast", best_rr.changed,
-	    best_rr.lids,
-	    best_rr.not_updown, best_rr.engine_lids, sw->report.engine,
-	    best_blocks, sw->report.engine, sw->report.blocks_changed,
-	    rep.max_port_load, best_acyclic ? "deadlock-free" : "CREDIT LOOP");
-	if (best_rr.changed > 0)
-		log_info("%s", msg);
-	else
-		log_debug("%s", msg);
-	lft_drop(sw, sw->next_lft);
-	*sw->next_lft = best;
-	sw->report = rep;
-	sw->repairs++;
-}
-
 /* Nodes away from the model in use come back holding whatever was
  * written to them meanwhile (another SM, a reset): what the programmer
  * knew of them is void. */
@@ -1662,52 +946,61 @@ forget_returning(struct sweep *sw)
 	}
 }
 
+/* routing/update's lines, at their level. */
+static void
+update_log(void *arg, enum update_level level, const char *msg)
+{
+	(void)arg;
+	if (level == UPDATE_WARN)
+		log_warnx("%s", msg);
+	else if (level == UPDATE_INFO)
+		log_info("%s", msg);
+	else
+		log_debug("%s", msg);
+}
+
+/* The tables to program for the new model (routing/update.h), then the
+ * vport LIDs, the P_Key tables, and programming. */
 static void
 route_program(struct sweep *sw)
 {
-	struct routing_opts ropts = sw->o.ropts;
+	struct update_req q = {
+		.chain = sw->o.chain, .nchain = sw->o.nchain,
+		.ropts = sw->o.ropts, .f = sw->next,
+		.cur_f = sw->have_cur ? sw->cur : NULL,
+		.cur = sw->have_cur ? sw->cur_lft : NULL,
+		.held = &sw->held, .reroute = sw->reroute,
+		.keep_routes = sw->keep_routes, .takeover = sw->learn,
+		.log = update_log, .route_log = log_route,
+	};
+	struct update_res res;
 	uint16_t sm_lid;
-	bool hold, vp, rebalanced = false;
+	bool vp;
 
 	sm_lid = sw->next->ports[sw->next->sm_port].lid;
-	if (sw->have_cur) {
-		ropts.prev_fabric = sw->cur;
-		ropts.prev = sw->cur_lft;
-	}
-	ropts.fresh = sw->reroute;
-	if (sw->reroute)
-		log_info("routing: full reroute requested: routing afresh");
-	lft_drop(sw, sw->next_lft);
-	if (routing_run(sw->o.chain, sw->o.nchain, sw->next, &ropts, sw->next_lft,
-	    &sw->report, log_route) < 0) {
+	lft_set_fini(sw->next_lft);
+	if (update_run(sw->upd, &q, &res) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no routing engine could "
 		    "route the fabric");
 		fsm(sw, EV_FAILED);
 		return;
 	}
-	sw->base_next = sw->reroute || !sw->have_cur;
-	if (sw->reroute)
-		sw->rebalances++;
-	else if (sw->have_cur && sw->held.nsw == 0 && links_came_back(sw)) {
-		rebalance(sw, &ropts);
-		rebalanced = true;
+	*sw->next_lft = res.lft;
+	sw->report = res.report;
+	sw->rebalances += res.rebalanced;
+	sw->repairs += res.repaired;
+	if (res.held) {
+		if (sw->learn)
+			sw->inherited = res.kept;
+		lft_set_fini(&sw->held);
+		memset(&sw->held, 0, sizeof(sw->held));
 	}
-	else if (sw->have_cur && sw->held.nsw == 0 && !sw->keep_routes &&
-	    only_losses(sw))
-		repair(sw);
-	/* a subnet taken over keeps the routes in place that deliver, but
-	 * not against a rebalance: links that came back are the engine's */
-	hold = !sw->reroute && !rebalanced &&
-	    (sw->held.nsw > 0 || held_from_cur(sw));
 	vp = (sw->o.virt_mode != 0 && sw->next_vp->n > 0) ||
 	    (sw->o.virt_mode == 0 && sw->vlids.n > 0);
-	/* held routes and vport LIDs change next_lft after this: then the
-	 * balanced tables are a copy */
-	if (sw->base_next)
-		save_base(sw, !hold && !vp);
-	if (hold)
-		keep_held_routes(sw);
-	/* vport LIDs forward where their physical port's do */
+	/* vport LIDs forward where their physical port's do: the rows are
+	 * this set's alone before they are written */
+	if (vp && lft_set_own(sw->next_lft) < 0)
+		fatal("sweep: out of memory");
 	if (vp && sw->o.virt_mode == 0)
 		forward_vlids(sw, sw->next);
 	else if (vp) {
@@ -1790,7 +1083,7 @@ adopt_next(struct sweep *sw)
 	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
 	vport_set_clear(sw->next_vp);
 	fabric_fini(sw->next);
-	lft_drop(sw, sw->next_lft);
+	lft_set_fini(sw->next_lft);
 	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
 	/* The model in use changes only here: count its holes once, not at
 	 * every light sweep and stats write. */
@@ -2204,7 +1497,7 @@ on_vports_reread(void *arg, const struct vports_result *r)
 	free(idx);
 	vport_resolve_lids(sw->next_vp, f);
 	/* the tables in use, the vport entries made again */
-	lft_drop(sw, sw->next_lft);
+	lft_set_fini(sw->next_lft);
 	if (lft_set_copy(sw->next_lft, sw->cur_lft, f->nnodes) < 0 ||
 	    lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
 		fatal("sweep: out of memory");
@@ -2255,7 +1548,7 @@ vports_done(struct sweep *sw)
 	pkey_tables_free(sw->next_pk);
 	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
 	vport_set_clear(sw->next_vp);
-	lft_drop(sw, sw->next_lft);
+	lft_set_fini(sw->next_lft);
 	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
 	save_vlids(sw);
 	finished(sw, "vport", true);
@@ -2544,6 +1837,7 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	fabric_init(sw->next);
 	sw->lids = lid_map_new();
 	sw->prog = program_new(mad);
+	sw->upd = update_new();
 	if (o->state_dir != NULL) {
 		snprintf(sw->guid2lid, sizeof(sw->guid2lid), "%s/guid2lid",
 		    o->state_dir);
@@ -2601,13 +1895,12 @@ sweep_free(struct sweep *sw)
 	lid_map_free(sw->lids);
 	fabric_fini(sw->cur);
 	fabric_fini(sw->next);
-	lft_drop(sw, sw->cur_lft);
-	lft_drop(sw, sw->next_lft);
+	lft_set_fini(sw->cur_lft);
+	lft_set_fini(sw->next_lft);
 	pkey_tables_free(sw->cur_pk);
 	pkey_tables_free(sw->next_pk);
 	pkey_tables_free(&sw->dev_pk);
 	free(sw->want);
-	free(sw->base_guid);
-	free(sw->base_rows);
+	update_free(sw->upd);
 	free(sw);
 }

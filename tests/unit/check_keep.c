@@ -1,5 +1,5 @@
 /*
- * Keeping the routes in place (sm/inherit.c) on fabrics built in memory:
+ * Keeping the routes in place (routing/keep.c) on fabrics built in memory:
  * routes that deliver as short as the engine's stay, the others are
  * replaced, per switch where that is enough, per destination otherwise.
  * testfab_check() judges the result with its own BFS.
@@ -12,7 +12,7 @@
 #include "core/fabric.h"
 #include "routing/cdg.h"
 #include "routing/routing.h"
-#include "sm/inherit.h"
+#include "routing/keep.h"
 #include "tests/unit/testfab.h"
 
 /* testfab_ft2(4): leaves 0-3 (ports 1-2 HCAs, 3-4 spines 0-1), spines 4-5
@@ -73,7 +73,7 @@ assert_good(const struct lft_set *s)
  * spine: as short, so it all stays. */
 START_TEST(test_keep_equal)
 {
-	struct inherit_result r;
+	struct keep_result r;
 
 	for (unsigned leaf = 0; leaf < 4; leaf++)
 		for (unsigned h = 0; h < 8; h++) {
@@ -86,7 +86,7 @@ START_TEST(test_keep_equal)
 		}
 	ck_assert(memcmp(held.port, computed.port, (size_t)held.nsw *
 	    (held.max_lid + 1u)) != 0);
-	inherit_merge(&f, &held, &computed, &r);
+	keep_merge(&f, &held, &computed, &r);
 	ck_assert_mem_eq(computed.port, held.port, (size_t)held.nsw *
 	    (held.max_lid + 1u));
 	ck_assert_uint_eq(r.mixed, 0);
@@ -100,13 +100,13 @@ END_TEST
  * that switch takes the computed entry, the rest of the column stays. */
 START_TEST(test_fix_one_switch)
 {
-	struct inherit_result r;
+	struct keep_result r;
 	uint16_t lid = hca_lid(2, 0);
 
 	/* leaf 0 reaches it through spine 1, which sends it back */
 	*entry(&held, 0, lid) = 4;
 	*entry(&held, 5, lid) = 1;              /* spine 1 -> leaf 0: a loop */
-	inherit_merge(&f, &held, &computed, &r);
+	keep_merge(&f, &held, &computed, &r);
 	ck_assert_uint_eq(r.mixed, 1);
 	ck_assert_uint_eq(r.computed, 0);
 	ck_assert_uint_eq(r.kept, held.max_lid - 1);
@@ -122,12 +122,12 @@ END_TEST
  * again): longer than the engine's route, so replaced at spine 0. */
 START_TEST(test_no_longer_than_computed)
 {
-	struct inherit_result r;
+	struct keep_result r;
 	uint16_t lid = hca_lid(2, 1);
 
 	*entry(&held, 4, lid) = 2;              /* spine 0 -> leaf 1 */
 	*entry(&held, 1, lid) = 4;              /* leaf 1 -> spine 1 */
-	inherit_merge(&f, &held, &computed, &r);
+	keep_merge(&f, &held, &computed, &r);
 	ck_assert_uint_eq(r.mixed, 1);
 	ck_assert_uint_eq(*entry(&computed, 4, lid), 3);
 	assert_good(&computed);
@@ -137,7 +137,7 @@ END_TEST
 /* A cable gone: the routes over it are replaced, the others stay. */
 START_TEST(test_cable_gone)
 {
-	struct inherit_result r;
+	struct keep_result r;
 	char why[128] = "";
 
 	testfab_unlink(&f, 0, 3);               /* leaf 0 - spine 0 */
@@ -145,7 +145,7 @@ START_TEST(test_cable_gone)
 	    (computed.max_lid + 1u));
 	ck_assert_int_eq(re_minhop.route(&f, &(struct routing_opts){ 0 },
 	    &computed, why, sizeof(why)), 0);
-	inherit_merge(&f, &held, &computed, &r);
+	keep_merge(&f, &held, &computed, &r);
 	ck_assert_uint_gt(r.mixed + r.computed, 0);
 	ck_assert_uint_gt(r.kept, 0);
 	assert_good(&computed);
@@ -155,14 +155,14 @@ END_TEST
 /* Nothing in place (fresh switches): everything as computed. */
 START_TEST(test_nothing_held)
 {
-	struct inherit_result r;
+	struct keep_result r;
 	uint8_t *copy = malloc((size_t)computed.nsw * (computed.max_lid + 1u));
 
 	memcpy(copy, computed.port, (size_t)computed.nsw *
 	    (computed.max_lid + 1u));
 	memset(held.port, LFT_NO_ROUTE, (size_t)held.nsw *
 	    (held.max_lid + 1u));
-	inherit_merge(&f, &held, &computed, &r);
+	keep_merge(&f, &held, &computed, &r);
 	ck_assert_uint_eq(r.kept + r.mixed, 0);
 	ck_assert_uint_eq(r.computed, held.max_lid);
 	ck_assert_mem_eq(computed.port, copy, (size_t)computed.nsw *
@@ -174,7 +174,7 @@ END_TEST
 /*
  * Another SM's minhop tables on a three-level fat tree (a credit loop
  * between switch routes), ftree computing: the merge keeps them all and
- * has the loop; inherit_break_loops() gives the engine's entries only to
+ * has the loop; keep_break_loops() gives the engine's entries only to
  * switch LIDs, the result is acyclic and delivers, and the LIDs are
  * counted again (those routed as in place, partly, as computed).
  */
@@ -182,7 +182,7 @@ START_TEST(test_break_loops)
 {
 	struct fabric g;
 	struct lft_set mh, ft, out;
-	struct inherit_result r;
+	struct keep_result r;
 	struct acyclic_result ar;
 	struct testfab_stats st;
 	char why[128] = "";
@@ -198,10 +198,10 @@ START_TEST(test_break_loops)
 	ck_assert_int_eq(re_ftree.route(&g, &(struct routing_opts){ 0 }, &ft,
 	    why, sizeof(why)), 0);
 	ck_assert_int_eq(lft_set_copy(&out, &ft, g.nnodes), 0);
-	inherit_merge(&g, &mh, &out, &r);
+	keep_merge(&g, &mh, &out, &r);
 	ck_assert_uint_eq(r.kept, out.max_lid);
 	ck_assert(!cdg_acyclic(&g, &out, NULL));
-	ck_assert_int_eq(inherit_break_loops(&g, &mh, &ft, &out, &r, &ar), 0);
+	ck_assert_int_eq(keep_break_loops(&g, &mh, &ft, &out, &r, &ar), 0);
 	ck_assert(cdg_acyclic(&g, &out, NULL));
 	testfab_check(&g, &out, &st);
 	ck_assert_uint_eq(st.unreached, 0);
