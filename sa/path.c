@@ -314,7 +314,7 @@ path_params(struct query *qy, uint32_t s, uint32_t d, uint16_t dlid,
 
 	/* SL: ibsmd has no QoS policy and programs no SL-to-VL tables, so a
 	 * partition's sl= would move traffic onto whatever VL the firmware's
-	 * default maps it to: SL 0, as OpenSM without QoS (sm/main.c says so
+	 * default maps it to: SL 0, as OpenSM without QoS (sm/reload.c says so
 	 * once per partition that sets another). A requested SL is the
 	 * requester's choice, as OpenSM's. */
 	pp->sl = (m & PR_CM_SL) ? w->sl : SA_SL_NO_QOS;

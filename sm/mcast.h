@@ -7,7 +7,7 @@
  * through SwitchInfo on switches whose port 0 CapabilityMask has bit 30
  * (IsMulticastFDBTopSupported).
  *
- * sm/main.c calls: sm_mcast_set_fabric() when a heavy sweep's model is
+ * sm/daemon.c calls: sm_mcast_set_fabric() when a heavy sweep's model is
  * adopted (members of ports that left are dropped, every tree rebuilt),
  * sm_mcast_program() once that sweep brought the subnet up as master,
  * sm_mcast_update() from the SA's hook after a join or leave (one tree

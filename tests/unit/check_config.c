@@ -474,7 +474,7 @@ START_TEST(test_defaults)
 	}
 	for (size_t k = 0; k < CFG_NSOURCES; k++)
 		ck_assert_ptr_null(cfg.path[k]);
-	/* Typed fields, as main.c reads them. */
+	/* Typed fields, as sm/reload.c reads them. */
 	ck_assert_uint_eq(cfg.port_guid, 0);
 	ck_assert(!cfg.ports.all && cfg.ports.n == 0);
 	ck_assert_int_eq(cfg.log_level, LOG_LVL_INFO);
@@ -1017,7 +1017,7 @@ START_TEST(test_reload_diff)
 }
 END_TEST
 
-/* The way main.c reloads: a fresh configuration from all layers; one bad
+/* The way sm/reload.c reloads: a fresh configuration from all layers; one bad
  * file and the running one is kept. */
 START_TEST(test_reload_bad_file_changes_nothing)
 {
