@@ -37,7 +37,7 @@ static const char *const enforcements[] = { "both", "in", "out", "off",
     NULL };
 static const char *const virt_modes[] = { "off", "disabled", "enabled",
     NULL };
-_Static_assert(CFG_VIRT_OFF == 0 && CFG_VIRT_IGNORE == 1 &&
+_Static_assert(CFG_VIRT_OFF == 0 && CFG_VIRT_DISABLED == 1 &&
     CFG_VIRT_ENABLED == 2, "virt_modes[] follows enum cfg_virt");
 /* NVIDIA's OpenSM (virt_enabled) numbers its modes 0 "ignore", 1
  * "disable", 2 "enable"; VMware's guides say "enable". Its "ignore" is
@@ -45,9 +45,9 @@ _Static_assert(CFG_VIRT_OFF == 0 && CFG_VIRT_IGNORE == 1 &&
  * refused rather than read one way or the other. */
 static const struct cfg_word virt_words[] = {
 	{ "0", CFG_VIRT_OFF, NULL },
-	{ "1", CFG_VIRT_IGNORE, NULL },
+	{ "1", CFG_VIRT_DISABLED, NULL },
 	{ "2", CFG_VIRT_ENABLED, NULL },
-	{ "disable", CFG_VIRT_IGNORE, "NVIDIA's word for its mode 1 "
+	{ "disable", CFG_VIRT_DISABLED, "NVIDIA's word for its mode 1 "
 	    "(vports read, none written)" },
 	{ "enable", CFG_VIRT_ENABLED, "NVIDIA's and VMware's word for "
 	    "mode 2" },

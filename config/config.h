@@ -167,7 +167,7 @@ enum cfg_enforcement {			/* order of its allowed[] */
  * OpenSM virt_enabled 0 (its "ignore"), 1 ("disable") and 2 ("enable"). */
 enum cfg_virt {
 	CFG_VIRT_OFF,		/* no vport attribute is ever sent */
-	CFG_VIRT_IGNORE,	/* "disabled": vports read, none written (running VMs kept routed) */
+	CFG_VIRT_DISABLED,	/* "disabled": vports read, none written (running VMs kept routed) */
 	CFG_VIRT_ENABLED	/* vports and alias GUIDs managed */
 };
 

@@ -12,7 +12,7 @@
 
 size_t
 plan_lid_requests(const struct fabric *f, const struct vport_set *vs,
-    int virt_mode, struct lid_req **reqsp, uint32_t **idxp)
+    enum cfg_virt virt_mode, struct lid_req **reqsp, uint32_t **idxp)
 {
 	size_t cap = (size_t)f->nports + vs->n + 1, n = 0;
 	struct lid_req *reqs = xcalloc(cap, sizeof(*reqs));
@@ -33,7 +33,7 @@ plan_lid_requests(const struct fabric *f, const struct vport_set *vs,
 		}
 	/* vports with LIDRequired (enabled; ignore: those running, see
 	 * vport_keep_running): idx past the ports */
-	for (uint32_t v = 0; virt_mode != 0 && v < vs->n; v++) {
+	for (uint32_t v = 0; virt_mode != CFG_VIRT_OFF && v < vs->n; v++) {
 		const struct vport *vp = &vs->v[v];
 
 		if (!vport_wants_lid(vp))
@@ -129,7 +129,7 @@ plan_pkeys(const struct plan_pkeys *p, struct pkey_tables *out,
 	const struct fabric *f = p->f;
 	struct pkey_want *want;
 
-	if (p->virt_mode != 0 && p->vps->n > 0) {
+	if (p->virt_mode != CFG_VIRT_OFF && p->vps->n > 0) {
 		po.alias_port = vport_phys;
 		po.alias_own_table = vport_own_table;
 	}
@@ -160,6 +160,6 @@ plan_pkeys(const struct plan_pkeys *p, struct pkey_tables *out,
 		w->n = t->cap;
 	}
 	*wantp = want;
-	if (p->virt_mode != 0)
+	if (p->virt_mode != CFG_VIRT_OFF)
 		vport_pkeys(p);
 }

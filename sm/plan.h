@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/config.h"
 #include "core/alias.h"
 #include "core/fabric.h"
 #include "core/vport.h"
@@ -24,7 +25,7 @@
  * request i's port, or f->nports + its vport index. Returns the count;
  * *reqsp and *idxp are the caller's to free. */
 size_t plan_lid_requests(const struct fabric *f, const struct vport_set *vs,
-    int virt_mode, struct lid_req **reqsp, uint32_t **idxp);
+    enum cfg_virt virt_mode, struct lid_req **reqsp, uint32_t **idxp);
 
 struct plan_pkeys {
 	const struct pkey_policy *policy;       /* NULL: leave P_Keys alone */
@@ -40,7 +41,7 @@ struct plan_pkeys {
 	const struct pkey_tables *cur;          /* the tables in use, NULL */
 	bool allow_both;
 	int enforce;                            /* sweep_opts.enforce */
-	int virt_mode;
+	enum cfg_virt virt_mode;
 	pkey_note_fn *note;
 	void *note_arg;
 	/* what a vport's keys do not fit (its VPartitionCap), said */

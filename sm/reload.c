@@ -221,7 +221,7 @@ reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 	so->allow_both_pkeys = c->allow_both_pkeys;
 	so->enforce = enforce_bits[c->partition_enforcement];
 	so->max_failures = d->once ? 3 : 1;
-	so->virt_mode = (int)c->virt_mode;
+	so->virt_mode = c->virt_mode;
 	so->virt_max_ports = c->virt_max_ports;
 	so->alias = d->vg != NULL ? vfguid_store(d->vg) : NULL;
 }

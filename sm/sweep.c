@@ -479,7 +479,7 @@ on_vports_read(void *arg, const struct vports_result *r)
 
 	sw->vport_clears += r->clears;
 	(void)vport_mark_duplicates(sw->next_vp, sw->next, sw->o.alias);
-	if (sw->o.virt_mode == 1) {
+	if (sw->o.virt_mode == CFG_VIRT_DISABLED) {
 		/* disabled: VMs another SM brought up stay routed */
 		unsigned kept = vport_keep_running(sw->next_vp);
 
@@ -530,7 +530,7 @@ on_discovered(void *arg, const struct discover_result *r)
 		log_info("sweep: discovery: %u SMPs sent again after a round "
 		    "unanswered; %u unanswered in every round, %u answered "
 		    "with an error", r->resent, r->timeouts, r->errors);
-	if (sw->o.virt_mode == 0) {
+	if (sw->o.virt_mode == CFG_VIRT_OFF) {
 		vport_set_clear(sw->next_vp);
 		smstate_elect(sw->ss, sw->next, on_elected, sw);
 		return;
@@ -560,7 +560,7 @@ start_heavy(struct sweep *sw)
 	    !smstate_may_write(sw->ss), on_discovered, sw);
 	/* virtualization enabled: what alias-capable ports hold (alias
 	 * GUIDs are served in every mode; only enabled reads the tables) */
-	if (sw->o.alias != NULL && sw->o.virt_mode == 2)
+	if (sw->o.alias != NULL && sw->o.virt_mode == CFG_VIRT_ENABLED)
 		discover_set_alias(sw->disc, sw->o.alias);
 	/* P_Key indices never move for a key that stays: where this SM has
 	 * programmed no table yet, the devices' tables are the start */
@@ -624,7 +624,7 @@ learn_lids(struct sweep *sw)
 static void
 set_vport_own_lid(struct sweep *sw, struct vport *vp, uint16_t lid)
 {
-	if (sw->o.virt_mode == 1 && lid != vp->cur_lid) {
+	if (sw->o.virt_mode == CFG_VIRT_DISABLED && lid != vp->cur_lid) {
 		log_warnx("sweep: virtualization disabled: vport 0x%016" PRIx64
 		    " holds LID %u, which is not free (the LID manager "
 		    "offers %u): left unrouted", vp->guid, vp->cur_lid, lid);
@@ -651,7 +651,7 @@ assign_lids(struct sweep *sw)
 		else
 			set_vport_own_lid(sw, &sw->next_vp->v[idx[i] -
 			    f->nports], reqs[i].lid);
-	if (sw->o.virt_mode != 0)
+	if (sw->o.virt_mode != CFG_VIRT_OFF)
 		vport_resolve_lids(sw->next_vp, f);
 	if (rc < 0)
 		log_warnx("sweep: LID space exhausted: some ports get no LID");
@@ -808,7 +808,7 @@ on_programmed(void *arg, const struct program_result *r)
 	if (r->resent)
 		log_info("sweep: programming: %u SMPs sent again or verified "
 		    "after a round failed", r->resent);
-	if (sw->o.virt_mode == 2 && sw->next_vp->nh > 0) {
+	if (sw->o.virt_mode == CFG_VIRT_ENABLED && sw->next_vp->nh > 0) {
 		vports_program(sw->vports, sw->next, sw->next_vp,
 		    on_vports_programmed, sw);
 		return;
@@ -868,7 +868,7 @@ keep_silent(struct sweep *sw)
 	if (!sw->have_cur || (n = fabric_graft_silent(sw->next, sw->cur)) == 0)
 		return;
 	/* and the vports of kept hosts, with their LIDs */
-	if (sw->o.virt_mode != 0)
+	if (sw->o.virt_mode != CFG_VIRT_OFF)
 		vport_graft(sw->next_vp, sw->next, sw->cur_vp, sw->cur);
 	if (sw->persist[0])
 		log_debug("sweep: %u node%s not read kept as they were", n,
@@ -995,13 +995,13 @@ route_program(struct sweep *sw)
 		lft_set_fini(&sw->held);
 		memset(&sw->held, 0, sizeof(sw->held));
 	}
-	vp = (sw->o.virt_mode != 0 && sw->next_vp->n > 0) ||
-	    (sw->o.virt_mode == 0 && sw->vlids.n > 0);
+	vp = (sw->o.virt_mode != CFG_VIRT_OFF && sw->next_vp->n > 0) ||
+	    (sw->o.virt_mode == CFG_VIRT_OFF && sw->vlids.n > 0);
 	/* vport LIDs forward where their physical port's do: the rows are
 	 * this set's alone before they are written */
 	if (vp && lft_set_own(sw->next_lft) < 0)
 		fatal("sweep: out of memory");
-	if (vp && sw->o.virt_mode == 0)
+	if (vp && sw->o.virt_mode == CFG_VIRT_OFF)
 		forward_vlids(sw, sw->next);
 	else if (vp) {
 		if (lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
@@ -1025,7 +1025,7 @@ save_vlids(struct sweep *sw)
 {
 	struct vlids now = { NULL, 0 };
 
-	if (sw->o.virt_mode == 0 || sw->vlids_path[0] == '\0')
+	if (sw->o.virt_mode == CFG_VIRT_OFF || sw->vlids_path[0] == '\0')
 		return;
 	vlids_from_set(&now, sw->cur_vp, sw->cur);
 	if (vlids_equal(&now, &sw->vlids)) {
@@ -1415,7 +1415,7 @@ light_end(struct sweep *sw)
 		fsm(sw, EV_CHANGED);
 	else if (sw->light_vports) {
 		log_info("sweep: light sweep: a vport changed state");
-		fsm(sw, smstate_may_write(sw->ss) && sw->o.virt_mode == 2 ?
+		fsm(sw, smstate_may_write(sw->ss) && sw->o.virt_mode == CFG_VIRT_ENABLED ?
 		    EV_VPORTS : EV_CHANGED);
 	} else
 		fsm(sw, EV_CLEAN);
@@ -1603,7 +1603,7 @@ start_light(struct sweep *sw)
 		}
 	}
 	/* vports: VPortStateChange of every virtualization-capable port */
-	if (sw->have_cur && sw->o.virt_mode != 0 && sw->cur_vp->nh > 0) {
+	if (sw->have_cur && sw->o.virt_mode != CFG_VIRT_OFF && sw->cur_vp->nh > 0) {
 		sw->light_pending++;
 		vports_poll(sw->vports, sw->cur, sw->cur_vp, on_vpoll, sw);
 	}
@@ -1663,7 +1663,7 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 	st->failures_in_row = sw->failures_in_row;
 	st->programs = sw->programs;
 	st->last_program = sw->last_prog;
-	if (sw->o.virt_mode != 0) {
+	if (sw->o.virt_mode != CFG_VIRT_OFF) {
 		vport_counts(sw, &up, &own);
 		st->virt = true;
 		st->vport_hosts = sw->have_cur ? sw->cur_vp->nh : 0;
@@ -1721,7 +1721,7 @@ sweep_report(const struct sweep *sw)
 const struct vport_set *
 sweep_vports(const struct sweep *sw)
 {
-	return sw->have_cur && sw->o.virt_mode != 0 ? sw->cur_vp : NULL;
+	return sw->have_cur && sw->o.virt_mode != CFG_VIRT_OFF ? sw->cur_vp : NULL;
 }
 
 void
@@ -1860,7 +1860,7 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 			log_info("sweep: %zu vport LIDs remembered in %s%s%s",
 			    sw->vlids.n, sw->vlids_path,
 			    bad ? " (some lines skipped)" : "",
-			    o->virt_mode == 0 ? ": forwarded as their "
+			    o->virt_mode == CFG_VIRT_OFF ? ": forwarded as their "
 			    "physical ports' (virtualization off)" : "");
 	}
 	ev_idle_init(&sw->idle, idle_cb);

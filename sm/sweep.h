@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "config/config.h"
 #include "core/fabric.h"
 #include "partitions/partitions.h"
 #include "sm/program.h"
@@ -45,9 +46,9 @@ struct sweep_opts {
 					 * inbound, bit 1 outbound; 0 = off */
 	unsigned max_failures;          /* heavy sweeps failing in a row before
 					 * the up callback reports failure (0 = 1) */
-	int virt_mode;                  /* enum cfg_virt: 0 off (no vport
-					 * attribute sent), 1 ignore (read,
-					 * kept down), 2 enabled */
+	enum cfg_virt virt_mode;        /* off (no vport attribute sent),
+					 * disabled (read, none written),
+					 * enabled */
 	unsigned virt_max_ports;        /* hosts worked on at once */
 	struct alias_store *alias;      /* VF alias GUIDs: partitions members
 					 * naming one go to its physical port;

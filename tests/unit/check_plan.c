@@ -244,7 +244,7 @@ START_TEST(test_vport_tables)
 	struct pkey_tables out, dev;
 	struct pkey_want *want;
 	struct plan_pkeys p = { .policy = pol, .f = &f, .vps = &vs,
-	    .dev = &dev, .enforce = 3, .virt_mode = 2 };
+	    .dev = &dev, .enforce = 3, .virt_mode = CFG_VIRT_ENABLED };
 	uint32_t v = add_vport(10, 1, 0x1111, true);
 	uint32_t hca = fabric_port_idx(&f, 10, 1);
 
@@ -259,7 +259,7 @@ START_TEST(test_vport_tables)
 	/* virtualization off: no vport table */
 	vport_pkeys_alloc(&vs, v);
 	memset(vs.v[v].pkeys, 0, vs.v[v].pkey_cap * sizeof(uint16_t));
-	p.virt_mode = 0;
+	p.virt_mode = CFG_VIRT_OFF;
 	plan_pkeys(&p, &out, &want);
 	ck_assert(!has_key(vs.v[v].pkeys, vs.v[v].pkey_cap, 0x0005));
 	free(want);
