@@ -131,7 +131,7 @@ ac_init(struct ac *a, const struct fabric *f, struct lft_set *t)
 		}
 	}
 	a->stride = maxp + 1 > 256 ? 256 : maxp + 1;
-	a->rev = xcalloc(a->nl ? a->nl : 1, sizeof(*a->rev));
+	a->rev = xcalloc(a->nl, sizeof(*a->rev));
 	for (sw = 0; sw < a->nsw; sw++)
 		for (l = a->g.off[sw]; l < a->g.off[sw + 1]; l++) {
 			/* the far end's port of this cable */
@@ -826,7 +826,7 @@ acyclic_keep(const struct fabric *f, struct lft_set *kept,
 	if (cdg_acyclic(f, kept, NULL))
 		return 0;               /* nothing to break */
 	m = *kept;
-	m.port = xmalloc(bytes ? bytes : 1);
+	m.port = xmalloc(bytes);
 	memcpy(m.port, kept->port, bytes);
 	ok = ac_init(&a, f, kept);
 	a.m = &m;

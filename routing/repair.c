@@ -50,10 +50,10 @@ rp_keyed_cmp(const void *a, const void *b)
 static void
 up_order(struct rp *c, const struct lft_set *s)
 {
-	uint32_t *src = xcalloc(c->nsw ? c->nsw : 1, sizeof(*src));
-	uint32_t *dist = xcalloc(c->nsw ? c->nsw : 1, sizeof(*dist));
-	uint32_t *queue = xcalloc(c->nsw ? c->nsw : 1, sizeof(*queue));
-	struct keyed *k = xcalloc(c->nsw ? c->nsw : 1, sizeof(*k));
+	uint32_t *src = xcalloc(c->nsw, sizeof(*src));
+	uint32_t *dist = xcalloc(c->nsw, sizeof(*dist));
+	uint32_t *queue = xcalloc(c->nsw, sizeof(*queue));
+	struct keyed *k = xcalloc(c->nsw, sizeof(*k));
 	uint32_t nsrc = 0, sw, i;
 
 	for (sw = 0; sw < c->nsw; sw++)
@@ -84,7 +84,7 @@ up_order(struct rp *c, const struct lft_set *s)
 static void
 given_order(struct rp *c, const uint32_t *up)
 {
-	struct keyed *k = xcalloc(c->nsw ? c->nsw : 1, sizeof(*k));
+	struct keyed *k = xcalloc(c->nsw, sizeof(*k));
 	uint32_t i;
 
 	for (i = 0; i < c->nsw; i++) {
@@ -428,7 +428,7 @@ repair_lost_pairs(const struct fabric *f, const struct lft_set *s,
 	uint16_t lid;
 
 	rp_init(&c, f, s, NULL);
-	ok = xcalloc(c.nsw ? c.nsw : 1, 1);
+	ok = xcalloc(c.nsw, 1);
 	for (lid = 1; lid <= s->max_lid && lid != 0; lid++) {
 		if (c.lid_sw[lid] == NONE)
 			continue;

@@ -120,7 +120,7 @@ void
 rp_ord_build(struct rp *c)
 {
 	uint32_t ne = c->g.off[c->nsw], e, e2, n, head = 0, tail = 0;
-	uint32_t *indeg = xcalloc(ne ? ne : 1, sizeof(*indeg));
+	uint32_t *indeg = xcalloc(ne, sizeof(*indeg));
 	unsigned q;
 
 	c->ord = xcalloc((size_t)ne + 1, sizeof(*c->ord));
@@ -338,9 +338,9 @@ find_cycle(const struct rp *c, const struct dep *d, size_t nd, uint32_t *cyc)
 		off[d[k].from + 1]++;
 	for (e = 0; e < ne; e++)
 		off[e + 1] += off[e];
-	col = xcalloc(ne ? ne : 1, 1);
-	stk = xcalloc(ne ? ne : 1, sizeof(*stk));
-	it = xcalloc(ne ? ne : 1, sizeof(*it));
+	col = xcalloc(ne, 1);
+	stk = xcalloc(ne, sizeof(*stk));
+	it = xcalloc(ne, sizeof(*it));
 	for (e = 0; e < ne && n == 0; e++) {
 		if (col[e] != 0)
 			continue;

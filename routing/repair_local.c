@@ -200,7 +200,7 @@ local_chain(struct rp *c, struct lft_set *out, uint32_t *ins, uint16_t lid)
 		if (c->st[sw] != ST_OK && sw != c->lid_sw[lid] &&
 		    c->nbr[(size_t)sw * 256 + entry(out, sw, lid)] == NONE)
 			any_root = true;
-	seen = xcalloc(c->nsw ? c->nsw : 1, 1);
+	seen = xcalloc(c->nsw, 1);
 	for (start = 0; start < c->nsw; start++) {
 		if (c->st[start] == ST_OK || start == c->lid_sw[lid] ||
 		    (any_root && c->nbr[(size_t)start * 256 +

@@ -489,8 +489,8 @@ routing_report_fill(const struct fabric *f, const struct lft_set *s,
 uint64_t
 routing_max_link_routes(const struct fabric *f, const struct lft_set *s)
 {
-	uint32_t *cas = xcalloc(s->nsw ? s->nsw : 1, sizeof(*cas));
-	uint64_t *load = xcalloc(f->nports ? f->nports : 1, sizeof(*load));
+	uint32_t *cas = xcalloc(s->nsw, sizeof(*cas));
+	uint64_t *load = xcalloc(f->nports, sizeof(*load));
 	uint64_t max = 0;
 
 	/* CA ports (sources) per switch they are cabled to */

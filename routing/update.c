@@ -73,7 +73,7 @@ save_base(struct run *r)
 	free(u->base_guid);
 	if (lft_set_share(&u->base, r->lft, r->q->f->nnodes) < 0)
 		fatal("routing: out of memory");
-	u->base_guid = xcalloc(s->nsw ? s->nsw : 1, sizeof(*u->base_guid));
+	u->base_guid = xcalloc(s->nsw, sizeof(*u->base_guid));
 	for (uint32_t i = 0; i < s->nsw; i++)
 		u->base_guid[i] = r->q->f->nodes[s->sw_node[i]].guid;
 	u->base_links = switch_links(r->q->f);
@@ -427,14 +427,14 @@ repair_order(struct run *r, const struct routing_engine *re, bool next)
 {
 	uint32_t *upc, *up, i, j, n;
 
-	up = xcalloc(r->lft->nsw ? r->lft->nsw : 1, sizeof(*up));
+	up = xcalloc(r->lft->nsw, sizeof(*up));
 	if (next) {
 		if (re->order(r->q->f, &r->q->ropts, r->lft, up) == 0)
 			return up;
 		free(up);
 		return NULL;
 	}
-	upc = xcalloc(r->q->cur->nsw ? r->q->cur->nsw : 1, sizeof(*upc));
+	upc = xcalloc(r->q->cur->nsw, sizeof(*upc));
 	if (re->order(r->q->cur_f, &r->q->ropts, r->q->cur, upc) < 0)
 		goto fail;
 	for (i = 0; i < r->lft->nsw; i++) {

@@ -212,7 +212,7 @@ daemon_sa_view_update(struct daemon *d)
 	d->vport_pk = NULL;
 	if ((v.vports = sweep_vports(d->sweep)) != NULL) {
 		/* each vport's own table, as the SA's scope reads tables */
-		d->vport_pk = xcalloc(v.vports->n ? v.vports->n : 1,
+		d->vport_pk = xcalloc(v.vports->n,
 		    sizeof(*d->vport_pk));
 		for (uint32_t i = 0; i < v.vports->n; i++) {
 			const struct vport *vp = &v.vports->v[i];

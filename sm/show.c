@@ -504,7 +504,7 @@ nodes_text(struct show *s, const struct fabric *f, const bool *want)
 int
 show_nodes_filter(struct show *s, const struct fabric *f, const char *filter)
 {
-	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
+	bool *want = xcalloc(f->nnodes, sizeof(*want));
 
 	if (select_nodes(s, f, filter, want) < 0) {
 		free(want);
@@ -763,7 +763,7 @@ static int
 ports_matching(struct show *s, const struct fabric *f,
     const struct pkey_tables *pk, const char *pat)
 {
-	bool *want = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*want));
+	bool *want = xcalloc(f->nnodes, sizeof(*want));
 	struct ports_view *v;
 	size_t k = 0;
 
@@ -771,7 +771,7 @@ ports_matching(struct show *s, const struct fabric *f,
 		free(want);
 		return -1;
 	}
-	v = xcalloc(f->nnodes ? f->nnodes : 1, sizeof(*v));
+	v = xcalloc(f->nnodes, sizeof(*v));
 	for (uint32_t n = 0; n < f->nnodes; n++)
 		if (want[n])
 			ports_view(f, pk, n, FABRIC_NONE, &v[k++]);
