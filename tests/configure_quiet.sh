@@ -7,6 +7,9 @@
 set -u
 top=${TOP_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 [ -x "$top/configure" ] || { echo "configure_quiet: SKIP: no $top/configure"; exit 77; }
+# a source tree configured in place (the Debian package's build) refuses
+# a configure elsewhere
+[ -f "$top/config.status" ] && { echo "configure_quiet: SKIP: $top is configured in place"; exit 77; }
 d=$(mktemp -d "${TMPDIR:-/tmp}/ibsmd-configure.XXXXXX") || exit 99
 trap 'rm -rf "$d"' EXIT
 mkdir "$d/core" || exit 99
