@@ -34,7 +34,9 @@ first() { sed -n "s/^[[:space:]]*$1\.\.*//p" | head -1; }
 
 # Gb/s x 10 of a port: LinkWidthActive x LinkSpeedActive; MtuCap bytes.
 declare -A PI
-port_info() {         # port_info LID PORT -> "mbps mtu" (cached)
+# port_info LID PORT: "mbps mtu" in PI_OUT, cached (not called in a $(...):
+# a subshell's cache is lost with it)
+port_info() {
 	local k="$1:$2" out
 	if [ -z "${PI[$k]:-}" ]; then
 		out=$(diag smpquery portinfo "$1" "$2" 2>/dev/null) ||
@@ -46,7 +48,7 @@ port_info() {         # port_info LID PORT -> "mbps mtu" (cached)
 		    /^MtuCap:/ { m = v + 0 }
 		    END { printf "%d %d\n", w * s * 1000, m }')
 	fi
-	printf '%s\n' "${PI[$k]}"
+	PI_OUT=${PI[$k]}
 }
 
 # The (lid, port) pairs of the route from S to D, as ibtracert reads the
@@ -115,7 +117,8 @@ for s in $LIDS; do
 		    fail "PathRecord $s -> $d: DLID: $pr"
 		mbps=0 mtu=0
 		while read -r l p; do
-			read -r m u <<<"$(port_info "$l" "$p")"
+			port_info "$l" "$p"
+			read -r m u <<<"$PI_OUT"
 			[ "$mtu" = 0 ] || [ "$u" -lt "$mtu" ] && mtu=$u
 			if [ "$p" != 0 ]; then
 				[ "$mbps" = 0 ] || [ "$m" -lt "$mbps" ] && mbps=$m
