@@ -180,10 +180,14 @@ holddown_apply(struct holddown *h, struct fabric *next,
 			continue;
 		port->held = 1;
 		next->ports[port->peer].held = 1;
-		held += np < port->peer;        /* a link, not its two ends */
 		if (*release == 0 || until < *release)
 			*release = until;
 	}
+	/* links, not their two ends: counted once both ends are marked (an
+	 * end visited first may have no flap of its own, its node unread
+	 * when the link went down, and its mark comes from the other end) */
+	for (uint32_t np = 0; np < next->nports; np++)
+		held += next->ports[np].held && np < next->ports[np].peer;
 	if (held > 0 && !switches_connected(next)) {
 		for (uint32_t np = 0; np < next->nports; np++)
 			next->ports[np].held = 0;

@@ -140,6 +140,33 @@ START_TEST(test_flapping)
 }
 END_TEST
 
+/* Only one end saw the link go down (the other's node was not read then,
+ * kept as it was): the link is held all the same and counted, so that
+ * the caller's timer frees it. Both ends are marked whichever is visited
+ * first. */
+START_TEST(test_one_end_seen)
+{
+	struct holddown *h = holddown_new(2.0);
+	struct fabric c;
+	double rel;
+
+	build(&a);
+	build(&b);
+	set_state(&b, PORT_DOWN);
+	b.nodes[0].kept = 1;            /* leaf 0 not read: its end unknown */
+	holddown_apply(h, &b, &a, 100.0, &rel);
+	build(&c);
+	set_state(&c, PORT_INIT);
+	ck_assert_uint_eq(holddown_apply(h, &c, &b, 101.0, &rel), 1);
+	ck_assert(rel == 102.0);
+	ck_assert(!kernel_link_usable(&c, uplink(&c)));
+	holddown_free(h);
+	fabric_fini(&a);
+	fabric_fini(&b);
+	fabric_fini(&c);
+}
+END_TEST
+
 /* A link that is the only way to a switch is never held. */
 START_TEST(test_never_cuts_off)
 {
@@ -179,6 +206,7 @@ holddown_suite(void)
 	tcase_add_test(tc, test_retrained);
 	tcase_add_test(tc, test_flapping);
 	tcase_add_test(tc, test_never_cuts_off);
+	tcase_add_test(tc, test_one_end_seen);
 	suite_add_tcase(s, tc);
 	return s;
 }
