@@ -132,8 +132,9 @@ rm -f "$T/state/vport_lids"
 sm_start -P "$T/partitions.conf"
 wait_subnet_up 60
 fts
-[ -z "$(exits "$LA")" ] || log "off without vport_lids: LID $LA still forwarded (entries kept)"
-log "off without vport_lids: A forwarded at [$(exits "$LA" | tr '\n' ' ')], C at [$(exits "$LC" | tr '\n' ' ')]"
+[ -z "$(exits "$LA")" ] && [ -z "$(exits "$LC")" ] ||
+    fail "off without vport_lids: VM LIDs still forwarded: A [$(exits "$LA" | tr '\n' ' ')], C [$(exits "$LC" | tr '\n' ' ')]"
+log "off without vport_lids: A's and C's LIDs in no LFT (what ibsmd.conf(5) says of VMs it never saw)"
 
 # ---- enabled again
 sm_stop
