@@ -94,6 +94,10 @@ struct smstate {
 	uint64_t target;        /* port GUID stood by for / polled / handed to */
 	uint64_t next;          /* the peer the event being posted concerns */
 	uint64_t signal_from;   /* sender of the SMInfo Set being acted on */
+	/* the master that sent us HANDOVER while we were DISCOVERING (0:
+	 * none), until the election under way ends */
+	uint64_t handed_by;
+	bool handed_acked;      /* its ACKNOWLEDGE went out */
 	unsigned misses;
 	bool poll_inflight;
 	uint16_t self_lid;      /* our port's LID at the last discovery */
@@ -137,6 +141,7 @@ static void a_quiet(struct smstate *);
 static void a_hand_over(struct smstate *);
 static void a_wait(struct smstate *);
 static void a_sweep(struct smstate *);
+static void a_handed(struct smstate *);
 static void a_foreign(struct smstate *);
 static void a_alive(struct smstate *);
 static void a_missed(struct smstate *);
@@ -147,7 +152,7 @@ static const struct transition fsm_table[] = {
 	{ S_NOTACTIVE,   E_DISCOVER,        a_rediscover, S_DISCOVERING },
 	{ S_DISCOVERING, E_WON,             a_master,     S_MASTER },
 	{ S_DISCOVERING, E_DEFER,           a_standby,    S_STANDBY },
-	{ S_DISCOVERING, E_HANDOVER,        a_sweep,      S_DISCOVERING },
+	{ S_DISCOVERING, E_HANDOVER,        a_handed,     S_DISCOVERING },
 	{ S_STANDBY,     E_ALIVE,           a_alive,      S_STANDBY },
 	{ S_STANDBY,     E_MISSED,          a_missed,     S_STANDBY },
 	{ S_STANDBY,     E_LOST,            a_rediscover, S_DISCOVERING },
@@ -697,21 +702,46 @@ a_standby(struct smstate *s)
 	tick_start(s, 0.);
 }
 
+/* ACKNOWLEDGE to the SM that handed us the subnet; false when it is not
+ * known (no path to it yet) or the query could not go out. */
+static bool
+acknowledge(struct smstate *s, uint64_t guid)
+{
+	struct peer *p = peer_find(s, guid);
+	uint8_t data[SMP_DATA_SIZE];
+
+	/* The sender checks that an ACKNOWLEDGE comes from a STANDBY SM:
+	 * we were one (or not yet master) when its HANDOVER arrived. */
+	smstate_encode(s, data, true);
+	mad_set_field(data, 0, IB_SMINFO_STATE_F, SM_STANDBY);
+	if (p == NULL || query(s, p, Q_ACK, MAD_SET, SM_SIG_ACKNOWLEDGE,
+	    data) != 0)
+		return false;
+	log_info("sm: ACKNOWLEDGE sent to 0x%016" PRIx64, p->pub.guid);
+	return true;
+}
+
 static void
 a_take_over(struct smstate *s)
 {
-	struct peer *p = peer_find(s, s->signal_from);
-	uint8_t data[SMP_DATA_SIZE];
-
 	s->handovers_taken++;
-	/* The sender checks that an ACKNOWLEDGE comes from a STANDBY SM:
-	 * we were one when its HANDOVER arrived. */
-	smstate_encode(s, data, true);
-	mad_set_field(data, 0, IB_SMINFO_STATE_F, SM_STANDBY);
-	if (p != NULL && query(s, p, Q_ACK, MAD_SET, SM_SIG_ACKNOWLEDGE,
-	    data) == 0)
-		log_info("sm: ACKNOWLEDGE sent to 0x%016" PRIx64, p->pub.guid);
+	(void)acknowledge(s, s->signal_from);
 	a_resume(s);
+}
+
+/*
+ * A master may hand over to an SM it found DISCOVERING (OpenSM does, to
+ * any SM of higher standing not NOTACTIVE, and stands by at once). The
+ * subnet is ours once our discovery ends: acknowledge now, remember the
+ * sender so that the election counts its HANDOVER as newer than any
+ * MASTER answer it gave before, and sweep on.
+ */
+static void
+a_handed(struct smstate *s)
+{
+	s->handed_by = s->signal_from;
+	s->handed_acked = acknowledge(s, s->signal_from);
+	a_sweep(s);
 }
 
 static void
@@ -943,7 +973,7 @@ finish_election(struct smstate *s)
 	size_t n = 0, w = 0, keep = 0;
 	enum sm_verdict v;
 	const struct peer *p;
-	char why[200];
+	char why[320];
 
 	s->elect_done = NULL;
 	/* A port that was an SM's, is there and does not answer, and does
@@ -968,6 +998,9 @@ finish_election(struct smstate *s)
 		    .state = s->peers[i].pub.state,
 		    .trusted = s->peers[i].pub.trusted &&
 		    !s->peers[i].refused };
+		/* its HANDOVER came after (or crossed) its answer */
+		if (c[n].guid == s->handed_by && c[n].state == SM_MASTER)
+			c[n].state = s->peers[i].pub.state = SM_STANDBY;
 		idx[n++] = i;
 	}
 	v = smstate_decide(&self, c, n, &w);
@@ -992,11 +1025,31 @@ finish_election(struct smstate *s)
 	if (v != SM_V_DEFER || p == NULL || p->pub.guid != s->lost)
 		s->lost = 0;
 	switch (v) {
-	case SM_V_WIN:
-		snprintf(why, sizeof(why), "%zu other SM%s answered, none "
-		    "master or of higher standing", n, n == 1 ? "" : "s");
+	case SM_V_WIN: {
+		size_t o = 0;
+
+		if (s->handed_by != 0) {
+			s->handovers_taken++;
+			if (!s->handed_acked)
+				(void)acknowledge(s, s->handed_by);
+			o = (size_t)snprintf(why, sizeof(why), "handed over "
+			    "by 0x%016" PRIx64 " while discovering; ",
+			    s->handed_by);
+		}
+		o += (size_t)snprintf(why + o, sizeof(why) - o, "%zu other "
+		    "SM%s answered, none master or of higher standing", n,
+		    n == 1 ? "" : "s");
+		/* Name what each said: an administrator (or a test) seeing
+		 * this subnet taken beside another SM wants its answer. */
+		for (size_t i = 0; i < n && i < 3 && o < sizeof(why); i++)
+			o += (size_t)snprintf(why + o, sizeof(why) - o,
+			    "%s0x%016" PRIx64 " %s priority %u%s",
+			    i == 0 ? " (" : ", ", c[i].guid,
+			    smstate_name(c[i].state), c[i].priority,
+			    i + 1 == n || i == 2 ? ")" : "");
 		fsm(s, E_WON, why);
 		break;
+	}
 	case SM_V_DEFER:
 		snprintf(why, sizeof(why), "%s%s SM 0x%016" PRIx64 " (priority "
 		    "%u, %s) found", p->pub.trusted ? "" : "foreign ",
@@ -1018,6 +1071,8 @@ finish_election(struct smstate *s)
 		break;
 	}
 out:
+	s->handed_by = 0;
+	s->handed_acked = false;
 	free(c);
 	free(idx);
 	done(arg, smstate_may_write(s));

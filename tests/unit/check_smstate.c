@@ -494,6 +494,61 @@ START_TEST(test_standby_handover)
 }
 END_TEST
 
+/* DISCOVERING/HANDOVER: a master of lower standing hands over before our
+ * election ends (OpenSM does so, and stands by at once). Its HANDOVER is
+ * acknowledged and counted, and outweighs the MASTER answer it gave to
+ * our election before; we become master, not its standby. */
+START_TEST(test_discovering_handover)
+{
+	struct smstate_status st;
+	size_t n, i;
+
+	start(12, KEY);
+	smstate_start(ss);
+	n = fake_nsent();
+	smstate_elect(ss, &fab, elect_cb, NULL);
+	ck_assert_uint_eq(fake_nsent(), n + 1);
+	ck_assert_uint_eq(set_from(PEER_A, SM_SIG_HANDOVER, SM_MASTER, KEY), 0);
+	ck_assert_uint_eq(sent_data(set_answer, IB_SMINFO_STATE_F),
+	    SM_DISCOVERING);
+	ck_assert_int_eq(smstate_state(ss), SM_DISCOVERING);
+	ck_assert_uint_eq(sweeps, 2);
+	/* the ACKNOWLEDGE, as a STANDBY with our key, by A's route */
+	i = set_answer + 1;
+	ck_assert_uint_ge(fake_nsent(), i + 1);
+	ck_assert_uint_eq(mad_method_of(fake_sent(i)->mad), MAD_SET);
+	ck_assert_uint_eq(sent_field(i, IB_MAD_ATTRMOD_F), SM_SIG_ACKNOWLEDGE);
+	ck_assert_uint_eq(fake_sent(i)->mad[128 + 1], 2);
+	ck_assert_uint_eq(sent_data(i, IB_SMINFO_STATE_F), SM_STANDBY);
+	/* A's answer to the election, sent before its HANDOVER */
+	answer(n, PEER_A, 5, SM_MASTER, KEY);
+	ck_assert_int_eq(smstate_state(ss), SM_MASTER);
+	ck_assert_int_eq(elect_master, 1);
+	smstate_get_status(ss, &st);
+	ck_assert_uint_eq(st.handovers_taken, 1);
+	/* the next election: A answers MASTER again, no HANDOVER: we are a
+	 * master of higher standing and wait for it (not counted twice) */
+	ck_assert_uint_eq(elect_with_a(5, SM_MASTER, KEY), SM_MASTER);
+	smstate_get_status(ss, &st);
+	ck_assert_uint_eq(st.handovers_taken, 1);
+	stop();
+}
+END_TEST
+
+/* Without the HANDOVER, the same answer makes us A's standby. */
+START_TEST(test_discovering_no_handover)
+{
+	struct smstate_status st;
+
+	start(12, KEY);
+	smstate_start(ss);
+	ck_assert_uint_eq(elect_with_a(5, SM_MASTER, KEY), SM_STANDBY);
+	smstate_get_status(ss, &st);
+	ck_assert_uint_eq(st.handovers_taken, 0);
+	stop();
+}
+END_TEST
+
 /* STANDBY/DISABLE, NOTACTIVE/STANDBY, STANDBY/DISCOVER,
  * NOTACTIVE/DISCOVER; NOTACTIVE stays quiet. */
 START_TEST(test_disable_standby_discover)
@@ -1189,6 +1244,8 @@ smstate_suite(void)
 	tcase_add_test(tc, test_unanswered_peer);
 	tcase_add_test(tc, test_standby_poll_takeover);
 	tcase_add_test(tc, test_standby_master_stepped_down);
+	tcase_add_test(tc, test_discovering_handover);
+	tcase_add_test(tc, test_discovering_no_handover);
 	tcase_add_test(tc, test_standby_handover);
 	tcase_add_test(tc, test_disable_standby_discover);
 	tcase_add_test(tc, test_master_hands_over);
