@@ -124,6 +124,10 @@ wait_subnet_up 60
 # the port tables ibsmd reads after subnet up (SL2VL: 6 x 25 + 8)
 poll_until 20 sh -c "[ \"\$(LD_PRELOAD='$SIM_PRELOAD' saquery SL2VL 2>/dev/null | grep -c '^SL2VLTableRecord dump')\" -ge 158 ]" 8>&- >/dev/null ||
     fail "ibsmd's SL2VLTableRecords not all there"
+# a port's VL arbitration blocks are read after its SL-to-VL tables: the
+# last port's may still be on the way (its 64 blocks: sacompare's vlar)
+poll_until 20 sh -c "[ \"\$(LD_PRELOAD='$SIM_PRELOAD' saquery VLAR 2>/dev/null | grep -c '^VLArbTableRecord dump')\" -ge 64 ]" 8>&- >/dev/null ||
+    fail "ibsmd's VLArbitrationTableRecords not all there"
 queries ibsmd
 
 # the same LIDs: every NodeRecord's (LID, port GUID) pair
