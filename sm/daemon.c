@@ -35,6 +35,7 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "sm/upkeep.h"
 #include "sm/vfguid.h"
 
 void
@@ -203,7 +204,7 @@ daemon_sa_view_update(struct daemon *d)
 	v.sms = d->sms;
 	v.nsms = d->nsms;
 	if (d->vg != NULL) {
-		vfguid_set_fabric(d->vg, f, false);
+		vfguid_set_fabric(d->vg, f);
 		v.alias = vfguid_store(d->vg);
 		v.alias_changed = on_alias_changed;
 		v.alias_arg = d;
@@ -307,13 +308,73 @@ write_dumps(struct daemon *d)
 	}
 }
 
+/* ---- the steps after an up as master (sm/upkeep) */
+
+static void
+mcast_settled(void *arg)
+{
+	struct daemon *d = arg;
+
+	upkeep_settled(d->upkeep, UPKEEP_MCAST);
+}
+
+static bool
+upkeep_mcast(void *arg)
+{
+	struct daemon *d = arg;
+
+	return sm_mcast_program(d->mcast, d->cfg.m_key, mcast_settled, d);
+}
+
+static void
+alias_settled(void *arg)
+{
+	struct daemon *d = arg;
+
+	upkeep_settled(d->upkeep, UPKEEP_ALIAS);
+}
+
+/* Devices hold the alias GUIDs assigned (restart, takeover, a port
+ * back). */
+static bool
+upkeep_alias(void *arg)
+{
+	struct daemon *d = arg;
+
+	return d->vg != NULL && vfguid_program(d->vg, alias_settled, d);
+}
+
+static void
+upkeep_finish(void *arg)
+{
+	struct daemon *d = arg;
+
+	write_dumps(d);
+	/* what the SA's SL2VL, VLArb and P_Key records need and the store
+	 * lacks, beside the sweeps */
+	devread_start(d->devread, sweep_fabric(d->sweep),
+	    sweep_pkeys(d->sweep), d->cfg.partition_enforcement !=
+	    CFG_ENFORCE_OFF, d->cfg.m_key);
+	notify_ready(d);
+	daemon_notify_status(d);
+}
+
+struct upkeep *
+daemon_upkeep_new(struct daemon *d)
+{
+	const struct upkeep_hooks h = {
+		.arg = d, .mcast = upkeep_mcast, .alias = upkeep_alias,
+		.finish = upkeep_finish,
+	};
+
+	return upkeep_new(&h);
+}
+
 void
 daemon_on_up(void *arg, bool ok, const char *why)
 {
 	struct daemon *d = arg;
 
-	if (ok && smstate_state(d->ss) == SM_MASTER)
-		write_dumps(d);
 	if (d->once) {
 		d->exit_code = ok ? EXIT_OK : EXIT_FAIL;
 		if (!ok) {
@@ -324,18 +385,10 @@ daemon_on_up(void *arg, bool ok, const char *why)
 		return;
 	}
 	if (ok && smstate_state(d->ss) == SM_MASTER) {
-		sm_mcast_program(d->mcast, d->cfg.m_key);
+		/* the SA answers at once (hosts join again after
+		 * ClientReregister); the tables follow in order */
 		d->sa_swept = true;
-		/* what the SA's SL2VL, VLArb and P_Key records need and
-		 * the store lacks, beside the sweeps */
-		devread_start(d->devread, sweep_fabric(d->sweep),
-		    sweep_pkeys(d->sweep), d->cfg.partition_enforcement !=
-		    CFG_ENFORCE_OFF, d->cfg.m_key);
-		/* Devices hold the alias GUIDs assigned (restart, takeover,
-		 * a port back). */
-		if (d->vg != NULL)
-			vfguid_set_fabric(d->vg, sweep_fabric(d->sweep), true);
-		notify_ready(d);
+		upkeep_up(d->upkeep);
 	}
 	sa_serving_update(d);
 	daemon_notify_status(d);
@@ -358,6 +411,7 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 	if (to == SM_STANDBY)
 		notify_ready(d);
 	if (to != SM_MASTER) {
+		upkeep_stop(d->upkeep);
 		sm_mcast_forget(d->mcast);
 		devread_stop(d->devread);
 	}

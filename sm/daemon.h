@@ -30,6 +30,7 @@ struct sminfo;
 struct smstate;
 struct smstate_hooks;
 struct sweep;
+struct upkeep;
 struct vfguid;
 
 /* Exit codes (documented in ibsmd(8)). EXIT_USAGE is every mistake of
@@ -53,6 +54,7 @@ struct daemon {
 				 * virtualization.mode is enabled */
 	struct sm_mcast *mcast;  /* groups, trees, MFTs */
 	struct devread *devread; /* port tables for the SA's records */
+	struct upkeep *upkeep;  /* the steps after an up as master */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
 	 * whenever the SM state changes or a view is handed over */
 	struct sa_sm sms[SA_SMS_MAX];
@@ -91,6 +93,9 @@ struct daemon {
 void daemon_smstate_hooks(struct daemon *d, struct smstate_hooks *h);
 void daemon_on_trap(void *arg, unsigned trap, uint16_t issuer);
 void daemon_on_trap_notice(void *arg, const uint8_t *notice, uint16_t slid);
+/* The steps after an up as master (sm/upkeep), hooked to this daemon's
+ * multicast, alias GUIDs, dump files, port tables and readiness. */
+struct upkeep *daemon_upkeep_new(struct daemon *d);
 void daemon_on_up(void *arg, bool ok, const char *why);
 void daemon_on_adopt(void *arg);
 void daemon_stats_file(void *arg, FILE *fp);

@@ -50,6 +50,7 @@
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
+#include "sm/upkeep.h"
 #include "sm/vfguid.h"
 
 static void
@@ -656,6 +657,9 @@ open_sm(struct daemon *d)
 	struct smstate_hooks ssh;
 	struct sweep_opts so;
 
+	/* what follows an up as master; its hooks reach the modules
+	 * opened below and in open_sa() before the loop runs */
+	d->upkeep = daemon_upkeep_new(d);
 	reload_smstate_opts(&d->cfg, &sso);
 	daemon_smstate_hooks(d, &ssh);
 	d->ss = smstate_new(d->loop, d->mad, &sso, &ssh);
@@ -727,6 +731,7 @@ close_all(struct daemon *d)
 	smstate_free(d->ss);
 	mad_engine_free(d->mad);
 	sm_mcast_free(d->mcast);
+	upkeep_free(d->upkeep);
 	ev_timer_stop(d->loop, &d->vport_settle);
 	ev_loop_destroy(d->loop);
 	pkey_policy_free(d->policy);

@@ -64,6 +64,10 @@ struct sm_mcast {
 	uint8_t dirty_block[NBLOCKS];
 	bool pending;
 	uint64_t flushes;
+	/* Sets of this module in flight, and who waits for them to settle */
+	unsigned inflight;
+	sm_mcast_done_cb done;
+	void *done_arg;
 };
 
 #define FLUSH_DELAY 0.005       /* seconds */
@@ -311,6 +315,20 @@ on_drop(void *arg)
 	free(arg);
 }
 
+/* A Set answered or failed: the last one tells whoever waits. */
+static void
+settled(struct sm_mcast *m)
+{
+	sm_mcast_done_cb cb = m->done;
+
+	if (m->inflight > 0)
+		m->inflight--;
+	if (m->inflight > 0 || cb == NULL)
+		return;
+	m->done = NULL;
+	cb(m->done_arg);
+}
+
 static void
 on_done(void *arg, int status, const uint8_t *resp)
 {
@@ -322,6 +340,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 
 	if (gi == GUID_HASH_NONE) {
 		free(q);
+		settled(m);
 		return;
 	}
 	h = &m->held[gi];
@@ -334,6 +353,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 		    "position %u Set failed (%d)", q->guid, q->block, q->pos,
 		    status);
 		free(q);
+		settled(m);
 		return;
 	}
 	mcast_mft_block_decode(&h->mft, q->block, q->pos,
@@ -344,6 +364,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 	    sw != FABRIC_NONE)
 		send_slot(m, sw, h, q->block, q->pos);
 	free(q);
+	settled(m);
 }
 
 /* Set one (block, position) of switch n's MFT to data. */
@@ -372,6 +393,7 @@ request(struct sm_mcast *m, const struct fabric_node *n, struct held *h,
 	}
 	h->busy[block * h->mft.npos + pos] = 1;
 	m->writes++;
+	m->inflight++;
 }
 
 static bool
@@ -438,16 +460,18 @@ static void
 on_top_done(void *arg, int status, const uint8_t *resp)
 {
 	struct topreq *q = arg;
-	uint32_t gi = guid_hash_get(&q->m->by_guid, q->guid);
+	struct sm_mcast *m = q->m;
+	uint32_t gi = guid_hash_get(&m->by_guid, q->guid);
 
 	if (status != 0 || resp == NULL) {
-		q->m->failures++;
+		m->failures++;
 		log_warnx("mcast: switch 0x%016" PRIx64 ": MulticastFDBTop Set "
 		    "failed (%d)", q->guid, status);
 	} else if (gi != GUID_HASH_NONE) {
-		q->m->held[gi].top = q->top;
+		m->held[gi].top = q->top;
 	}
 	free(q);
+	settled(m);
 }
 
 static void
@@ -486,10 +510,12 @@ set_top(struct sm_mcast *m, uint32_t sw, struct held *h)
 	q->guid = n->guid;
 	q->top = top;
 	r.drop = on_drop;
-	if (smp_request(m->mad, &r, on_top_done, q) == 0)
+	if (smp_request(m->mad, &r, on_top_done, q) == 0) {
 		m->top_sets++;
-	else
+		m->inflight++;
+	} else {
 		free(q);
+	}
 }
 
 static void
@@ -518,17 +544,23 @@ program_switch(struct sm_mcast *m, uint32_t sw, int only_block)
 	set_top(m, sw, h);
 }
 
-void
-sm_mcast_program(struct sm_mcast *m, uint64_t mkey)
+bool
+sm_mcast_program(struct sm_mcast *m, uint64_t mkey, sm_mcast_done_cb done,
+    void *arg)
 {
 	uint32_t sw;
 
-	if (m->trees == NULL)
-		return;
-	m->mkey = mkey;
-	m->programming = true;
-	for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++)
-		program_switch(m, sw, -1);
+	if (m->trees != NULL) {
+		m->mkey = mkey;
+		m->programming = true;
+		for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++)
+			program_switch(m, sw, -1);
+	}
+	if (m->inflight == 0)
+		return false;
+	m->done = done;
+	m->done_arg = arg;
+	return true;
 }
 
 /* Rebuild the dirty trees, then bring their blocks in line on every
@@ -596,6 +628,7 @@ sm_mcast_forget(struct sm_mcast *m)
 	size_t i;
 
 	m->programming = false;
+	m->done = NULL;
 	for (i = 0; i < m->nheld; i++) {
 		if (m->held[i].known != NULL)
 			memset(m->held[i].known, 0, m->held[i].nslots);

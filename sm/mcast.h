@@ -49,8 +49,14 @@ void sm_mcast_set_vports(struct sm_mcast *m, const struct vport_set *s);
 struct alias_store;
 void sm_mcast_set_alias(struct sm_mcast *m, const struct alias_store *a);
 /* Write every switch's differing blocks (master only). mkey: the M_Key
- * SMPs carry. */
-void sm_mcast_program(struct sm_mcast *m, uint64_t mkey);
+ * the switches are written with. Returns true when Sets went out (or were
+ * already in flight): done (NULL: none) is then called once no MFT or
+ * MulticastFDBTop Set of this module is in flight any more (joins and
+ * leaves flushed meanwhile included); false: nothing to wait for, done is
+ * not called. */
+typedef void (*sm_mcast_done_cb)(void *arg);
+bool sm_mcast_program(struct sm_mcast *m, uint64_t mkey,
+    sm_mcast_done_cb done, void *arg);
 /* A group's members changed: rebuild mlid's tree and write its block on
  * the switches where it differs (only once sm_mcast_program() ran);
  * with a loop, together with the others of the next 5 ms. */

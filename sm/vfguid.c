@@ -44,6 +44,10 @@ struct vfguid {
 	uint64_t restored;      /* blocks written back: the device lost them */
 	bool unsaved;           /* the file could not be replaced (said) */
 	struct guid_hash said;  /* ports whose failed Set was logged */
+	/* GUIDInfo Sets in flight, and who waits for them to settle */
+	unsigned inflight;
+	vfguid_done_cb done_cb;
+	void *done_arg;
 };
 
 struct vreq {
@@ -201,6 +205,20 @@ req_drop(void *arg)
 	free(arg);
 }
 
+/* A Set answered or failed: the last one tells whoever waits. */
+static void
+settled(struct vfguid *vg)
+{
+	vfguid_done_cb cb = vg->done_cb;
+
+	if (vg->inflight > 0)
+		vg->inflight--;
+	if (vg->inflight > 0 || cb == NULL)
+		return;
+	vg->done_cb = NULL;
+	cb(vg->done_arg);
+}
+
 static void
 done(void *arg, int status, const uint8_t *resp)
 {
@@ -230,6 +248,7 @@ done(void *arg, int status, const uint8_t *resp)
 			    mad_status_text(MGMT_CLASS_SMP_LID, status, st,
 			    sizeof(st)));
 		free(q);
+		settled(vg);
 		return;
 	}
 	if (guid_hash_del(&vg->said, q->port))
@@ -253,6 +272,7 @@ done(void *arg, int status, const uint8_t *resp)
 		    "reads back otherwise than set", q->port, q->block);
 	}
 	free(q);
+	settled(vg);
 }
 
 static void
@@ -296,7 +316,9 @@ program(struct vfguid *vg, uint32_t p, unsigned block)
 	if (smp_request(vg->mad, &r, done, q) != 0) {
 		vg->failed++;
 		free(q);
+		return;
 	}
+	vg->inflight++;
 }
 
 void
@@ -397,17 +419,21 @@ adopt(struct vfguid *vg, const struct fabric *f)
 }
 
 void
-vfguid_set_fabric(struct vfguid *vg, const struct fabric *f, bool prog)
+vfguid_set_fabric(struct vfguid *vg, const struct fabric *f)
 {
-	uint64_t tab[ALIAS_MAX_INDEX], dev[ALIAS_PER_BLOCK];
-
 	if (f != NULL && f != vg->f)
 		adopt(vg, f);
 	vg->f = f;
 	save_soon(vg);
-	if (f == NULL || !prog)
-		return;
-	for (uint32_t p = 0; p < f->nports; p++) {
+}
+
+bool
+vfguid_program(struct vfguid *vg, vfguid_done_cb done_cb, void *arg)
+{
+	const struct fabric *f = vg->f;
+	uint64_t tab[ALIAS_MAX_INDEX], dev[ALIAS_PER_BLOCK];
+
+	for (uint32_t p = 0; f != NULL && p < f->nports; p++) {
 		if (!fabric_port_is_endport(f, p) || f->ports[p].guid == 0)
 			continue;
 		alias_port_table(vg->st, f->ports[p].guid, tab);
@@ -419,6 +445,11 @@ vfguid_set_fabric(struct vfguid *vg, const struct fabric *f, bool prog)
 				program(vg, p, b);
 			}
 	}
+	if (vg->inflight == 0)
+		return false;
+	vg->done_cb = done_cb;
+	vg->done_arg = arg;
+	return true;
 }
 
 int

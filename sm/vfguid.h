@@ -16,6 +16,7 @@
 #ifndef IBSMD_SM_VFGUID_H
 #define IBSMD_SM_VFGUID_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct alias_store;
@@ -31,10 +32,14 @@ struct vfguid *vfguid_new(struct ev_loop *loop, struct mad_engine *mad,
 void vfguid_free(struct vfguid *vg);
 struct alias_store *vfguid_store(struct vfguid *vg);
 /* The model in use (what port indices of vfguid_changed refer to); a new
- * one: device entries adopted; with program, every port's blocks the
- * device does not hold as the store says are written. */
-void vfguid_set_fabric(struct vfguid *vg, const struct fabric *f,
-    bool program);
+ * one: device entries adopted. */
+void vfguid_set_fabric(struct vfguid *vg, const struct fabric *f);
+/* Write every port's blocks the device does not hold as the store says
+ * (the model set last). Returns true when GUIDInfo Sets are in flight:
+ * done (NULL: none) is then called once none is (the SA's own Sets
+ * included); false: nothing to wait for, done is not called. */
+typedef void (*vfguid_done_cb)(void *arg);
+bool vfguid_program(struct vfguid *vg, vfguid_done_cb done, void *arg);
 /* The SA's alias_changed hook (arg: the struct vfguid). */
 void vfguid_changed(void *arg, uint32_t port, unsigned block);
 /* ibsmctl guids forget: forget the GUID saved for (port GUID, index),
