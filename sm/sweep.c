@@ -1,24 +1,24 @@
+/*
+ * The sweep (sm/sweep.h): the table FSM, the requests, the heavy sweep's
+ * sequence (discovery, election, LIDs, route selection, P_Keys,
+ * programming), its completeness and retries, standing by and taking
+ * over, and the life cycle. The light sweep, the vport sweep and the
+ * status are in the files sm/sweep_priv.h lists.
+ */
 #include "sm/sweep.h"
-#include "sm/vlids.h"
+#include "sm/sweep_priv.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <ev.h>
-#include <infiniband/mad.h>
 
 #include "core/alias.h"
-#include "core/alloc.h"
-#include "core/file.h"
 #include "core/graft.h"
-#include "core/query.h"
 #include "sm/discover.h"
 #include "sm/holddown.h"
 #include "core/fabric.h"
@@ -27,8 +27,6 @@
 #include "sm/notes.h"
 #include "sm/plan.h"
 #include "core/log.h"
-#include "mad/mad.h"
-#include "mad/smp.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/vports.h"
@@ -36,121 +34,8 @@
 #include "core/vattr.h"
 #include "routing/update.h"
 
-enum sweep_state { ST_IDLE, ST_DISCOVER, ST_PROGRAM, ST_LIGHT, ST_INHERIT,
-		   ST_VPORT, ST_COUNT };
-enum sweep_event { EV_HEAVY, EV_LIGHT, EV_DISCOVERED, EV_FAILED,
-		   EV_PROGRAMMED, EV_CLEAN, EV_CHANGED, EV_STANDING_BY,
-		   EV_INHERIT, EV_INHERITED, EV_INCOMPLETE, EV_VPORTS,
-		   EV_COUNT };
-
-/* Times a light sweep's SwitchInfo Get is sent when no round is
- * answered, before the switch is taken for changed. */
-#define LIGHT_ROUNDS 2
 /* Holes and failures named in one message. */
 #define SWEEP_NAMED_MAX 4
-
-struct sweep {
-	struct ev_loop *loop;
-	struct mad_engine *mad;
-	struct sminfo *sm;
-	struct smstate *ss;
-	struct sweep_opts o;
-	sweep_up_cb cb;
-	void *cb_arg;
-	enum sweep_state state;
-	bool want_heavy, want_light;
-	bool paused;            /* ibsmctl sweep off: requests wait */
-	struct notes pknotes;   /* what partitions say, once per appearance */
-	bool up;                /* the last heavy sweep was complete */
-	double up_mono, up_wall; /* when it last became up */
-	unsigned cur_holes;     /* discover_holes() of cur, kept by adopt_next */
-	/* the fabric as the last complete discovery saw it (a standby's
-	 * only view of it), and when */
-	struct fabric_counts seen;
-	unsigned seen_nodes;
-	double seen_wall;
-	ev_idle idle;           /* starts requested sweeps when idle */
-	ev_timer timer;         /* light sweep period / retry after failure */
-	struct holddown *hd;    /* flapping links held out of routing */
-	ev_timer hd_timer;      /* a heavy sweep when the first is released */
-	struct lid_map *lids;
-	struct programmer *prog;
-	char guid2lid[4096], stats[4096], vlids_path[4096];
-	/* vport LIDs last seen running (sm/vlids.h): saved by disabled and
-	 * enabled, forwarded by off */
-	struct vlids vlids;
-	long vlids_fwd;         /* forwarded by the last routing (off) */
-	/* the model in use and the one a heavy sweep builds: adopting the
-	 * new one swaps the pointers, so the model in use never moves while
-	 * readers (the SA's view) hold it */
-	struct fabric fab[2], *cur, *next;
-	struct lft_set lfts[2], *cur_lft, *next_lft;
-	struct pkey_tables pks[2], *cur_pk, *next_pk;
-	/* the end ports' P_Key tables as the devices hold them, read by
-	 * discovery where this SM has programmed none yet (a start, a
-	 * takeover): the indices build_pkeys keeps */
-	struct pkey_tables dev_pk;
-	/* vports behind virtualization-capable ports, beside each model */
-	struct vport_set vps[2], *cur_vp, *next_vp;
-	struct vports *vports;
-	struct vports_result last_vprog;
-	uint64_t vport_clears;  /* VPortStateChange clears, every read run */
-	sweep_adopt_cb adopt_cb;
-	void *adopt_arg;
-	sweep_stats_cb stats_cb;
-	void *stats_arg;
-	struct pkey_want *want;         /* next_pk as the programmer takes it */
-	bool have_cur;
-	struct discovery *disc;
-	/* the first master sweep after standing by: learn the LIDs in
-	 * place, read the routes in place and keep those that deliver */
-	bool learn;
-	/* a subnet taken over: every heavy sweep keeps the routes that
-	 * deliver as short as the engine's */
-	bool keep_routes;
-	/* ibsmctl reroute: the next complete heavy sweep routes afresh */
-	bool reroute;
-	uint64_t rebalances;            /* heals routed afresh, reroutes */
-	uint64_t repairs;               /* losses repaired in place */
-	/* route selection, and the balanced tables it keeps */
-	struct update *upd;
-	struct inherit *inh;
-	struct lft_set held;            /* the tables in place */
-	struct route_report report;
-	struct keep_result inherited;        /* of the last takeover */
-	struct program_result last_prog;
-	/* light sweep */
-	unsigned light_pending;
-	bool light_changed;
-	bool light_vports;      /* only vports changed */
-	unsigned light_gen;
-	uint64_t vport_sweeps;
-	const struct fabric *pk_fabric; /* the model build_pkeys works on */
-	/* figures */
-	double started, up_at;          /* up_at: first subnet up, 0 before */
-	double sweep_started, last_secs;
-	/* the last heavy sweep's phases: discovery (to the election), the
-	 * election, LIDs + routing + partitions; programming's are in
-	 * last_prog */
-	double t_discovered, t_elected, t_programming;
-	double discover_secs, elect_secs, compute_secs;
-	const char *last_kind;
-	bool last_ok;
-	uint64_t sweeps, heavy_sweeps, light_sweeps, failures_in_row;
-	uint64_t programs;
-	uint64_t client_reregs;         /* ClientReregister Sets, all runs */
-	char why[1024];
-	/* A failure that persists (the SM's own port down, a node that never
-	 * answers) is logged when it starts and when it ends; the retries in
-	 * between, with the same reason, log at debug level only. */
-	char persist[1024];             /* the failure logged; "" when none */
-	bool lids_unsaved;              /* guid2lid could not be saved (said) */
-	bool stats_unwritten;           /* the stats file neither (said) */
-	bool after_reload;              /* the next programming says what
-					 * a reload made it write */
-	double persist_since;
-	uint64_t persist_tries;
-};
 
 struct transition {
 	enum sweep_state state;
@@ -160,23 +45,18 @@ struct transition {
 };
 
 static void start_heavy(struct sweep *);
-static void start_light(struct sweep *);
 static void compute(struct sweep *);
 static void heavy_failed(struct sweep *);
 static void heavy_incomplete(struct sweep *);
 static void heavy_done(struct sweep *);
 static void persist_end(struct sweep *, const char *);
-static void light_done(struct sweep *);
 static void standby_done(struct sweep *);
 static void start_inherit(struct sweep *);
-static void start_vports(struct sweep *);
-static void vports_done(struct sweep *);
-static void forward_vlids(struct sweep *, const struct fabric *);
 static void route_program(struct sweep *);
 
 static const struct transition fsm_table[] = {
 	{ ST_IDLE,     EV_HEAVY,      start_heavy,  ST_DISCOVER },
-	{ ST_IDLE,     EV_LIGHT,      start_light,  ST_LIGHT },
+	{ ST_IDLE,     EV_LIGHT,      sw_light_start,  ST_LIGHT },
 	{ ST_DISCOVER, EV_DISCOVERED, compute,      ST_PROGRAM },
 	{ ST_DISCOVER, EV_FAILED,     heavy_failed, ST_IDLE },
 	{ ST_DISCOVER, EV_STANDING_BY, standby_done, ST_IDLE },
@@ -186,15 +66,15 @@ static const struct transition fsm_table[] = {
 	{ ST_PROGRAM,  EV_PROGRAMMED, heavy_done,   ST_IDLE },
 	{ ST_PROGRAM,  EV_INCOMPLETE, heavy_incomplete, ST_IDLE },
 	{ ST_PROGRAM,  EV_FAILED,     heavy_failed, ST_IDLE },
-	{ ST_LIGHT,    EV_CLEAN,      light_done,   ST_IDLE },
+	{ ST_LIGHT,    EV_CLEAN,      sw_light_done,   ST_IDLE },
 	{ ST_LIGHT,    EV_CHANGED,    start_heavy,  ST_DISCOVER },
-	{ ST_LIGHT,    EV_VPORTS,     start_vports, ST_VPORT },
-	{ ST_VPORT,    EV_PROGRAMMED, vports_done,  ST_IDLE },
+	{ ST_LIGHT,    EV_VPORTS,     sw_vports_start, ST_VPORT },
+	{ ST_VPORT,    EV_PROGRAMMED, sw_vports_done,  ST_IDLE },
 	{ ST_VPORT,    EV_CHANGED,    start_heavy,  ST_DISCOVER },
 };
 
-static const char *
-state_name(enum sweep_state s)
+const char *
+sw_state_name(enum sweep_state s)
 {
 	static const char *const n[] = { "idle", "discover", "program",
 	    "light", "inherit", "vport" };
@@ -212,133 +92,31 @@ event_name(enum sweep_event e)
 
 /* The state changes before the action runs, so that an action whose work
  * completes at once can post the next event itself. */
-static void
-fsm(struct sweep *sw, enum sweep_event ev)
+void
+sw_fsm(struct sweep *sw, enum sweep_event ev)
 {
 	for (size_t i = 0; i < sizeof(fsm_table) / sizeof(fsm_table[0]); i++) {
 		const struct transition *t = &fsm_table[i];
 
 		if (t->state != sw->state || t->event != ev)
 			continue;
-		log_debug("sweep: %s --%s--> %s", state_name(sw->state),
-		    event_name(ev), state_name(t->next));
+		log_debug("sweep: %s --%s--> %s", sw_state_name(sw->state),
+		    event_name(ev), sw_state_name(t->next));
 		sw->state = t->next;
 		t->action(sw);
 		return;
 	}
 	log_debug("sweep: event %s ignored in state %s", event_name(ev),
-	    state_name(sw->state));
+	    sw_state_name(sw->state));
 }
 
-static double
-now(void)
+double
+sw_now(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* ---- stats file ---- */
-
-/* Up as this SM's subnet: a master whose last heavy sweep was complete
- * (one that handed over keeps its flag until its next sweep). */
-static bool
-up_now(const struct sweep *sw)
-{
-	return sw->up && smstate_state(sw->ss) == SM_MASTER;
-}
-
-/* The LFT entries of vport LIDs become copies of their physical port's
- * (vport_lft_copy), counted in the routing report. */
-static void
-copy_vport_lids(struct sweep *sw, const struct fabric *f)
-{
-	uint32_t n = 0;
-
-	sw->report.vport_entries = vport_lft_copy(sw->next_vp, f,
-	    sw->next_lft);
-	for (uint32_t i = 0; i < sw->next_vp->n; i++) {
-		const struct vport *v = &sw->next_vp->v[i];
-
-		n += v->lid != 0 && v->lid != f->ports[v->port].lid;
-	}
-	sw->report.vport_lids = n;
-	/* The engine counted the blocks it changed without the vport
-	 * entries, against tables that hold them: count again, whole. */
-	if (sw->have_cur)
-		sw->report.blocks_changed = routing_blocks_changed(f,
-		    sw->next_lft, sw->cur, sw->cur_lft);
-	if (n > 0)
-		log_info("routing: %u vport LID%s forwarded as their physical "
-		    "ports' (%" PRIu64 " LFT entries copied; %" PRIu64 " blocks "
-		    "differ from the tables in use)", n, n == 1 ? "" : "s",
-		    sw->report.vport_entries, sw->report.blocks_changed);
-}
-
-/* Vports up (INIT or better; not the physical function) and those with a
- * LID of their own, in vs: what the log, ibsmctl status and ibsmctl vports
- * all count. */
-static void
-vset_counts(const struct vport_set *vs, unsigned *up, unsigned *own)
-{
-	*up = *own = 0;
-	for (uint32_t i = 0; vs != NULL && i < vs->n; i++) {
-		const struct vport *vp = &vs->v[i];
-
-		if (vp->index == 0)
-			continue;
-		*up += vp->state >= PORT_INIT;
-		*own += vport_wants_lid(vp) && vp->lid != 0;
-	}
-}
-
-/* The same in the vport set in use. */
-static void
-vport_counts(const struct sweep *sw, unsigned *up, unsigned *own)
-{
-	vset_counts(sw->have_cur ? sw->cur_vp : NULL, up, own);
-}
-
-static void
-write_stats(struct sweep *sw)
-{
-	char tmp[4200], why[160];
-	FILE *fp;
-
-	if (sw->o.state_dir == NULL || sw->stats_cb == NULL)
-		return;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", sw->stats);
-	if (file_check_replace(sw->stats, why, sizeof(why)) < 0) {
-		if (!sw->stats_unwritten)
-			log_warnx("sweep: cannot write %s: %s", sw->stats, why);
-		sw->stats_unwritten = true;
-		return;
-	}
-	if ((fp = fopen(tmp, "w")) == NULL) {
-		if (!sw->stats_unwritten)
-			log_warn("sweep: cannot write %s", tmp);
-		sw->stats_unwritten = true;
-		return;
-	}
-	/* the status document (ibsmctl status), one line per value */
-	sw->stats_cb(sw->stats_arg, fp);
-	if (fflush(fp) != 0 || fclose(fp) != 0 ||
-	    rename(tmp, sw->stats) != 0) {
-		if (!sw->stats_unwritten)
-			log_warn("sweep: cannot write %s", sw->stats);
-		sw->stats_unwritten = true;
-	} else {
-		if (sw->stats_unwritten)
-			log_info("sweep: %s written again", sw->stats);
-		sw->stats_unwritten = false;
-	}
-}
-
-void
-sweep_write_stats(struct sweep *sw)
-{
-	write_stats(sw);
 }
 
 /* ---- requests ---- */
@@ -367,10 +145,10 @@ idle_cb(struct ev_loop *loop, ev_idle *w, int revents)
 	}
 	if (sw->want_heavy) {
 		sw->want_heavy = sw->want_light = false;
-		fsm(sw, EV_HEAVY);
+		sw_fsm(sw, EV_HEAVY);
 	} else if (sw->want_light) {
 		sw->want_light = false;
-		fsm(sw, EV_LIGHT);
+		sw_fsm(sw, EV_LIGHT);
 	}
 }
 
@@ -397,7 +175,7 @@ sweep_hold(struct sweep *sw, bool hold)
 	if (!hold && (sw->want_heavy || sw->want_light) &&
 	    sw->state == ST_IDLE)
 		ev_idle_start(sw->loop, &sw->idle);
-	write_stats(sw);
+	sw_write_stats(sw);
 }
 
 bool
@@ -424,8 +202,8 @@ sweep_request(struct sweep *sw, bool heavy)
 		ev_idle_start(sw->loop, &sw->idle);
 }
 
-static void
-back_to_idle(struct sweep *sw)
+void
+sw_back_to_idle(struct sweep *sw)
 {
 	if (sw->want_heavy || sw->want_light)
 		ev_idle_start(sw->loop, &sw->idle);
@@ -443,8 +221,8 @@ timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	sweep_request(sw, sw->failures_in_row > 0 || !sw->have_cur);
 }
 
-static void
-arm_timer(struct sweep *sw, double after)
+void
+sw_arm_timer(struct sweep *sw, double after)
 {
 	ev_timer_stop(sw->loop, &sw->timer);
 	if (after <= 0)
@@ -463,12 +241,12 @@ on_elected(void *arg, bool master)
 
 	if (sw->state != ST_DISCOVER)
 		return;
-	sw->t_elected = now();
+	sw->t_elected = sw_now();
 	sw->elect_secs = sw->t_elected - sw->t_discovered;
 	if (!master)
-		fsm(sw, EV_STANDING_BY);
+		sw_fsm(sw, EV_STANDING_BY);
 	else
-		fsm(sw, sw->learn ? EV_INHERIT : EV_DISCOVERED);
+		sw_fsm(sw, sw->learn ? EV_INHERIT : EV_DISCOVERED);
 }
 
 static void
@@ -491,7 +269,7 @@ on_vports_read(void *arg, const struct vports_result *r)
 	}
 	/* counted as ibsmctl status counts them: vports up, INIT or
 	 * better, the physical functions' not counted */
-	vset_counts(sw->next_vp, &up, &own);
+	sw_vset_counts(sw->next_vp, &up, &own);
 	if (r->hosts > 0)
 		log_info("sweep: vports: %u virtualization-capable port%s, %u "
 		    "vport%s up (the physical functions not counted), %u "
@@ -507,7 +285,7 @@ on_discovered(void *arg, const struct discover_result *r)
 	struct sweep *sw = arg;
 
 	sw->disc = NULL;
-	sw->t_discovered = now();
+	sw->t_discovered = sw_now();
 	sw->discover_secs = sw->t_discovered - sw->sweep_started;
 	if (!r->ok) {
 		snprintf(sw->why, sizeof(sw->why), "discovery failed: %s", r->why);
@@ -515,7 +293,7 @@ on_discovered(void *arg, const struct discover_result *r)
 		 * tell what a standby that took over meanwhile wrote. */
 		if (smstate_may_write(sw->ss) && sw->have_cur)
 			sweep_forget(sw);
-		fsm(sw, EV_FAILED);
+		sw_fsm(sw, EV_FAILED);
 		return;
 	}
 	{
@@ -546,7 +324,7 @@ start_heavy(struct sweep *sw)
 {
 	sw->sweeps++;
 	sw->heavy_sweeps++;
-	sw->sweep_started = now();
+	sw->sweep_started = sw_now();
 	ev_timer_stop(sw->loop, &sw->timer);
 	fabric_fini(sw->next);
 	fabric_init(sw->next);
@@ -579,8 +357,8 @@ lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 	    idxp);
 }
 
-static void
-save_lids(struct sweep *sw)
+void
+sw_save_lids(struct sweep *sw)
 {
 	if (!lid_map_dirty(sw->lids) || sw->o.state_dir == NULL)
 		return;
@@ -612,27 +390,9 @@ learn_lids(struct sweep *sw)
 	changed = lid_map_learn(sw->lids, reqs, n, sw->o.lmc);
 	if (changed > 0)
 		log_info("sweep: %zu LIDs learnt from the fabric", changed);
-	save_lids(sw);
+	sw_save_lids(sw);
 	free(reqs);
 	free(idx);
-}
-
-/* A vport's own LID from the LID manager. With virtualization disabled no
- * VPortLID is written: a LID other than the one the VM holds would route
- * traffic to a LID it does not answer to, so the vport is left unrouted
- * (said once a sweep). */
-static void
-set_vport_own_lid(struct sweep *sw, struct vport *vp, uint16_t lid)
-{
-	if (sw->o.virt_mode == CFG_VIRT_DISABLED && lid != vp->cur_lid) {
-		log_warnx("sweep: virtualization disabled: vport 0x%016" PRIx64
-		    " holds LID %u, which is not free (the LID manager "
-		    "offers %u): left unrouted", vp->guid, vp->cur_lid, lid);
-		vp->idle = 1;
-		vp->own_lid = 0;
-		return;
-	}
-	vp->own_lid = lid;
 }
 
 static int
@@ -649,13 +409,13 @@ assign_lids(struct sweep *sw)
 		if (idx[i] < f->nports)
 			fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
 		else
-			set_vport_own_lid(sw, &sw->next_vp->v[idx[i] -
+			sw_set_vport_own_lid(sw, &sw->next_vp->v[idx[i] -
 			    f->nports], reqs[i].lid);
 	if (sw->o.virt_mode != CFG_VIRT_OFF)
 		vport_resolve_lids(sw->next_vp, f);
 	if (rc < 0)
 		log_warnx("sweep: LID space exhausted: some ports get no LID");
-	save_lids(sw);
+	sw_save_lids(sw);
 	free(reqs);
 	free(idx);
 	return f->sm_port != FABRIC_NONE && f->ports[f->sm_port].lid != 0 ? 0 : -1;
@@ -782,7 +542,7 @@ on_vports_programmed(void *arg, const struct vports_result *r)
 		    r->first_failure);
 		ok = false;
 	}
-	fsm(sw, ok ? EV_PROGRAMMED : EV_INCOMPLETE);
+	sw_fsm(sw, ok ? EV_PROGRAMMED : EV_INCOMPLETE);
 }
 
 static void
@@ -813,7 +573,7 @@ on_programmed(void *arg, const struct program_result *r)
 		    on_vports_programmed, sw);
 		return;
 	}
-	fsm(sw, complete(sw) ? EV_PROGRAMMED : EV_INCOMPLETE);
+	sw_fsm(sw, complete(sw) ? EV_PROGRAMMED : EV_INCOMPLETE);
 }
 
 /* Said when it first appears and when it goes, not at every sweep. */
@@ -834,8 +594,8 @@ pkey_warn(void *arg, const char *msg)
 
 /* P_Key tables for the new fabric, the previous ones keeping indices
  * stable, and the programmer's view of them (sm/plan.h). */
-static void
-build_pkeys(struct sweep *sw)
+void
+sw_build_pkeys(struct sweep *sw)
 {
 	struct plan_pkeys p = {
 		.policy = sw->o.policy, .f = sw->pk_fabric, .vps = sw->next_vp,
@@ -885,7 +645,7 @@ keep_silent(struct sweep *sw)
 static void
 hold_flapping(struct sweep *sw)
 {
-	double release, t = now();
+	double release, t = sw_now();
 	unsigned n;
 
 	n = holddown_apply(sw->hd, sw->next, sw->have_cur ? sw->cur : NULL, t,
@@ -917,7 +677,7 @@ compute(struct sweep *sw)
 	hold_flapping(sw);
 	if (assign_lids(sw) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no LID for the SM's port");
-		fsm(sw, EV_FAILED);
+		sw_fsm(sw, EV_FAILED);
 		return;
 	}
 	route_program(sw);
@@ -982,7 +742,7 @@ route_program(struct sweep *sw)
 	if (update_run(sw->upd, &q, &res) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no routing engine could "
 		    "route the fabric");
-		fsm(sw, EV_FAILED);
+		sw_fsm(sw, EV_FAILED);
 		return;
 	}
 	*sw->next_lft = res.lft;
@@ -1002,59 +762,20 @@ route_program(struct sweep *sw)
 	if (vp && lft_set_own(sw->next_lft) < 0)
 		fatal("sweep: out of memory");
 	if (vp && sw->o.virt_mode == CFG_VIRT_OFF)
-		forward_vlids(sw, sw->next);
+		sw_forward_vlids(sw, sw->next);
 	else if (vp) {
 		if (lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
 			fatal("sweep: out of memory");
-		copy_vport_lids(sw, sw->next);
+		sw_copy_vport_lids(sw, sw->next);
 	}
 	sw->pk_fabric = sw->next;
-	build_pkeys(sw);
+	sw_build_pkeys(sw);
 	forget_returning(sw);
-	sw->t_programming = now();
+	sw->t_programming = sw_now();
 	sw->compute_secs = sw->t_programming - sw->t_elected;
 	program_start(sw->prog, sw->next, sw->next_lft, sw->want, sm_lid,
 	    &sw->o.prog,
 	    on_programmed, sw);
-}
-
-/* disabled and enabled: the vport LIDs up are remembered for a later run
- * with virtualization off (sm/vlids.h). */
-static void
-save_vlids(struct sweep *sw)
-{
-	struct vlids now = { NULL, 0 };
-
-	if (sw->o.virt_mode == CFG_VIRT_OFF || sw->vlids_path[0] == '\0')
-		return;
-	vlids_from_set(&now, sw->cur_vp, sw->cur);
-	if (vlids_equal(&now, &sw->vlids)) {
-		vlids_free(&now);
-		return;
-	}
-	if (vlids_save(&now, sw->vlids_path) < 0)
-		log_warn("sweep: cannot save %s", sw->vlids_path);
-	vlids_free(&sw->vlids);
-	sw->vlids = now;
-}
-
-/* off: the vport LIDs an earlier run saw up forward as their hosts'. */
-static void
-forward_vlids(struct sweep *sw, const struct fabric *f)
-{
-	long n = vlids_apply(&sw->vlids, f, sw->next_lft);
-
-	if (n < 0)
-		fatal("sweep: out of memory");
-	if (n != sw->vlids_fwd)
-		log_info("sweep: virtualization off: %ld of the %zu vport LIDs "
-		    "seen running by an earlier run (%s) forwarded as their "
-		    "physical ports' LIDs (no vport attribute is sent)", n,
-		    sw->vlids.n, sw->vlids_path);
-	sw->vlids_fwd = n;
-	if (n > 0 && sw->have_cur)
-		sw->report.blocks_changed = routing_blocks_changed(f,
-		    sw->next_lft, sw->cur, sw->cur_lft);
 }
 
 static void
@@ -1088,80 +809,16 @@ adopt_next(struct sweep *sw)
 	/* The model in use changes only here: count its holes once, not at
 	 * every light sweep and stats write. */
 	sw->cur_holes = discover_holes(sw->cur, NULL, NULL);
-	save_vlids(sw);
+	sw_save_vlids(sw);
 }
 
 /* The end of a sweep, for status and stats. */
-static void
-finished(struct sweep *sw, const char *kind, bool ok)
+void
+sw_finished(struct sweep *sw, const char *kind, bool ok)
 {
 	sw->last_kind = kind;
-	sw->last_secs = now() - sw->sweep_started;
+	sw->last_secs = sw_now() - sw->sweep_started;
 	sw->last_ok = ok;
-}
-
-/* Lines of log_changes() before it only counts. */
-#define CHANGES_NAMED_MAX 16
-
-/* Nodes and links of a that b lacks ("lost"/"new" by what): a node by GUID,
- * a link by both ends' node GUIDs and port numbers, each link once. */
-static unsigned
-diff_models(const struct fabric *a, const struct fabric *b, const char *what,
-    unsigned named)
-{
-	char na[128], nb[128];
-
-	for (uint32_t n = 0; n < a->nnodes; n++)
-		if (fabric_node_by_guid(b, a->nodes[n].guid) == FABRIC_NONE &&
-		    named++ < CHANGES_NAMED_MAX)
-			log_info("sweep: %s node: %s", what,
-			    query_node_text(a, n, na, sizeof(na)));
-	for (uint32_t p = 0; p < a->nports; p++) {
-		const struct fabric_port *port = &a->ports[p];
-		const struct fabric_port *peer;
-		uint32_t bn, bq, pn;
-
-		if (port->peer == FABRIC_NONE || port->num == 0)
-			continue;
-		peer = &a->ports[port->peer];
-		pn = peer->node;
-		/* once per link; links of a lost or new node go with it */
-		if (port->peer < p && a->ports[port->peer].peer == p)
-			continue;
-		if ((bn = fabric_node_by_guid(b, a->nodes[port->node].guid)) ==
-		    FABRIC_NONE || fabric_node_by_guid(b, a->nodes[pn].guid) ==
-		    FABRIC_NONE)
-			continue;
-		if (port->num <= b->nodes[bn].nports) {
-			bq = fabric_port_idx(b, bn, port->num);
-			if (b->ports[bq].peer != FABRIC_NONE &&
-			    b->nodes[fabric_peer_node(b, bq)].guid ==
-			    a->nodes[pn].guid &&
-			    b->ports[b->ports[bq].peer].num == peer->num)
-				continue;
-		}
-		if (named++ < CHANGES_NAMED_MAX)
-			log_info("sweep: %s link: %s port %u -- %s port %u", what,
-			    query_node_text(a, port->node, na, sizeof(na)),
-			    port->num, query_node_text(a, pn, nb, sizeof(nb)),
-			    peer->num);
-	}
-	return named;
-}
-
-/* What the new model changes in the one in use, named for the log. */
-static void
-log_changes(struct sweep *sw)
-{
-	unsigned named;
-
-	if (!sw->have_cur)
-		return;
-	named = diff_models(sw->cur, sw->next, "lost", 0);
-	named = diff_models(sw->next, sw->cur, "new", named);
-	if (named > CHANGES_NAMED_MAX)
-		log_info("sweep: and %u more node and link changes",
-		    named - CHANGES_NAMED_MAX);
 }
 
 static void
@@ -1170,7 +827,7 @@ heavy_done(struct sweep *sw)
 	bool first = sw->up_at == 0, was_up = sw->up;
 	char line[256];
 
-	log_changes(sw);
+	sw_log_changes(sw);
 	adopt_next(sw);
 	persist_end(sw, "cleared");
 	sw->reroute = false;
@@ -1181,21 +838,21 @@ heavy_done(struct sweep *sw)
 	sw->learn = false;
 	lft_set_fini(&sw->held);
 	memset(&sw->held, 0, sizeof(sw->held));
-	finished(sw, "heavy", true);
+	sw_finished(sw, "heavy", true);
 	if (first)
-		sw->up_at = now();
+		sw->up_at = sw_now();
 	if (!was_up) {
 		struct timespec ts;
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		sw->up_wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
-		sw->up_mono = now();
+		sw->up_mono = sw_now();
 	}
 	sweep_summary(sw, line, sizeof(line));
 	log_info("%s%s", was_up ? "sweep: done: " : "SUBNET UP: ", line);
-	write_stats(sw);
-	arm_timer(sw, sw->o.interval);
-	back_to_idle(sw);
+	sw_write_stats(sw);
+	sw_arm_timer(sw, sw->o.interval);
+	sw_back_to_idle(sw);
 	sw->cb(sw->cb_arg, true, NULL);
 }
 
@@ -1207,7 +864,7 @@ persist_end(struct sweep *sw, const char *how)
 		return;
 	log_info("sweep: %s after %" PRIu64 " heavy sweep%s in %.1f s: %s", how,
 	    sw->persist_tries, sw->persist_tries == 1 ? "" : "s",
-	    now() - sw->persist_since, sw->persist);
+	    sw_now() - sw->persist_since, sw->persist);
 	sw->persist[0] = '\0';
 	sw->persist_tries = 0;
 }
@@ -1233,25 +890,25 @@ retry_later(struct sweep *sw, const char *what)
 
 	sw->failures_in_row++;
 	sw->up = false;
-	finished(sw, "heavy", false);
+	sw_finished(sw, "heavy", false);
 	after = retry_delay(sw);
 	if (strcmp(sw->persist, sw->why) == 0) {
 		sw->persist_tries++;
 		log_debug("sweep: heavy sweep %s again (%" PRIu64 " tries, "
 		    "%.1f s): %s; next try in %.1f s", what, sw->persist_tries,
-		    now() - sw->persist_since, sw->why, after);
+		    sw_now() - sw->persist_since, sw->why, after);
 	} else {
 		persist_end(sw, "changed");
 		log_warnx("sweep: heavy sweep %s: %s; next try in %.1f s (the "
 		    "retries are logged when this changes or ends)", what,
 		    sw->why, after);
 		snprintf(sw->persist, sizeof(sw->persist), "%s", sw->why);
-		sw->persist_since = now();
+		sw->persist_since = sw_now();
 		sw->persist_tries = 1;
 	}
-	write_stats(sw);
-	arm_timer(sw, after);
-	back_to_idle(sw);
+	sw_write_stats(sw);
+	sw_arm_timer(sw, after);
+	sw_back_to_idle(sw);
 	if (sw->failures_in_row >= sw->o.max_failures)
 		sw->cb(sw->cb_arg, false, sw->why);
 }
@@ -1287,11 +944,11 @@ standby_done(struct sweep *sw)
 	vports_forget(sw->vports);
 	sw->learn = true;
 	persist_end(sw, "cleared");
-	finished(sw, "heavy", true);
+	sw_finished(sw, "heavy", true);
 	log_info("sweep: standing by (%s): nothing written",
 	    smstate_detail(sw->ss));
-	write_stats(sw);
-	back_to_idle(sw);
+	sw_write_stats(sw);
+	sw_back_to_idle(sw);
 }
 
 static void
@@ -1312,7 +969,7 @@ on_inherited(void *arg, unsigned failures)
 	if (failures > 0)
 		log_info("sweep: %u LFT blocks in place could not be read",
 		    failures);
-	fsm(sw, EV_INHERITED);
+	sw_fsm(sw, EV_INHERITED);
 }
 
 /* The first sweep as master after standing by (a takeover, a handover):
@@ -1325,7 +982,7 @@ start_inherit(struct sweep *sw)
 	learn_lids(sw);
 	if (assign_lids(sw) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no LID for the SM's port");
-		fsm(sw, EV_FAILED);
+		sw_fsm(sw, EV_FAILED);
 		return;
 	}
 	lft_set_fini(&sw->held);
@@ -1334,368 +991,10 @@ start_inherit(struct sweep *sw)
 	    on_inherited, sw);
 }
 
-/* ---- light sweep ---- */
-
-struct lreq {
-	struct sweep *sw;
-	unsigned gen;
-	uint32_t node;          /* in sw->cur */
-	unsigned round;
-};
-
-static int light_send(struct lreq *q);
-static void light_end(struct sweep *sw);
-
-static void
-on_light(void *arg, int status, const uint8_t *resp)
-{
-	struct lreq *q = arg;
-	struct sweep *sw = q->sw;
-
-	if (q->gen == sw->light_gen && sw->state == ST_LIGHT) {
-		if ((status == MAD_ETIMEDOUT || status == MAD_ESEND) &&
-		    ++q->round < LIGHT_ROUNDS && light_send(q) == 0)
-			return;
-		if (status != 0 || resp == NULL)
-			sw->light_changed = true;
-		else if (mad_get_field((void *)(resp + SMP_DATA_OFFSET), 0,
-		    IB_SW_STATE_CHANGE_F))
-			sw->light_changed = true;
-		if (--sw->light_pending == 0)
-			light_end(sw);
-	}
-	free(q);
-}
-
-static int
-light_send(struct lreq *q)
-{
-	const struct fabric *f = q->sw->cur;
-	struct smp_req r = {
-		.method = MAD_GET, .attr = ATTR_SWITCH_INFO,
-		.path = &f->paths[f->nodes[q->node].path],
-		.dest = f->nodes[q->node].guid,
-	};
-
-	return smp_request(q->sw->mad, &r, on_light, q);
-}
-
-/* The fabric in use has holes (a heavy sweep left something unreached, or
- * failed since): only a heavy sweep can fill them. */
-static bool
-light_must_escalate(struct sweep *sw)
-{
-	unsigned holes;
-
-	if (!sw->have_cur)
-		return false;
-	if (sw->failures_in_row > 0) {
-		if (sw->persist[0])
-			log_debug("sweep: light sweep: the last heavy sweep "
-			    "did not complete; sweeping heavy");
-		else
-			log_info("sweep: light sweep: the last heavy sweep did "
-			    "not complete; sweeping heavy");
-		return true;
-	}
-	if ((holes = sw->cur_holes) > 0) {
-		log_info("sweep: light sweep: %u port%s of the fabric not "
-		    "reached; sweeping heavy", holes, holes == 1 ? "" : "s");
-		return true;
-	}
-	return false;
-}
-
-/* The end of a light sweep: a switch or port change needs a heavy sweep;
- * a change of vports alone, as master, only a vport sweep. */
-static void
-light_end(struct sweep *sw)
-{
-	if (sw->light_changed)
-		fsm(sw, EV_CHANGED);
-	else if (sw->light_vports) {
-		log_info("sweep: light sweep: a vport changed state");
-		fsm(sw, smstate_may_write(sw->ss) && sw->o.virt_mode == CFG_VIRT_ENABLED ?
-		    EV_VPORTS : EV_CHANGED);
-	} else
-		fsm(sw, EV_CLEAN);
-}
-
-/* ---- vport sweep: the fabric in use, its vports read again ---- */
-
-static void
-on_vport_sweep_programmed(void *arg, const struct vports_result *r)
-{
-	struct sweep *sw = arg;
-
-	sw->last_vprog = *r;
-	sw->vport_clears += r->clears;
-	log_info("sweep: vport sweep: %u managed, %u P_Key blocks and %u LIDs "
-	    "written, %u armed, %u activated, %u latches cleared, %u SMPs%s%s",
-	    r->managed, r->pkey_writes, r->lid_writes, r->armed, r->activated,
-	    r->clears, r->smps,
-	    r->first_failure[0] ? "; " : "", r->first_failure);
-	if (r->timeouts + r->errors > 0) {
-		snprintf(sw->why, sizeof(sw->why), "vports: %s",
-		    r->first_failure);
-		fsm(sw, EV_CHANGED);
-		return;
-	}
-	fsm(sw, EV_PROGRAMMED);
-}
-
-static void
-on_vport_sweep_ports(void *arg, const struct program_result *r)
-{
-	struct sweep *sw = arg;
-
-	sw->last_prog = *r;
-	log_info("sweep: vport sweep: %u LFT blocks, %u P_Key blocks written",
-	    r->lft_writes, r->pkey_writes);
-	if (!r->ok) {
-		snprintf(sw->why, sizeof(sw->why), "programming: %s", r->why);
-		fsm(sw, EV_CHANGED);
-		return;
-	}
-	vports_program(sw->vports, sw->cur, sw->next_vp,
-	    on_vport_sweep_programmed, sw);
-}
-
-static void
-on_vports_reread(void *arg, const struct vports_result *r)
-{
-	struct sweep *sw = arg;
-	struct fabric *f = sw->cur;
-	struct lid_req *reqs;
-	uint32_t *idx;
-	size_t n = 0;
-
-	sw->vport_clears += r->clears;
-	if (r->timeouts + r->errors > 0) {
-		snprintf(sw->why, sizeof(sw->why), "vports: %s",
-		    r->first_failure);
-		fsm(sw, EV_CHANGED);
-		return;
-	}
-	(void)vport_mark_duplicates(sw->next_vp, f, sw->o.alias);
-	/* LIDs of their own: the same map, the vports' requests only (the
-	 * ports' LIDs stay remembered, so none is given twice) */
-	reqs = xcalloc(sw->next_vp->n + 1, sizeof(*reqs));
-	idx = xcalloc(sw->next_vp->n + 1, sizeof(*idx));
-	for (uint32_t v = 0; v < sw->next_vp->n; v++)
-		if (vport_wants_lid(&sw->next_vp->v[v])) {
-			reqs[n].guid = sw->next_vp->v[v].guid;
-			reqs[n].cur = sw->next_vp->v[v].cur_lid;
-			idx[n++] = v;
-		}
-	if (lid_assign(sw->lids, reqs, n, sw->o.lmc) < 0)
-		log_warnx("sweep: LID space exhausted: some vports get no LID");
-	for (size_t i = 0; i < n; i++)
-		sw->next_vp->v[idx[i]].own_lid = reqs[i].lid;
-	save_lids(sw);
-	free(reqs);
-	free(idx);
-	vport_resolve_lids(sw->next_vp, f);
-	/* the tables in use, the vport entries made again */
-	lft_set_fini(sw->next_lft);
-	if (lft_set_copy(sw->next_lft, sw->cur_lft, f->nnodes) < 0 ||
-	    lft_set_grow(sw->next_lft, vport_max_lid(sw->next_vp)) < 0)
-		fatal("sweep: out of memory");
-	for (uint32_t i = 0; i < sw->cur_vp->n; i++) {
-		const struct vport *v = &sw->cur_vp->v[i];
-
-		if (v->lid == 0 || v->lid == f->ports[v->port].lid ||
-		    v->lid > sw->next_lft->max_lid ||
-		    fabric_port_by_lid(f, v->lid) != FABRIC_NONE)
-			continue;
-		for (uint32_t s = 0; s < sw->next_lft->nsw; s++)
-			lft_row(sw->next_lft, s)[v->lid] = LFT_NO_ROUTE;
-	}
-	copy_vport_lids(sw, f);
-	sw->pk_fabric = f;
-	build_pkeys(sw);
-	program_start(sw->prog, f, sw->next_lft, sw->want,
-	    f->ports[f->sm_port].lid, &sw->o.prog, on_vport_sweep_ports, sw);
-}
-
-static void
-start_vports(struct sweep *sw)
-{
-	sw->vport_sweeps++;
-	vport_set_clear(sw->next_vp);
-	vports_discover_changed(sw->vports, sw->cur, sw->next_vp, sw->cur_vp,
-	    true, on_vports_reread, sw);
-}
-
-/* The new vports, tables and P_Keys are the ones in use; the fabric
- * stays. */
-static void
-vports_done(struct sweep *sw)
-{
-	struct lft_set *tl = sw->cur_lft;
-	struct pkey_tables *tp = sw->cur_pk;
-	struct vport_set *tv = sw->cur_vp;
-
-	sw->cur_lft = sw->next_lft;
-	sw->next_lft = tl;
-	sw->cur_pk = sw->next_pk;
-	sw->next_pk = tp;
-	vport_log_moves(sw->cur_vp, sw->cur, sw->next_vp, sw->cur);
-	sw->cur_vp = sw->next_vp;
-	sw->next_vp = tv;
-	if (sw->adopt_cb != NULL)
-		sw->adopt_cb(sw->adopt_arg);
-	pkey_tables_free(sw->next_pk);
-	memset(sw->next_pk, 0, sizeof(*sw->next_pk));
-	vport_set_clear(sw->next_vp);
-	lft_set_fini(sw->next_lft);
-	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
-	save_vlids(sw);
-	finished(sw, "vport", true);
-	log_info("sweep: vport sweep %" PRIu64 " done", sw->vport_sweeps);
-	write_stats(sw);
-	arm_timer(sw, sw->o.interval);
-	back_to_idle(sw);
-}
-
-static void
-on_vpoll(void *arg, bool changed)
-{
-	struct sweep *sw = arg;
-
-	if (sw->state != ST_LIGHT)
-		return;
-	if (changed)
-		sw->light_vports = true;
-	if (--sw->light_pending == 0)
-		light_end(sw);
-}
-
-static void
-start_light(struct sweep *sw)
-{
-	struct fabric *f = sw->cur;
-
-	sw->sweeps++;
-	sw->light_sweeps++;
-	sw->light_gen++;
-	sw->sweep_started = now();
-	sw->light_changed = false;
-	sw->light_vports = false;
-	if (light_must_escalate(sw)) {
-		fsm(sw, EV_CHANGED);
-		return;
-	}
-	sw->light_pending = 1;
-	for (uint32_t n = 0; sw->have_cur && n < f->nnodes; n++) {
-		struct lreq *q;
-
-		if (f->nodes[n].type != NODE_SWITCH)
-			continue;
-		q = xcalloc(1, sizeof(*q));
-		q->sw = sw;
-		q->gen = sw->light_gen;
-		q->node = n;
-		sw->light_pending++;
-		if (light_send(q) < 0) {
-			sw->light_pending--;
-			free(q);
-		}
-	}
-	/* vports: VPortStateChange of every virtualization-capable port */
-	if (sw->have_cur && sw->o.virt_mode != CFG_VIRT_OFF && sw->cur_vp->nh > 0) {
-		sw->light_pending++;
-		vports_poll(sw->vports, sw->cur, sw->cur_vp, on_vpoll, sw);
-	}
-	if (--sw->light_pending == 0) {
-		if (!sw->have_cur)
-			fsm(sw, EV_CHANGED);
-		else
-			light_end(sw);
-	}
-}
-
-static void
-light_done(struct sweep *sw)
-{
-	log_debug("sweep: light sweep %" PRIu64 ": no change", sw->light_sweeps);
-	finished(sw, "light", true);
-	write_stats(sw);
-	arm_timer(sw, sw->o.interval);
-	back_to_idle(sw);
-}
-
-/* ---- views ---- */
-
-void
-sweep_get_status(const struct sweep *sw, struct sweep_status *st)
-{
-	unsigned up = 0, own = 0;
-
-	memset(st, 0, sizeof(*st));
-	st->state = state_name(sw->state);
-	st->enabled = !sw->paused;
-	st->subnet_up = up_now(sw);
-	st->up_seconds = sw->up_at > 0 ? sw->up_at - sw->started : 0;
-	st->up_since = st->subnet_up ? sw->up_wall : 0;
-	st->up_for = st->subnet_up ? now() - sw->up_mono : 0;
-	st->seen = sw->seen;
-	st->seen_nodes = sw->seen_nodes;
-	st->seen_wall = sw->seen_wall;
-	st->holes = sw->cur_holes;
-	st->discover_seconds = sw->discover_secs;
-	st->elect_seconds = sw->elect_secs;
-	st->compute_seconds = sw->compute_secs;
-	st->inherit_kept = sw->inherited.kept;
-	st->inherit_mixed = sw->inherited.mixed;
-	st->inherit_computed = sw->inherited.computed;
-	st->rebalances = sw->rebalances;
-	st->repairs = sw->repairs;
-	st->client_reregs = sw->client_reregs;
-	st->vport_clears = sw->vport_clears;
-	st->sweeps = sw->sweeps;
-	st->heavy_sweeps = sw->heavy_sweeps;
-	st->light_sweeps = sw->light_sweeps;
-	st->last_kind = sw->last_kind ? sw->last_kind : "none";
-	st->last_seconds = sw->last_secs;
-	st->last_ok = sw->last_ok;
-	st->last_why = sw->last_ok ? "" : sw->why;
-	st->failures_in_row = sw->failures_in_row;
-	st->programs = sw->programs;
-	st->last_program = sw->last_prog;
-	if (sw->o.virt_mode != CFG_VIRT_OFF) {
-		vport_counts(sw, &up, &own);
-		st->virt = true;
-		st->vport_hosts = sw->have_cur ? sw->cur_vp->nh : 0;
-		st->vports_up = up;
-		st->vport_own_lids = own;
-		st->vports_managed = sw->last_vprog.managed;
-		st->vport_sweeps = sw->vport_sweeps;
-	}
-}
-
-const struct fabric *
-sweep_fabric(const struct sweep *sw)
-{
-	return sw->have_cur ? sw->cur : NULL;
-}
-
-const struct lft_set *
-sweep_lft(const struct sweep *sw)
-{
-	return sw->have_cur ? sw->cur_lft : NULL;
-}
-
 void
 sweep_after_reload(struct sweep *sw)
 {
 	sw->after_reload = true;
-}
-
-const struct pkey_tables *
-sweep_pkeys(const struct sweep *sw)
-{
-	return sw->have_cur && sw->o.policy != NULL ? sw->cur_pk : NULL;
 }
 
 void
@@ -1712,24 +1011,6 @@ sweep_set_adopt_hook(struct sweep *sw, sweep_adopt_cb cb, void *arg)
 	sw->adopt_arg = arg;
 }
 
-const struct route_report *
-sweep_report(const struct sweep *sw)
-{
-	return sw->have_cur ? &sw->report : NULL;
-}
-
-const struct vport_set *
-sweep_vports(const struct sweep *sw)
-{
-	return sw->have_cur && sw->o.virt_mode != CFG_VIRT_OFF ? sw->cur_vp : NULL;
-}
-
-void
-sweep_vport_stats(const struct sweep *sw, struct vports_result *r)
-{
-	*r = sw->last_vprog;
-}
-
 void
 sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 {
@@ -1741,66 +1022,10 @@ sweep_set_opts(struct sweep *sw, const struct sweep_opts *o)
 	vports_set_window(sw->vports, o->virt_max_ports);
 	if (o->interval != old && sw->state == ST_IDLE && sw->have_cur &&
 	    sw->failures_in_row == 0)
-		arm_timer(sw, o->interval);
-}
-
-struct unreached_ctx {
-	const struct fabric *f;
-	void (*cb)(void *, const char *);
-	void *arg;
-};
-
-static void
-unreached_line(void *arg, const struct discover_hole *h)
-{
-	struct unreached_ctx *c = arg;
-	char line[200];
-
-	discover_hole_text(c->f, h, line, sizeof(line));
-	c->cb(c->arg, line);
-}
-
-unsigned
-sweep_unreached(const struct sweep *sw,
-    void (*cb)(void *arg, const char *line), void *arg)
-{
-	struct unreached_ctx c = { .f = sw->cur, .cb = cb, .arg = arg };
-
-	if (!sw->have_cur)
-		return 0;
-	return discover_holes(sw->cur, cb != NULL ? unreached_line : NULL, &c);
+		sw_arm_timer(sw, o->interval);
 }
 
 /* ---- life cycle ---- */
-
-void
-sweep_summary(const struct sweep *sw, char *buf, size_t len)
-{
-	struct fabric_counts k;
-	uint16_t lo = 0, hi = 0;
-	const struct fabric *f = sw->cur;
-
-	if (!sw->have_cur) {
-		snprintf(buf, len, "no fabric yet");
-		return;
-	}
-	fabric_count(f, &k);
-	for (uint32_t p = 0; p < f->nports; p++) {
-		uint16_t l = f->ports[p].lid;
-
-		if (!fabric_port_is_endport(f, p) || l == 0)
-			continue;
-		if (lo == 0 || l < lo)
-			lo = l;
-		if (l > hi)
-			hi = l;
-	}
-	snprintf(buf, len, "%u nodes (%u switches, %u CA ports), %u LIDs "
-	    "(%u-%u), routed by %s, %" PRIu64 " SMPs sent, %.3f s since start",
-	    f->nnodes, k.switches, k.ca_ports, k.endports, lo, hi,
-	    sw->report.engine,
-	    mad_total_sent(sw->mad), now() - sw->started);
-}
 
 struct sweep *
 sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
@@ -1820,7 +1045,7 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	sw->o = *o;
 	sw->cb = cb;
 	sw->cb_arg = arg;
-	sw->started = now();
+	sw->started = sw_now();
 	sw->cur = &sw->fab[0];
 	sw->next = &sw->fab[1];
 	sw->cur_lft = &sw->lfts[0];
