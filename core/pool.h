@@ -2,9 +2,9 @@
  * A free list of fixed-size objects: what a request engine allocates and
  * frees once per MAD (a request, its completion record) is kept for the
  * next one instead of going back to malloc, which costs about a tenth of
- * the SM's user CPU per SMP otherwise (bench/README.md, issue 14). At most
- * max objects are kept; the rest are freed. Not thread-safe: one pool per
- * loop.
+ * the SM's user CPU per SMP otherwise
+ * (bench/results/2026-11-23-bringup-issue14.md). At most max objects are
+ * kept; the rest are freed. Not thread-safe: one pool per loop.
  */
 #ifndef IBSMD_POOL_H
 #define IBSMD_POOL_H

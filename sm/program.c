@@ -817,7 +817,8 @@ phase_ports(struct programmer *pr)
  * (tests/sim/partitions_reset.sh); the spec's reset is not the only way
  * to lose a LID, and nothing on the wire says which one happened. Taking
  * such a table for the reset one would leave stale keys in place wherever
- * the block we want equals it (bench/README.md, issue 14). */
+ * the block we want equals it
+ * (bench/results/2026-11-23-bringup-issue14.md, issue 14). */
 static bool
 tables_pkeys(struct programmer *pr)
 {
