@@ -1,0 +1,3 @@
+# man/: the manual pages, installed and distributed as they are
+# (tests/man_pages.sh checks that they render cleanly).
+dist_man_MANS = man/ibsmd.8 man/ibsmctl.8 man/ibsmd.conf.5 man/partitions.conf.5
