@@ -140,7 +140,6 @@ static void a_take_over(struct smstate *);
 static void a_quiet(struct smstate *);
 static void a_hand_over(struct smstate *);
 static void a_wait(struct smstate *);
-static void a_sweep(struct smstate *);
 static void a_handed(struct smstate *);
 static void a_foreign(struct smstate *);
 static void a_alive(struct smstate *);
@@ -729,19 +728,16 @@ a_take_over(struct smstate *s)
 	a_resume(s);
 }
 
-/*
- * A master may hand over to an SM it found DISCOVERING (OpenSM does, to
- * any SM of higher standing not NOTACTIVE, and stands by at once). The
- * subnet is ours once our discovery ends: acknowledge now, remember the
- * sender so that the election counts its HANDOVER as newer than any
- * MASTER answer it gave before, and sweep on.
- */
+/* A master may hand over to an SM it found DISCOVERING (OpenSM does, and
+ * stands by at once): acknowledge, let the election take the HANDOVER
+ * over any MASTER answer the sender gave before, and sweep on reading
+ * what the devices hold (the sender's routes kept, as at a takeover). */
 static void
 a_handed(struct smstate *s)
 {
 	s->handed_by = s->signal_from;
 	s->handed_acked = acknowledge(s, s->signal_from);
-	a_sweep(s);
+	a_foreign(s);
 }
 
 static void
@@ -775,12 +771,6 @@ a_wait(struct smstate *s)
 	s->target = s->next;
 	s->misses = 0;
 	tick_start(s, s->o.poll_interval);
-}
-
-static void
-a_sweep(struct smstate *s)
-{
-	s->h.sweep(s->h.arg);
 }
 
 static void

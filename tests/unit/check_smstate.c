@@ -45,6 +45,15 @@ hook_sweep(void *arg)
 	sweeps++;
 }
 
+static unsigned foreigns;       /* the sweep told another SM wrote */
+
+static void
+hook_foreign(void *arg)
+{
+	(void)arg;
+	foreigns++;
+}
+
 static void
 hook_changed(void *arg, enum sm_state from, enum sm_state to, const char *why)
 {
@@ -100,7 +109,7 @@ start(uint8_t prio, uint64_t key)
 	    .mkey = opt_mkey, .poll_interval = 0.01, .poll_retries = 2,
 	    .elect_copies = 1 };
 	struct smstate_hooks h = { .sweep = hook_sweep,
-	    .changed = hook_changed };
+	    .changed = hook_changed, .foreign = hook_foreign };
 
 	loop = ev_loop_new(EVFLAG_AUTO);
 	eng = mad_engine_new(loop, SELF, &mo);
@@ -108,7 +117,7 @@ start(uint8_t prio, uint64_t key)
 	ck_assert_int_eq(smp_register(eng), 0);
 	ss = smstate_new(loop, eng, &o, &h);
 	si = sminfo_new(eng, ss, trap_cb, NULL);
-	sweeps = changes = 0;
+	sweeps = changes = foreigns = 0;
 	elect_calls = 0;
 	fabric_init(&fab);
 	add_ca(SELF, 1, true, 0);
@@ -513,6 +522,9 @@ START_TEST(test_discovering_handover)
 	    SM_DISCOVERING);
 	ck_assert_int_eq(smstate_state(ss), SM_DISCOVERING);
 	ck_assert_uint_eq(sweeps, 2);
+	/* the sender wrote the fabric: the sweep reads what it holds (its
+	 * routes kept, as at a takeover) */
+	ck_assert_uint_eq(foreigns, 1);
 	/* the ACKNOWLEDGE, as a STANDBY with our key, by A's route */
 	i = set_answer + 1;
 	ck_assert_uint_ge(fake_nsent(), i + 1);
