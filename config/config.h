@@ -109,6 +109,8 @@ enum cfg_opt_id {
 	CFG_OPT_VIRT_GUID_BYTE,
 	CFG_OPT_DUMP_FILES_DIR,
 	CFG_OPT_NODE_NAME_MAP,
+	CFG_OPT_PERFMGR,
+	CFG_OPT_PERFMGR_SWEEP_TIME,
 	CFG_NOPTIONS
 };
 
@@ -214,6 +216,8 @@ struct ibsmd_config {
 	char *dump_files_dir;		/* OpenSM's files after each sweep;
 					 * "": none */
 	char *node_name_map;		/* node names; "": descriptions */
+	bool perfmgr;			/* read every port's counters */
+	unsigned perfmgr_sweep_time_s;	/* seconds between those reads */
 
 	/* Where each value came from, and its line in that file (0: none). */
 	enum cfg_source source[CFG_NOPTIONS];

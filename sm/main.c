@@ -45,6 +45,7 @@
 #include "sm/ctl.h"
 #include "sm/daemon.h"
 #include "sm/devread.h"
+#include "sm/perfmgr.h"
 #include "sm/mcast.h"
 #include "sm/reload.h"
 #include "sm/sminfo.h"
@@ -697,6 +698,11 @@ open_sa(struct daemon *d)
 	}
 	if (d->sa != NULL && !d->once)
 		d->devread = devread_new(d->loop, d->mad);
+	if (!d->once) {
+		d->perfmgr = perfmgr_new(d->loop, d->mad, daemon_fabric, d);
+		perfmgr_set_opts(d->perfmgr, d->cfg.perfmgr,
+		    d->cfg.perfmgr_sweep_time_s);
+	}
 	if (d->sa != NULL)
 		sminfo_set_notice_cb(d->sm, daemon_on_trap_notice, d);
 	sweep_set_adopt_hook(d->sweep, daemon_on_adopt, d);
@@ -723,6 +729,7 @@ close_all(struct daemon *d)
 {
 	ctl_close(d->ctl);
 	sa_free(d->sa);
+	perfmgr_free(d->perfmgr);
 	devread_free(d->devread);
 	free(d->vport_pk);
 	sweep_free(d->sweep);

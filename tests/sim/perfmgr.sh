@@ -1,0 +1,118 @@
+#!/bin/bash
+# The performance manager (issue 30), on ft2_8:
+#   - perfmgr off (the default): not one PerfMgt MAD (class 0x04) leaves
+#     ibsmd, as the fixture counts them at umad_send ("sends: by_class");
+#   - perfmgr on, perfmgr_sweep_time_s 2: counters set through ibsim's
+#     console (PerformanceSet) on a switch port and on a CA port show in
+#     `ibsmctl errors --json` within two intervals, with the node's and
+#     the peer's names;
+#   - a counter cleared by someone else (perfquery -R from a simulated
+#     host) and one set lower (a clear followed by new errors) leave the
+#     totals monotonic: unchanged, then grown by what was counted since;
+#   - a rise is logged once, not at every read;
+#   - at most two GMPs (PortCounters and PortCountersExtended) per port and
+#     round, plus one ClassPortInfo per node.
+. "$(dirname "$0")/lib.sh"
+skip_unless_sim
+[ "$SM" = ibsmd ] || skip "ibsmd's performance manager"
+: "${IBSMCTL:=./ibsmctl}"
+NET=$FABRICS/ft2_8.net
+ctl() { "$IBSMCTL" --runtime-dir "$T/run" "$@" 8>&-; }
+
+# class_sends FILE CLASS: MADs of CLASS (0x04) the SM sent in its life
+class_sends() {
+	awk -v c="$2" '/sends: by_class/ { for (i = 4; i <= NF; i++) {
+		split($i, a, ":"); if (a[1] == c) n += a[2] } } END { print n + 0 }' "$1"
+}
+
+# ---- off
+sim_start "$NET"
+UMADFIX_STATS=$T/off.stats sm_start -c /dev/null -P /dev/null -R minhop
+wait_subnet_up 60
+sleep 3
+sm_stop
+grep -q 'sends: by_class' "$T/off.stats" || fail "the fixture counted no sends"
+smps=$(class_sends "$T/off.stats" 0x81)
+perf=$(class_sends "$T/off.stats" 0x04)
+log "perfmgr off: $smps directed-route SMPs, $perf PerfMgt MADs sent"
+[ "$smps" -gt 0 ] || fail "no SMP counted: the fixture's counts are wrong"
+[ "$perf" -eq 0 ] || fail "perfmgr off sent $perf PerfMgt MADs"
+
+# ---- on
+UMADFIX_STATS=$T/on.stats sm_start -c /dev/null -P /dev/null -R minhop \
+    -O perfmgr=true -O perfmgr_sweep_time_s=2
+wait_subnet_up 60
+rounds() { ctl status --json | python3 -c 'import json, sys
+print(json.load(sys.stdin)["perfmgr"]["rounds"])'; }
+rounds_at_least() { [ "$(rounds)" -ge "$1" ]; }
+poll_until 20 rounds_at_least 1 >/dev/null ||
+    fail "no counter round completed in 20 s"
+log "perfmgr: first round done"
+
+# check_errors 'NAME PORT COUNTER TOTAL'...: every line holds in ibsmctl
+# errors --json (the peer named too)
+check_errors() {
+	ctl errors --json >"$T/errors.json" || return 1
+	python3 - "$T/errors.json" "$@" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for want in sys.argv[2:]:
+    name, port, counter, total = want.split()
+    rows = [p for p in d["ports"] if p["name"] == name and p["port"] == int(port)]
+    if not rows:
+        print("no row for %s port %s" % (name, port)); sys.exit(1)
+    r = rows[0]
+    if r["peer"] is None or not r["peer"]["name"]:
+        print("%s port %s: no peer" % (name, port)); sys.exit(1)
+    c = r["counters"].get(counter)
+    if c is None or c["total"] != int(total):
+        print("%s port %s %s: %s, want total %s" % (name, port, counter, c, total))
+        sys.exit(1)
+EOF
+}
+
+sim_cmd 'PerformanceSet "leaf0"[1] PortCounters.SymbolErrorCounter=20' >/dev/null
+sim_cmd 'PerformanceSet "h5"[1] PortCounters.LinkDownedCounter=3' >/dev/null
+# two intervals, plus the round's own time
+poll_until 5 check_errors 'leaf0 1 SymbolErrorCounter 20' \
+    'h5 1 LinkDownedCounter 3' || fail "counters set in ibsim not shown within two intervals"
+log "set counters shown: $(ctl errors | tail -n +2 | tr -s ' ' | paste -sd';')"
+
+# perfquery -R from a simulated host clears h5's port 1: the total stays
+h5lid=$(ctl ports h5 --json | python3 -c 'import json, sys
+print([p["lid"] for p in json.load(sys.stdin)["ports"] if p["port"] == 1][0])')
+[ -n "$h5lid" ] || fail "no LID for h5 port 1: $(ctl ports h5 --json)"
+diag perfquery -R "$h5lid" 1 >"$T/perfquery.out" 2>&1 ||
+    fail "perfquery -R failed: $(cat "$T/perfquery.out")"
+diag perfquery "$h5lid" 1 | grep -q '^LinkDownedCounter:\.*0$' ||
+    fail "perfquery -R did not clear LinkDownedCounter"
+# a clear, then 5 new symbol errors on leaf0 port 1 (20 -> 5)
+sim_cmd 'PerformanceSet "leaf0"[1] PortCounters.SymbolErrorCounter=5' >/dev/null
+r0=$(rounds)
+poll_until 10 rounds_at_least $((r0 + 2)) >/dev/null ||
+    fail "perfmgr stopped reading"
+check_errors 'leaf0 1 SymbolErrorCounter 25' 'h5 1 LinkDownedCounter 3' ||
+    fail "a cleared counter moved a total backwards (or lost what came after)"
+log "after the clears: leaf0[1] symbol errors 25, h5[1] link downed 3"
+sim_cmd 'PerformanceSet "h5"[1] PortCounters.LinkDownedCounter=1' >/dev/null
+poll_until 5 check_errors 'h5 1 LinkDownedCounter 4' >/dev/null ||
+    fail "a count after a clear was not added: $(cat "$T/errors.json")"
+ctl errors >"$T/errors.txt"
+grep -q 'leaf0' "$T/errors.txt" || fail "ibsmctl errors (text) lacks leaf0: $(cat "$T/errors.txt")"
+
+# logged once per rise: leaf0[1] rose twice (20, then 5 after a clear)
+n=$(grep -c 'perfmgr: .*"leaf0" port 1 .*SymbolErrorCounter rose' "$SM_LOG")
+[ "$n" -eq 2 ] || fail "leaf0 port 1's symbol errors logged $n times, want 2"
+
+st=$(ctl status --json)
+sm_stop
+read -r rounds ports nodes <<EOF
+$(printf '%s' "$st" | python3 -c 'import json, sys
+p = json.load(sys.stdin)["perfmgr"]
+print(p["rounds"], p["ports"], p["cpi_reads"])')
+EOF
+perf=$(class_sends "$T/on.stats" 0x04)
+limit=$(( (rounds + 1) * ports * 2 + nodes ))
+log "perfmgr on: $perf PerfMgt MADs for $rounds rounds of $ports ports ($nodes ClassPortInfo); at most $limit"
+[ "$perf" -gt 0 ] || fail "perfmgr on sent no PerfMgt MAD"
+[ "$perf" -le "$limit" ] || fail "$perf PerfMgt MADs: more than two per port and round"
