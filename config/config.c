@@ -299,6 +299,12 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.doc = "Seconds between the starts of two reads of every "
 		    "port's counters.",
 	},
+	[CFG_OPT_METRICS_LISTEN] = {
+		.name = "metrics_listen", .type = CFG_STRING,
+		.offset = OFF(metrics_listen), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_HOSTPORT,
+		.doc = "HOST:PORT serving Prometheus' GET /metrics; \"\": none.",
+	},
 };
 
 static const char *const source_names[CFG_NSOURCES] = {

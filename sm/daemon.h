@@ -22,6 +22,7 @@
 
 struct devread;
 struct perfmgr;
+struct metrics;
 struct mad_engine;
 struct node_names;
 struct pkey_policy;
@@ -56,6 +57,7 @@ struct daemon {
 	struct sm_mcast *mcast;  /* groups, trees, MFTs */
 	struct devread *devread; /* port tables for the SA's records */
 	struct perfmgr *perfmgr; /* port counters (perfmgr; NULL with --once) */
+	struct metrics *metrics; /* GET /metrics (metrics_listen), or NULL */
 	struct upkeep *upkeep;  /* the steps after an up as master */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
 	 * whenever the SM state changes or a view is handed over */

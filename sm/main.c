@@ -46,6 +46,7 @@
 #include "sm/daemon.h"
 #include "sm/devread.h"
 #include "sm/perfmgr.h"
+#include "sm/metrics.h"
 #include "sm/mcast.h"
 #include "sm/reload.h"
 #include "sm/sminfo.h"
@@ -721,12 +722,19 @@ open_ctl(struct daemon *d)
 	if ((d->ctl = ctl_open(d->loop, sock, &d->cd)) == NULL)
 		log_warnx("no control socket: ibsmctl cannot reach "
 		    "this instance");
+	/* Prometheus reads what ibsmctl status reads */
+	if (d->cfg.metrics_listen != NULL && d->cfg.metrics_listen[0] != '\0'
+	    && (d->metrics = metrics_open(d->loop, d->cfg.metrics_listen,
+	    &d->cd)) == NULL)
+		log_warnx("no /metrics: Prometheus cannot scrape this "
+		    "instance");
 }
 
 /* In the reverse order of the opening. */
 static void
 close_all(struct daemon *d)
 {
+	metrics_close(d->metrics);
 	ctl_close(d->ctl);
 	sa_free(d->sa);
 	perfmgr_free(d->perfmgr);

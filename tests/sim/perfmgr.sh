@@ -11,7 +11,14 @@
 #     totals monotonic: unchanged, then grown by what was counted since;
 #   - a rise is logged once, not at every read;
 #   - at most two GMPs (PortCounters and PortCountersExtended) per port and
-#     round, plus one ClassPortInfo per node.
+#     round, plus one ClassPortInfo per node;
+#   - metrics_listen: GET /metrics passes a strict exposition-format check
+#     (promcheck.py), shows the counters set on treydock/infiniband_exporter's
+#     series (infiniband_switch_port_symbol_error_total{guid,port},
+#     infiniband_hca_port_link_downed_total) and the names in
+#     infiniband_switch_info; a client that sends half a request and waits,
+#     and one that sends garbage, stall neither the next scrape nor
+#     ibsmctl; a scrape right after a heavy sweep is asked for answers.
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
 [ "$SM" = ibsmd ] || skip "ibsmd's performance manager"
@@ -38,9 +45,21 @@ log "perfmgr off: $smps directed-route SMPs, $perf PerfMgt MADs sent"
 [ "$smps" -gt 0 ] || fail "no SMP counted: the fixture's counts are wrong"
 [ "$perf" -eq 0 ] || fail "perfmgr off sent $perf PerfMgt MADs"
 
-# ---- on
+# ---- on, with /metrics
+PROMCHECK=$TOP_SRCDIR/tests/sim/promcheck.py
+MPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# scrape FILE: GET /metrics into FILE (5 s at most); fails on anything but 200
+scrape() {
+	python3 - "$MPORT" "$1" <<'EOF' 8>&-
+import sys, urllib.request
+with urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5) as r:
+    assert r.status == 200, r.status
+    assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4"), r.headers["Content-Type"]
+    open(sys.argv[2], "wb").write(r.read())
+EOF
+}
 UMADFIX_STATS=$T/on.stats sm_start -c /dev/null -P /dev/null -R minhop \
-    -O perfmgr=true -O perfmgr_sweep_time_s=2
+    -O perfmgr=true -O perfmgr_sweep_time_s=2 -O metrics_listen=127.0.0.1:$MPORT
 wait_subnet_up 60
 rounds() { ctl status --json | python3 -c 'import json, sys
 print(json.load(sys.stdin)["perfmgr"]["rounds"])'; }
@@ -78,6 +97,46 @@ poll_until 5 check_errors 'leaf0 1 SymbolErrorCounter 20' \
     'h5 1 LinkDownedCounter 3' || fail "counters set in ibsim not shown within two intervals"
 log "set counters shown: $(ctl errors | tail -n +2 | tr -s ' ' | paste -sd';')"
 
+# the same counters on the exporter's series, the body strictly checked
+guid_of() { python3 -c 'import json, sys
+print([p["guid"] for p in json.load(open(sys.argv[1]))["ports"] if p["name"] == sys.argv[2]][0])' "$T/errors.json" "$1"; }
+leaf0=$(guid_of leaf0)
+h5=$(guid_of h5)
+leaf0lid=$(ctl ports leaf0 --json | python3 -c 'import json, sys
+print([p["lid"] for p in json.load(sys.stdin)["ports"] if p["port"] == 0][0])')
+scrape "$T/metrics.txt" || fail "GET /metrics failed"
+out=$(python3 "$PROMCHECK" "$T/metrics.txt" \
+    "infiniband_switch_port_symbol_error_total{guid=\"$leaf0\",port=\"1\"}" \
+    "infiniband_hca_port_link_downed_total{guid=\"$h5\",port=\"1\"}" \
+    "infiniband_switch_info{guid=\"$leaf0\",switch=\"leaf0\",lid=\"$leaf0lid\"}" \
+    "ibsmd_master" 2>&1) || fail "the body of GET /metrics is not valid: $out"
+out=$(printf '%s\n' "$out" | paste -sd' ')
+[ "$out" = "20 3 1 1" ] || fail "GET /metrics: symbol errors, link downed, switch info, master: $out (want 20 3 1 1)"
+log "GET /metrics: $(wc -l <"$T/metrics.txt") lines, valid; leaf0[1] symbol errors 20, h5[1] link downed 3"
+
+# a client that sends half a request and waits, and one that sends
+# garbage: neither stalls the next scrape nor ibsmctl
+python3 - "$MPORT" >"$T/slow.out" 2>&1 8>&- <<'EOF' &
+import socket, sys, time
+slow = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+slow.sendall(b"GET /metr")
+bad = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+bad.sendall(b"\x00\x01garbage \xff\r\n\r\n")
+bad.settimeout(15)
+t = time.time()
+# answered, or closed within libmicrohttpd's connection timeout (10 s)
+print("garbage: %r after %.0f s" % (bad.recv(64)[:12], time.time() - t))
+EOF
+SLOW=$!
+_track "$SLOW"
+sleep 0.5
+scrape "$T/metrics2.txt" || fail "a scrape stalled behind a slow client"
+ctl status >/dev/null || fail "ibsmctl stalled behind a slow HTTP client"
+ctl sweep --heavy >/dev/null
+scrape "$T/metrics3.txt" || fail "no answer to a scrape right after a heavy sweep was asked for"
+python3 "$PROMCHECK" "$T/metrics3.txt" || fail "the body after a heavy sweep is not valid"
+log "slow and malformed clients waiting: scrapes and ibsmctl answered"
+
 # perfquery -R from a simulated host clears h5's port 1: the total stays
 h5lid=$(ctl ports h5 --json | python3 -c 'import json, sys
 print([p["lid"] for p in json.load(sys.stdin)["ports"] if p["port"] == 1][0])')
@@ -103,6 +162,12 @@ grep -q 'leaf0' "$T/errors.txt" || fail "ibsmctl errors (text) lacks leaf0: $(ca
 # logged once per rise: leaf0[1] rose twice (20, then 5 after a clear)
 n=$(grep -c 'perfmgr: .*"leaf0" port 1 .*SymbolErrorCounter rose' "$SM_LOG")
 [ "$n" -eq 2 ] || fail "leaf0 port 1's symbol errors logged $n times, want 2"
+
+# the garbage client, left waiting meanwhile, was answered or closed
+wait "$SLOW"
+_untrack "$SLOW"
+grep -q '^garbage: ' "$T/slow.out" || fail "the garbage client was neither answered nor closed: $(cat "$T/slow.out")"
+log "malformed client: $(cat "$T/slow.out")"
 
 st=$(ctl status --json)
 sm_stop
