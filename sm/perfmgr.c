@@ -36,9 +36,9 @@
  * PortCountersExtended with all counters, bit 10 without the unicast and
  * multicast ones */
 #define PERF_CAP_EXT            (1u << 9 | 1u << 10)
-/* The engine's windows are per destination key: counter reads use keys of
- * their own (the node GUID flipped), so they never hold a slot the sweep's
- * SMPs to that node would wait for. */
+/* Counter reads are own_window requests (outside the engine's windows);
+ * keys of their own (the node GUID flipped) keep them off the per-node
+ * counts of the SMPs to that node too. */
 #define PERF_DEST(guid)         (~(guid))
 
 enum item_kind { ITEM_CPI, ITEM_PC, ITEM_PCX };
@@ -550,7 +550,7 @@ launch(struct perfmgr *pm)
 			.to = { .lid = it->lid, .qpn = 1,
 			    .qkey = TRANSPORT_QKEY_GSI },
 			.dest = PERF_DEST(pm->nodes[it->node].guid),
-			.drop = pending_drop,
+			.drop = pending_drop, .own_window = true,
 		};
 
 		p->pm = pm;

@@ -6,10 +6,9 @@
  * QP1 through the MAD engine, and PortCountersExtended (0x001D) too on
  * the ports whose ClassPortInfo CapabilityMask says they have it (read
  * once per node). It keeps a window of its own: at most PERFMGR_WINDOW
- * GMPs in flight, under engine destination keys of their own, so an SMP
- * to a node never waits for a counter read of that node, and the reads
- * hold at most PERFMGR_WINDOW of the engine's overall window
- * (max_wire_smps). The totals of core/pcounter are kept per port across
+ * GMPs in flight, sent as the engine's own_window requests (outside
+ * max_wire_smps and max_smps_per_node, under destination keys of their
+ * own), so a sweep's SMPs never wait for a counter read. The totals of core/pcounter are kept per port across
  * sweeps by node GUID and port number. Off, it sends nothing and
  * registers no agent.
  */

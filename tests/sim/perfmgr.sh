@@ -2,10 +2,10 @@
 # The performance manager (issue 30), on ft2_8:
 #   - perfmgr off (the default): not one PerfMgt MAD (class 0x04) leaves
 #     ibsmd, as the fixture counts them at umad_send ("sends: by_class");
-#   - perfmgr on, perfmgr_sweep_time_s 2: counters set through ibsim's
+#   - perfmgr on, perfmgr_sweep_time_s 3: counters set through ibsim's
 #     console (PerformanceSet) on a switch port and on a CA port show in
-#     `ibsmctl errors --json` within two intervals, with the node's and
-#     the peer's names;
+#     `ibsmctl errors --json` within two intervals (two rounds completed),
+#     with the node's and the peer's names;
 #   - a counter cleared by someone else (perfquery -R from a simulated
 #     host) and one set lower (a clear followed by new errors) leave the
 #     totals monotonic: unchanged, then grown by what was counted since;
@@ -59,7 +59,7 @@ with urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout
 EOF
 }
 UMADFIX_STATS=$T/on.stats sm_start -c /dev/null -P /dev/null -R minhop \
-    -O perfmgr=true -O perfmgr_sweep_time_s=2 -O metrics_listen=127.0.0.1:$MPORT
+    -O perfmgr=true -O perfmgr_sweep_time_s=3 -O metrics_listen=127.0.0.1:$MPORT
 wait_subnet_up 60
 rounds() { ctl status --json | python3 -c 'import json, sys
 print(json.load(sys.stdin)["perfmgr"]["rounds"])'; }
@@ -68,33 +68,52 @@ poll_until 20 rounds_at_least 1 >/dev/null ||
     fail "no counter round completed in 20 s"
 log "perfmgr: first round done"
 
-# check_errors 'NAME PORT COUNTER TOTAL'...: every line holds in ibsmctl
-# errors --json (the peer named too)
-check_errors() {
-	ctl errors --json >"$T/errors.json" || return 1
-	python3 - "$T/errors.json" "$@" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-for want in sys.argv[2:]:
-    name, port, counter, total = want.split()
-    rows = [p for p in d["ports"] if p["name"] == name and p["port"] == int(port)]
-    if not rows:
-        print("no row for %s port %s" % (name, port)); sys.exit(1)
-    r = rows[0]
-    if r["peer"] is None or not r["peer"]["name"]:
-        print("%s port %s: no peer" % (name, port)); sys.exit(1)
-    c = r["counters"].get(counter)
-    if c is None or c["total"] != int(total):
-        print("%s port %s %s: %s, want total %s" % (name, port, counter, c, total))
+# wait_errors SECONDS 'NAME PORT COUNTER TOTAL'...: until every line holds
+# in ibsmctl errors --json (the peer named too), asked every 0.2 s by one
+# python process; the answer that held is left in $T/errors.json
+wait_errors() {
+	python3 - "$IBSMCTL" "$T/run" "$T/errors.json" "$@" <<'EOF' 8>&-
+import json, subprocess, sys, time
+ctl, run, out, limit, wants = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5:]
+def why(d):
+    for want in wants:
+        name, port, counter, total = want.split()
+        rows = [p for p in d["ports"] if p["name"] == name and p["port"] == int(port)]
+        if not rows:
+            return "no row for %s port %s" % (name, port)
+        r = rows[0]
+        if r["peer"] is None or not r["peer"]["name"]:
+            return "%s port %s: no peer" % (name, port)
+        c = r["counters"].get(counter)
+        if c is None or c["total"] != int(total):
+            return "%s port %s %s: %s, want total %s" % (name, port, counter, c, total)
+    return None
+end = time.time() + limit
+while True:
+    p = subprocess.run([ctl, "--runtime-dir", run, "errors", "--json"], capture_output=True, text=True)
+    w = why(json.loads(p.stdout)) if p.returncode == 0 else "ibsmctl: " + p.stderr
+    if w is None:
+        open(out, "w").write(p.stdout)
+        sys.exit(0)
+    if time.time() > end:
+        print(w)
         sys.exit(1)
+    time.sleep(0.2)
 EOF
 }
 
+# "within two intervals" counted in rounds, not seconds: shown when at
+# most two rounds have completed since the counters were set (the round
+# running then may have read those ports already; the next cannot miss)
+r0=$(rounds)
 sim_cmd 'PerformanceSet "leaf0"[1] PortCounters.SymbolErrorCounter=20' >/dev/null
 sim_cmd 'PerformanceSet "h5"[1] PortCounters.LinkDownedCounter=3' >/dev/null
-# two intervals, plus the round's own time
-poll_until 5 check_errors 'leaf0 1 SymbolErrorCounter 20' \
-    'h5 1 LinkDownedCounter 3' || fail "counters set in ibsim not shown within two intervals"
+wait_errors 30 'leaf0 1 SymbolErrorCounter 20' \
+    'h5 1 LinkDownedCounter 3' || fail "counters set in ibsim not shown"
+# the rounds of the very answer that showed them
+r1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rounds"])' "$T/errors.json")
+[ $((r1 - r0)) -le 2 ] || fail "counters set in ibsim shown only after $((r1 - r0)) rounds"
+log "shown after $((r1 - r0)) rounds"
 log "set counters shown: $(ctl errors | tail -n +2 | tr -s ' ' | paste -sd';')"
 
 # the same counters on the exporter's series, the body strictly checked
@@ -148,13 +167,13 @@ diag perfquery "$h5lid" 1 | grep -q '^LinkDownedCounter:\.*0$' ||
 # a clear, then 5 new symbol errors on leaf0 port 1 (20 -> 5)
 sim_cmd 'PerformanceSet "leaf0"[1] PortCounters.SymbolErrorCounter=5' >/dev/null
 r0=$(rounds)
-poll_until 10 rounds_at_least $((r0 + 2)) >/dev/null ||
+poll_until 30 rounds_at_least $((r0 + 2)) >/dev/null ||
     fail "perfmgr stopped reading"
-check_errors 'leaf0 1 SymbolErrorCounter 25' 'h5 1 LinkDownedCounter 3' ||
+wait_errors 0 'leaf0 1 SymbolErrorCounter 25' 'h5 1 LinkDownedCounter 3' ||
     fail "a cleared counter moved a total backwards (or lost what came after)"
 log "after the clears: leaf0[1] symbol errors 25, h5[1] link downed 3"
 sim_cmd 'PerformanceSet "h5"[1] PortCounters.LinkDownedCounter=1' >/dev/null
-poll_until 5 check_errors 'h5 1 LinkDownedCounter 4' >/dev/null ||
+wait_errors 30 'h5 1 LinkDownedCounter 4' >/dev/null ||
     fail "a count after a clear was not added: $(cat "$T/errors.json")"
 ctl errors >"$T/errors.txt"
 grep -q 'leaf0' "$T/errors.txt" || fail "ibsmctl errors (text) lacks leaf0: $(cat "$T/errors.txt")"
