@@ -299,6 +299,13 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.doc = "Seconds between the starts of two reads of every "
 		    "port's counters.",
 	},
+	[CFG_OPT_PERFMGR_CLEAR_SATURATED] = {
+		.name = "perfmgr_clear_saturated", .type = CFG_BOOL,
+		.offset = OFF(perfmgr_clear_saturated), .def = "false",
+		.reloadable = true,
+		.doc = "Clear a port's PortCounters counters read at their "
+		    "maximum.",
+	},
 	[CFG_OPT_METRICS_LISTEN] = {
 		.name = "metrics_listen", .type = CFG_STRING,
 		.offset = OFF(metrics_listen), .def = "\"\"",

@@ -111,6 +111,7 @@ enum cfg_opt_id {
 	CFG_OPT_NODE_NAME_MAP,
 	CFG_OPT_PERFMGR,
 	CFG_OPT_PERFMGR_SWEEP_TIME,
+	CFG_OPT_PERFMGR_CLEAR_SATURATED,
 	CFG_OPT_METRICS_LISTEN,
 	CFG_NOPTIONS
 };
@@ -220,6 +221,7 @@ struct ibsmd_config {
 	char *node_name_map;		/* node names; "": descriptions */
 	bool perfmgr;			/* read every port's counters */
 	unsigned perfmgr_sweep_time_s;	/* seconds between those reads */
+	bool perfmgr_clear_saturated;	/* clear counters found saturated */
 	char *metrics_listen;		/* HOST:PORT of /metrics; "": none */
 
 	/* Where each value came from, and its line in that file (0: none). */

@@ -408,7 +408,7 @@ void
 daemon_perfmgr_opts(struct daemon *d)
 {
 	perfmgr_set_opts(d->perfmgr, d->cfg.perfmgr,
-	    d->cfg.perfmgr_sweep_time_s);
+	    d->cfg.perfmgr_sweep_time_s, d->cfg.perfmgr_clear_saturated);
 	if (d->sa_swept && smstate_state(d->ss) == SM_MASTER)
 		perfmgr_start(d->perfmgr);
 }

@@ -702,7 +702,8 @@ open_sa(struct daemon *d)
 	if (!d->once) {
 		d->perfmgr = perfmgr_new(d->loop, d->mad, daemon_fabric, d);
 		perfmgr_set_opts(d->perfmgr, d->cfg.perfmgr,
-		    d->cfg.perfmgr_sweep_time_s);
+		    d->cfg.perfmgr_sweep_time_s,
+		    d->cfg.perfmgr_clear_saturated);
 	}
 	if (d->sa != NULL)
 		sminfo_set_notice_cb(d->sm, daemon_on_trap_notice, d);

@@ -41,7 +41,7 @@
  * counts of the SMPs to that node too. */
 #define PERF_DEST(guid)         (~(guid))
 
-enum item_kind { ITEM_CPI, ITEM_PC, ITEM_PCX };
+enum item_kind { ITEM_CPI, ITEM_PC, ITEM_PCX, ITEM_CLEAR };
 enum cpi_state { CPI_UNKNOWN, CPI_ASKED, CPI_KNOWN };
 
 struct pm_node {
@@ -63,6 +63,8 @@ struct item {
 	uint16_t lid;
 	uint8_t port;
 	uint8_t kind;
+	uint16_t select;        /* ITEM_CLEAR: CounterSelect */
+	uint8_t select2;        /* ITEM_CLEAR: CounterSelect2 */
 };
 
 struct perfmgr {
@@ -71,6 +73,7 @@ struct perfmgr {
 	perfmgr_fabric_cb fabric;
 	void *arg;
 	bool enabled, active, registered, in_round;
+	bool clear_saturated;   /* perfmgr_clear_saturated */
 	int phase;              /* 0 CPI, 1 counters */
 	double interval, t0;
 	ev_timer timer;
@@ -146,11 +149,13 @@ perfmgr_free(struct perfmgr *pm)
 }
 
 void
-perfmgr_set_opts(struct perfmgr *pm, bool enabled, double interval)
+perfmgr_set_opts(struct perfmgr *pm, bool enabled, double interval,
+    bool clear_saturated)
 {
 	if (pm == NULL)
 		return;
 	pm->enabled = enabled;
+	pm->clear_saturated = clear_saturated;
 	if (!enabled) {
 		perfmgr_stop(pm);
 		return;
@@ -384,6 +389,39 @@ round_start(struct perfmgr *pm)
 	launch(pm);
 }
 
+static uint16_t
+attr_of(const struct item *it)
+{
+	return it->kind == ITEM_CPI ? PERF_ATTR_CPI : it->kind == ITEM_PCX ?
+	    PERF_ATTR_PCX : PERF_ATTR_PC;
+}
+
+/*
+ * With perfmgr_clear_saturated, clear the counters of PortCounters a read
+ * found at their maximum (not those the Extended set supersedes): a Set
+ * with their CounterSelect bits, which follow enum pcounter_id up to
+ * PortRcvPkts (IBA Table 247); PortXmitWait is CounterSelect2.
+ */
+static void
+clear_saturated(struct perfmgr *pm, uint32_t i, uint8_t port, uint16_t lid)
+{
+	const struct pcounter_port *pc = &pm->nodes[i].ports[port];
+	struct item it = { .node = i, .port = port, .kind = ITEM_CLEAR,
+	    .lid = lid };
+
+	for (unsigned id = 0; id <= PC_XMIT_WAIT; id++) {
+		if (!pc->c[id].saturated || pc->c[id].ext)
+			continue;
+		if (id == PC_XMIT_WAIT)
+			it.select2 = 1;
+		else
+			it.select |= (uint16_t)(1u << id);
+	}
+	if (it.select == 0 && it.select2 == 0)
+		return;
+	push(pm, &it);
+}
+
 static void
 build(void *arg, uint8_t *mad)
 {
@@ -394,13 +432,14 @@ build(void *arg, uint8_t *mad)
 	mad_set_field(mad, 0, IB_MAD_BASEVER_F, MAD_BASE_VERSION);
 	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F, MGMT_CLASS_PERF);
 	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, PERF_CLASS_VERSION);
-	mad_set_method(mad, MAD_GET);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, it->kind == ITEM_CPI ?
-	    PERF_ATTR_CPI : it->kind == ITEM_PC ? PERF_ATTR_PC :
-	    PERF_ATTR_PCX);
-	if (it->kind == ITEM_PC)
+	mad_set_method(mad, it->kind == ITEM_CLEAR ? MAD_SET : MAD_GET);
+	mad_set_field(mad, 0, IB_MAD_ATTRID_F, attr_of(it));
+	if (it->kind == ITEM_PC || it->kind == ITEM_CLEAR)
 		mad_set_field(data, 0, IB_PC_PORT_SELECT_F, it->port);
-	else if (it->kind == ITEM_PCX)
+	if (it->kind == ITEM_CLEAR) {
+		mad_set_field(data, 0, IB_PC_COUNTER_SELECT_F, it->select);
+		mad_set_field(data, 0, IB_PC_COUNTER_SELECT2_F, it->select2);
+	} else if (it->kind == ITEM_PCX)
 		mad_set_field(data, 0, IB_PC_EXT_PORT_SELECT_F, it->port);
 }
 
@@ -493,7 +532,15 @@ take(struct perfmgr *pm, const struct item *it, const uint8_t *data)
 		n->rising[it->port] = n->have[it->port] ? rose : 0;
 		n->have[it->port] = 1;
 		events(pm, it->node, it->port);
+		if (pm->clear_saturated && pm->active)
+			clear_saturated(pm, it->node, it->port, it->lid);
 		break;
+	case ITEM_CLEAR:
+		if (mad_get_field((void *)data, 0, IB_PC_PORT_SELECT_F) !=
+		    it->port)
+			return false;
+		pm->st.clears++;
+		return true;
 	case ITEM_PCX:
 		if (mad_get_field((void *)data, 0, IB_PC_EXT_PORT_SELECT_F) !=
 		    it->port)
@@ -522,9 +569,8 @@ done(void *arg, int status, const struct transport_rx *resp)
 			pm->nodes[it->node].cpi = CPI_UNKNOWN;
 		log_debug("perfmgr: node 0x%016" PRIx64 " port %u: %s: %s",
 		    pm->nodes[it->node].guid, it->port,
-		    mad_attr_name(MGMT_CLASS_PERF, it->kind == ITEM_CPI ?
-		    PERF_ATTR_CPI : it->kind == ITEM_PC ? PERF_ATTR_PC :
-		    PERF_ATTR_PCX), resp != NULL && status == 0 ?
+		    mad_attr_name(MGMT_CLASS_PERF, attr_of(it)),
+		    resp != NULL && status == 0 ?
 		    "answer for another port" :
 		    mad_status_text(MGMT_CLASS_PERF, status, buf,
 		    sizeof(buf)));
@@ -544,9 +590,8 @@ launch(struct perfmgr *pm)
 			.build = build, .len = TRANSPORT_MAD_SIZE,
 			.mgmt_class = MGMT_CLASS_PERF,
 			.class_version = PERF_CLASS_VERSION,
-			.method = MAD_GET,
-			.attr = it->kind == ITEM_CPI ? PERF_ATTR_CPI :
-			    it->kind == ITEM_PC ? PERF_ATTR_PC : PERF_ATTR_PCX,
+			.method = it->kind == ITEM_CLEAR ? MAD_SET : MAD_GET,
+			.attr = attr_of(it),
 			.to = { .lid = it->lid, .qpn = 1,
 			    .qkey = TRANSPORT_QKEY_GSI },
 			.dest = PERF_DEST(pm->nodes[it->node].guid),

@@ -38,9 +38,12 @@ struct perfmgr *perfmgr_new(struct ev_loop *loop, struct mad_engine *mad,
     perfmgr_fabric_cb fabric, void *arg);
 void perfmgr_free(struct perfmgr *pm);
 
-/* enabled: perfmgr; interval: perfmgr_sweep_time_s. Turned off, it stops;
- * a new interval takes effect at once when running. */
-void perfmgr_set_opts(struct perfmgr *pm, bool enabled, double interval);
+/* enabled: perfmgr; interval: perfmgr_sweep_time_s; clear_saturated:
+ * perfmgr_clear_saturated (a PortCounters counter read at its maximum is
+ * cleared with a Set, unless the Extended set supersedes it). Turned off,
+ * it stops; a new interval takes effect at once when running. */
+void perfmgr_set_opts(struct perfmgr *pm, bool enabled, double interval,
+    bool clear_saturated);
 /* Subnet up as master: start the rounds (the first at once) unless they
  * run already or perfmgr is off. */
 void perfmgr_start(struct perfmgr *pm);
@@ -56,6 +59,7 @@ struct perfmgr_stats {
 	uint64_t skipped;       /* rounds not started: the last still ran */
 	uint64_t error_events;  /* error counters that rose past their
 				 * threshold (logged) */
+	uint64_t clears;        /* saturated counters' clears acknowledged */
 	uint32_t ports;         /* ports with counters */
 	uint32_t ext_ports;     /* of which read with Extended */
 	double last_seconds;    /* duration of the last complete round */

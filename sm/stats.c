@@ -291,6 +291,7 @@ static const struct stat_key perfmgr_rows[] = {
 	U32(PS, ports, "ports"),
 	U32(PS, ext_ports, "ext_ports"),
 	U64(PS, error_events, "error_events"),
+	U64(PS, clears, "clears"),
 	DBL(PS, last_seconds, "last_seconds"),
 };
 #undef PS

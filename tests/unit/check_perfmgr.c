@@ -100,7 +100,7 @@ START_TEST(test_off_sends_nothing)
 {
 	struct perfmgr *pm = perfmgr_new(loop, eng, fab_cb, NULL);
 
-	perfmgr_set_opts(pm, false, 10);
+	perfmgr_set_opts(pm, false, 10, false);
 	perfmgr_start(pm);
 	ev_run(loop, EVRUN_NOWAIT);
 	ck_assert_uint_eq(fake_nsent(), 0);
@@ -117,7 +117,7 @@ START_TEST(test_round)
 	size_t i, n;
 	unsigned pc = 0, pcx = 0, sel[4] = { 0 };
 
-	perfmgr_set_opts(pm, true, 10);
+	perfmgr_set_opts(pm, true, 10, false);
 	perfmgr_start(pm);
 	ck_assert_ptr_nonnull(fake_agent(MGMT_CLASS_PERF, 1));
 	/* one ClassPortInfo per node, LID-routed GMPs on QP1 */
@@ -180,7 +180,7 @@ START_TEST(test_wrong_port_and_stop)
 	struct found f = { 0 };
 	size_t i, n;
 
-	perfmgr_set_opts(pm, true, 10);
+	perfmgr_set_opts(pm, true, 10, false);
 	perfmgr_start(pm);
 	for (i = 0; i < 3; i++)
 		reply(i, 0, 0, 0);
@@ -203,6 +203,61 @@ START_TEST(test_wrong_port_and_stop)
 }
 END_TEST
 
+/* A saturated counter is cleared (a PortCounters Set selecting just it)
+ * only with clear_saturated. */
+static size_t
+round_with_saturated(bool clear)
+{
+	struct perfmgr *pm = perfmgr_new(loop, eng, fab_cb, NULL);
+	struct perfmgr_stats st;
+	size_t i, n, sets = 0;
+
+	perfmgr_set_opts(pm, true, 10, clear);
+	perfmgr_start(pm);
+	for (i = 0; i < 3; i++)
+		reply(i, 0, 0, 0);
+	n = fake_nsent();
+	ck_assert_uint_eq(n, 3 + 4);
+	/* switch port 1: SymbolErrorCounter at its 16-bit maximum */
+	for (i = 3; i < n; i++)
+		reply(i, 0, fake_sent(i)->dlid ==
+		    fab.ports[fab.nodes[sw].port0].lid &&
+		    mad_get_field((void *)(fake_sent(i)->mad + 64), 0,
+		    IB_PC_PORT_SELECT_F) == 1 ? 0xFFFF : 3, 0);
+	for (i = n; i < fake_nsent(); i++) {
+		const uint8_t *d = fake_sent(i)->mad + 64;
+
+		ck_assert_uint_eq(mad_get_field((void *)fake_sent(i)->mad, 0,
+		    IB_MAD_METHOD_F), MAD_SET);
+		ck_assert_uint_eq(attr(i), 0x0012);
+		ck_assert_uint_eq(mad_get_field((void *)d, 0,
+		    IB_PC_PORT_SELECT_F), 1);
+		ck_assert_uint_eq(mad_get_field((void *)d, 0,
+		    IB_PC_COUNTER_SELECT_F), 1u << PC_SYMBOL_ERROR);
+		ck_assert_uint_eq(mad_get_field((void *)d, 0,
+		    IB_PC_COUNTER_SELECT2_F), 0);
+		reply(i, 0, 0, 0);
+		sets++;
+	}
+	perfmgr_get_stats(pm, &st);
+	ck_assert_uint_eq(st.clears, sets);
+	ck_assert_uint_eq(st.rounds, 1);
+	perfmgr_free(pm);
+	return sets;
+}
+
+START_TEST(test_clear_saturated)
+{
+	ck_assert_uint_eq(round_with_saturated(true), 1);
+}
+END_TEST
+
+START_TEST(test_no_clear_by_default)
+{
+	ck_assert_uint_eq(round_with_saturated(false), 0);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -213,6 +268,8 @@ suite(void)
 	tcase_add_test(tc, test_off_sends_nothing);
 	tcase_add_test(tc, test_round);
 	tcase_add_test(tc, test_wrong_port_and_stop);
+	tcase_add_test(tc, test_clear_saturated);
+	tcase_add_test(tc, test_no_clear_by_default);
 	suite_add_tcase(s, tc);
 	return s;
 }
