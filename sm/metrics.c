@@ -170,6 +170,34 @@ infos(FILE *fp, const struct fabric *f, bool sw)
 	}
 }
 
+/* The SA's requests by outcome (by attribute: ibsmd_mads_*_total). */
+static void
+sa_series(FILE *fp, const struct sa_stats *sa)
+{
+	help(fp, "ibsmd_sa_requests_total", "counter", "SA requests "
+	    "received");
+	fprintf(fp, "ibsmd_sa_requests_total %" PRIu64 "\n", sa->requests);
+	help(fp, "ibsmd_sa_answers_total", "counter", "SA answers sent, by "
+	    "status: success, unsupported (0x0008, 0x000C), other errors");
+	fprintf(fp, "ibsmd_sa_answers_total{status=\"success\"} %" PRIu64
+	    "\n", sa->answered - sa->errors);
+	fprintf(fp, "ibsmd_sa_answers_total{status=\"unsupported\"} %"
+	    PRIu64 "\n", sa->unsupported);
+	fprintf(fp, "ibsmd_sa_answers_total{status=\"error\"} %" PRIu64
+	    "\n", sa->errors > sa->unsupported ? sa->errors - sa->unsupported :
+	    0);
+	help(fp, "ibsmd_sa_dropped_total", "counter", "SA requests dropped "
+	    "unanswered, by reason");
+	fprintf(fp, "ibsmd_sa_dropped_total{reason=\"not_serving\"} %" PRIu64
+	    "\n", sa->not_serving);
+	fprintf(fp, "ibsmd_sa_dropped_total{reason=\"bad_key\"} %" PRIu64
+	    "\n", sa->bad_key);
+	fprintf(fp, "ibsmd_sa_dropped_total{reason=\"malformed\"} %" PRIu64
+	    "\n", sa->malformed);
+	fprintf(fp, "ibsmd_sa_dropped_total{reason=\"handler\"} %" PRIu64
+	    "\n", sa->dropped);
+}
+
 /* The SM's own series. */
 static void
 sm_series(FILE *fp, const struct ctl_status *cs)
@@ -216,6 +244,8 @@ sm_series(FILE *fp, const struct ctl_status *cs)
 			    "method=\"%s\",attribute=\"%s\"} %" PRIu64 "\n",
 			    st->counters[i].cls, st->counters[i].method,
 			    st->counters[i].attr, st->counters[i].c.recv);
+	if (st->sa != NULL)
+		sa_series(fp, st->sa);
 	if (st->perfmgr != NULL) {
 		help(fp, "ibsmd_perfmgr_rounds_total", "counter", "Rounds of "
 		    "port counter reads completed");
