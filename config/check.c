@@ -8,6 +8,7 @@
 #endif
 #include "config/config_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -428,7 +429,9 @@ static int
 check_scalar(struct cfg_check *ck, const struct cfg_option *o,
     const struct cfg_node *nd, void *f)
 {
-	char exp[160], got[160];
+	char exp[160], got[160], host[256];
+	const char *why;
+	unsigned port;
 	uint64_t u;
 	double d;
 	bool b;
@@ -515,6 +518,13 @@ check_scalar(struct cfg_check *ck, const struct cfg_option *o,
 		if (nd->len == 0 && !(o->flags & CFG_F_EMPTY_OFF)) {
 			CFG_ERR(ck, nd, "%s: empty %s", o->name,
 			    o->type == CFG_PATH ? "path" : "string");
+			return -1;
+		}
+		if ((o->flags & CFG_F_HOSTPORT) && nd->len > 0 &&
+		    config_hostport(nd->text, host, sizeof(host), &port,
+		    &why) < 0) {
+			CFG_ERR(ck, nd, "%s: %s is not HOST:PORT: %s", o->name,
+			    got, why);
 			return -1;
 		}
 		free(*(char **)f);
@@ -696,4 +706,61 @@ config_check_value(struct cfg_check *ck, const struct cfg_option *o,
 	default:
 		return check_scalar(ck, o, &v->head, config_field(cfg, o));
 	}
+}
+
+int
+config_hostport(const char *s, char *host, size_t hlen, unsigned *port,
+    const char **why)
+{
+	const char *colon, *h = s, *he;
+	char *end;
+	unsigned long v;
+
+	if (s[0] == '[') {
+		h = s + 1;
+		if ((he = strchr(h, ']')) == NULL || he[1] != ':') {
+			*why = "an IPv6 address is written [ADDRESS]:PORT";
+			return -1;
+		}
+		colon = he + 1;
+	} else {
+		if ((colon = strrchr(s, ':')) == NULL) {
+			*why = "no :PORT";
+			return -1;
+		}
+		if (memchr(s, ':', (size_t)(colon - s)) != NULL) {
+			*why = "an IPv6 address is written [ADDRESS]:PORT";
+			return -1;
+		}
+		he = colon;
+	}
+	if (he == h) {
+		*why = "no host (* for every address)";
+		return -1;
+	}
+	for (const char *c = h; c < he; c++)
+		if (!(isalnum((unsigned char)*c) || *c == '.' || *c == '-' ||
+		    *c == ':' || *c == '_' || (*c == '*' && he - h == 1))) {
+			*why = "a host is a name or an address";
+			return -1;
+		}
+	if ((size_t)(he - h) >= hlen) {
+		*why = "host name too long";
+		return -1;
+	}
+	errno = 0;
+	v = strtoul(colon + 1, &end, 10);
+	if (!isdigit((unsigned char)colon[1]) || *end != '\0' || errno != 0 ||
+	    v < 1 || v > 65535) {
+		*why = "the port is a number from 1 to 65535";
+		return -1;
+	}
+	if (he - h == 1 && *h == '*')
+		host[0] = '\0';
+	else {
+		memcpy(host, h, (size_t)(he - h));
+		host[he - h] = '\0';
+	}
+	*port = (unsigned)v;
+	return 0;
 }

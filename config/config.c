@@ -286,6 +286,32 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.doc = "Node names by GUID (OpenSM's and ibnetdiscover's "
 		    "format); \"\": descriptions.",
 	},
+	[CFG_OPT_PERFMGR] = {
+		.name = "perfmgr", .type = CFG_BOOL, .offset = OFF(perfmgr),
+		.def = "false", .reloadable = true,
+		.doc = "As master, read every port's PerfMgt counters "
+		    "periodically.",
+	},
+	[CFG_OPT_PERFMGR_SWEEP_TIME] = {
+		.name = "perfmgr_sweep_time_s", .type = CFG_UINT,
+		.offset = OFF(perfmgr_sweep_time_s), .min = 1, .max = 86400,
+		.unit = "seconds", .def = "180", .reloadable = true,
+		.doc = "Seconds between the starts of two reads of every "
+		    "port's counters.",
+	},
+	[CFG_OPT_PERFMGR_CLEAR_SATURATED] = {
+		.name = "perfmgr_clear_saturated", .type = CFG_BOOL,
+		.offset = OFF(perfmgr_clear_saturated), .def = "false",
+		.reloadable = true,
+		.doc = "Clear a port's PortCounters counters read at their "
+		    "maximum.",
+	},
+	[CFG_OPT_METRICS_LISTEN] = {
+		.name = "metrics_listen", .type = CFG_STRING,
+		.offset = OFF(metrics_listen), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_HOSTPORT,
+		.doc = "HOST:PORT serving Prometheus' GET /metrics; \"\": none.",
+	},
 };
 
 static const char *const source_names[CFG_NSOURCES] = {

@@ -109,6 +109,10 @@ enum cfg_opt_id {
 	CFG_OPT_VIRT_GUID_BYTE,
 	CFG_OPT_DUMP_FILES_DIR,
 	CFG_OPT_NODE_NAME_MAP,
+	CFG_OPT_PERFMGR,
+	CFG_OPT_PERFMGR_SWEEP_TIME,
+	CFG_OPT_PERFMGR_CLEAR_SATURATED,
+	CFG_OPT_METRICS_LISTEN,
 	CFG_NOPTIONS
 };
 
@@ -117,6 +121,7 @@ enum cfg_opt_id {
 #define CFG_F_ZERO_OFF		0x2	/* UINT, DOUBLE: 0 (off) is allowed
 					 * besides min to max */
 #define CFG_F_EMPTY_OFF		0x4	/* STRING, PATH: "" (off) is allowed */
+#define CFG_F_HOSTPORT		0x8	/* STRING: HOST:PORT (config_hostport) */
 
 /*
  * Other words an ENUM option reads (OpenSM's numbers, another vendor's
@@ -214,6 +219,10 @@ struct ibsmd_config {
 	char *dump_files_dir;		/* OpenSM's files after each sweep;
 					 * "": none */
 	char *node_name_map;		/* node names; "": descriptions */
+	bool perfmgr;			/* read every port's counters */
+	unsigned perfmgr_sweep_time_s;	/* seconds between those reads */
+	bool perfmgr_clear_saturated;	/* clear counters found saturated */
+	char *metrics_listen;		/* HOST:PORT of /metrics; "": none */
 
 	/* Where each value came from, and its line in that file (0: none). */
 	enum cfg_source source[CFG_NOPTIONS];
@@ -323,6 +332,11 @@ int config_option_summary(const struct cfg_option *opt, char *buf,
 const char *config_source_name(enum cfg_source source);
 /* tmpl with CONFIG_GUID_PLACEHOLDER replaced by guid; -1 if too long. */
 int config_expand(const char *tmpl, uint64_t guid, char *buf, size_t len);
+/* HOST:PORT (HOST a name, an IPv4 address, [an IPv6 address] or * for
+ * every address; PORT 1 to 65535) into host (without brackets; "" for *)
+ * and *port. Returns 0, or -1 with why set. */
+int config_hostport(const char *s, char *host, size_t hlen, unsigned *port,
+    const char **why);
 /* IBSMD_SYSCONFDIR/ibsmd.0x%016x.conf; -1 if too long. */
 int config_instance_path(uint64_t guid, char *buf, size_t len);
 

@@ -35,7 +35,8 @@
 #define NO_QOS	"ibsmd programs no QoS (SL2VL, VL arbitration); a " \
 		"PathRecord's SL is its partition's sl="
 #define NO_CC	"ibsmd does no congestion control"
-#define NO_PERF	"ibsmd has no performance manager"
+#define NO_PERF	"ibsmd's performance manager (perfmgr) has no such " \
+		"setting"
 #define NO_ENG(e) e " routing is not in ibsmd (ftree, updn, minhop)"
 
 static const struct osm_option table[] = {
@@ -180,9 +181,9 @@ static const struct osm_option table[] = {
 	N("use_optimized_slvl", "FALSE", NO_QOS),
 	F("fsync_high_avail_files", "TRUE", "ibsmd syncs guid2lid and "
 	    "alias_guids to storage before replacing them"),
-	N("perfmgr", "FALSE", NO_PERF),
+	A("perfmgr", "perfmgr", "FALSE"),
 	N("perfmgr_redir", "TRUE", NO_PERF),
-	N("perfmgr_sweep_time_s", "180", NO_PERF),
+	A("perfmgr_sweep_time_s", "perfmgr_sweep_time_s", "180"),
 	N("perfmgr_max_outstanding_queries", "500", NO_PERF),
 	N("perfmgr_ignore_cas", "FALSE", NO_PERF),
 	N("perfmgr_rm_nodes", "TRUE", NO_PERF),

@@ -49,3 +49,9 @@ check_PROGRAMS += tests/unit/check_pool
 tests_unit_check_pool_SOURCES = tests/unit/check_pool.c
 tests_unit_check_pool_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_pool_LDADD = libcore.a $(CHECK_LIBS)
+# issue 30: port counters kept as cumulative totals (pure)
+libcore_a_SOURCES += core/pcounter.h core/pcounter.c
+check_PROGRAMS += tests/unit/check_pcounter
+tests_unit_check_pcounter_SOURCES = tests/unit/check_pcounter.c
+tests_unit_check_pcounter_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_pcounter_LDADD = libcore.a $(CHECK_LIBS)

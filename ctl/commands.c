@@ -82,6 +82,12 @@ const struct ctl_command ctl_commands[CTL_NCMDS] = {
 		.args = "", .request_args = "",
 		.doc = "vports per physical port: GUID, LID, state, P_Keys",
 	},
+	[CTL_CMD_ERRORS] = {
+		.name = "errors", .min = 0, .max = 0,
+		.args = "", .request_args = "",
+		.doc = "ports with error counters above 0 (perfmgr): node, "
+		    "port, peer, counter, rising or not",
+	},
 };
 
 const struct ctl_command *

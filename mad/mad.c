@@ -61,6 +61,7 @@ struct mad_req {
 	uint8_t method;
 	uint8_t mgmt_class;
 	uint8_t version;
+	uint8_t own;                    /* own_window: not in e->wire */
 	void (*build)(void *, uint8_t *);       /* NULL: mad[] holds it */
 	struct transport_addr to;
 	size_t len;
@@ -116,6 +117,7 @@ struct mad_engine {
 	unsigned ntid_buckets, ntids;
 	uint32_t next_tid;
 	unsigned wire, queued;
+	unsigned own_wire;              /* own_window requests on the wire */
 	uint64_t wire_sum;              /* e->wire after each send: in flight */
 	unsigned max_queued;            /* the most ever waiting for a slot */
 	struct counter_slot *ctr;       /* open addressing on the key */
@@ -399,7 +401,10 @@ release(struct mad_engine *e, struct mad_req *r)
 	struct mad_dest *d = r->d;
 
 	r->d = NULL;
-	e->wire--;
+	if (r->own)
+		e->own_wire--;
+	else
+		e->wire--;
 	d->wire--;
 	settle(e, d);
 }
@@ -844,6 +849,16 @@ mad_request(struct mad_engine *e, const struct mad_request *q, mad_done_cb cb,
 	r->timer.data = r;
 
 	d = dest_get(e, q->dest);
+	if (q->own_window) {
+		/* its destination keeps it until it completes, nothing
+		 * queues behind it, and pump() never counts it */
+		r->own = 1;
+		r->d = d;
+		d->wire++;
+		e->own_wire++;
+		launch(e, r);
+		return 0;
+	}
 	TAILQ_INSERT_TAIL(&d->queue, r, entry);
 	if (++e->queued > e->max_queued)
 		e->max_queued = e->queued;
@@ -896,7 +911,7 @@ mad_send_reply(struct mad_engine *e, const uint8_t *mad, size_t len,
 unsigned
 mad_outstanding(const struct mad_engine *e)
 {
-	return e->wire;
+	return e->wire + e->own_wire;
 }
 
 unsigned

@@ -12,6 +12,7 @@
 #ifndef IBSMD_MAD_H
 #define IBSMD_MAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,6 +78,10 @@ struct mad_request {
 				 * Status field */
 	void (*drop)(void *arg); /* NULL, or what mad_engine_free() calls
 				 * on the arg of a request it drops */
+	bool own_window;        /* sent at once, outside the engine's
+				 * windows (max_wire, max_per_node): the
+				 * caller bounds what it has in flight, and
+				 * never takes a slot an SMP waits for */
 };
 
 /* status: 0 success; > 0 the status of the response; MAD_ETIMEDOUT or
@@ -129,7 +134,8 @@ int mad_listen(struct mad_engine *e, uint8_t mgmt_class, uint8_t method,
 int mad_send_reply(struct mad_engine *e, const uint8_t *mad, size_t len,
     const struct transport_addr *to);
 
-/* Requests sent and not completed, and queued behind the windows. */
+/* Requests sent and not completed (own_window ones included), and queued
+ * behind the windows. */
 unsigned mad_outstanding(const struct mad_engine *e);
 unsigned mad_queued(const struct mad_engine *e);
 /* Requests on the wire when one was sent, averaged over every request

@@ -31,6 +31,8 @@
 #include "sa/inform.h"
 #include "sa/service.h"
 #include "sm/mcast.h"
+#include "sm/perfmgr.h"
+#include "sm/show_perf.h"
 #include "core/alias.h"
 #include "core/log.h"
 #include "mad/mad.h"
@@ -168,6 +170,10 @@ ctl_status_get(const struct ctl_deps *d, struct ctl_status *cs)
 	if (d->mcast != NULL) {
 		sm_mcast_get_stats(d->mcast, &cs->mcs);
 		cs->st.mcast = &cs->mcs;
+	}
+	if (d->perfmgr != NULL) {
+		perfmgr_get_stats(d->perfmgr, &cs->pms);
+		cs->st.perfmgr = &cs->pms;
 	}
 	if (d->note != NULL)
 		cs->st.note = d->note(d->arg);
@@ -404,6 +410,18 @@ cmd_vports(struct ctl *c, struct show *s, int argc, char **argv)
 	return 0;
 }
 
+/* The error counters the performance manager read (perfmgr). */
+static int
+cmd_errors(struct ctl *c, struct show *s, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	if (c->d.perfmgr == NULL)
+		return show_error(s, "no performance manager in this daemon");
+	show_errors(s, c->d.perfmgr, sweep_fabric(c->d.sweep));
+	return 0;
+}
+
 /* The handlers of ctl/commands.h's table. */
 struct svc_list {
 	struct sa_service_info *v;
@@ -487,6 +505,7 @@ static int (*const handlers[CTL_NCMDS])(struct ctl *, struct show *, int,
 	[CTL_CMD_SUBSCRIPTIONS] = cmd_subscriptions,
 	[CTL_CMD_GUIDS] = cmd_guids,
 	[CTL_CMD_VPORTS] = cmd_vports,
+	[CTL_CMD_ERRORS] = cmd_errors,
 };
 
 /* ------------------------------------------------------------ parsing */

@@ -55,6 +55,7 @@ struct ctl_deps {
 	char *(*partitions)(void *arg);
 	void *arg;
 	struct sm_mcast *mcast;         /* NULL: no multicast */
+	struct perfmgr *perfmgr;        /* NULL: none (--once) */
 	/* The policy in force, for partitions --json (NULL: none). */
 	const struct pkey_policy *(*policy)(void *arg);
 	/* What status should add ("last reload rejected: ..."), or NULL;
@@ -75,6 +76,7 @@ struct ctl_status {
 	struct vports_result vr;
 	struct sa_mcmember_stats mcm;
 	struct sm_mcast_stats mcs;
+	struct perfmgr_stats pms;
 	struct show_counter *counters;
 };
 void ctl_status_get(const struct ctl_deps *d, struct ctl_status *cs);

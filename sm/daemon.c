@@ -29,6 +29,7 @@
 #include "sm/ctl.h"
 #include "sm/daemon.h"
 #include "sm/devread.h"
+#include "sm/perfmgr.h"
 #include "sm/dump.h"
 #include "sm/mcast.h"
 #include "sm/reload.h"
@@ -355,6 +356,7 @@ upkeep_finish(void *arg)
 	devread_start(d->devread, sweep_fabric(d->sweep),
 	    sweep_pkeys(d->sweep), d->cfg.partition_enforcement !=
 	    CFG_ENFORCE_OFF, d->cfg.m_key);
+	perfmgr_start(d->perfmgr);
 	notify_ready(d);
 	daemon_notify_status(d);
 }
@@ -394,6 +396,23 @@ daemon_on_up(void *arg, bool ok, const char *why)
 	daemon_notify_status(d);
 }
 
+const struct fabric *
+daemon_fabric(void *arg)
+{
+	struct daemon *d = arg;
+
+	return sweep_fabric(d->sweep);
+}
+
+void
+daemon_perfmgr_opts(struct daemon *d)
+{
+	perfmgr_set_opts(d->perfmgr, d->cfg.perfmgr,
+	    d->cfg.perfmgr_sweep_time_s, d->cfg.perfmgr_clear_saturated);
+	if (d->sa_swept && smstate_state(d->ss) == SM_MASTER)
+		perfmgr_start(d->perfmgr);
+}
+
 /* The SM state machine moved: say so to systemd; a STANDBY has found its
  * master, which is as ready as it gets. */
 static void
@@ -414,6 +433,7 @@ on_sm_state(void *arg, enum sm_state from, enum sm_state to, const char *why)
 		upkeep_stop(d->upkeep);
 		sm_mcast_forget(d->mcast);
 		devread_stop(d->devread);
+		perfmgr_stop(d->perfmgr);
 	}
 	if (sweep_fabric(d->sweep) != NULL)
 		sa_sms_refresh(d);
@@ -551,5 +571,6 @@ daemon_ctl_deps(struct daemon *d)
 	    .sm = d->sm, .ss = d->ss, .sa = d->sa, .vg = d->vg,
 	    .port_guid = d->guid, .reload = reload_run,
 	    .partitions = partitions_text, .arg = d, .mcast = d->mcast,
+	    .perfmgr = d->perfmgr,
 	    .policy = policy_in_force, .note = status_note };
 }

@@ -21,6 +21,8 @@
 #include "sm/ctl.h"
 
 struct devread;
+struct perfmgr;
+struct metrics;
 struct mad_engine;
 struct node_names;
 struct pkey_policy;
@@ -54,6 +56,8 @@ struct daemon {
 				 * virtualization.mode is enabled */
 	struct sm_mcast *mcast;  /* groups, trees, MFTs */
 	struct devread *devread; /* port tables for the SA's records */
+	struct perfmgr *perfmgr; /* port counters (perfmgr; NULL with --once) */
+	struct metrics *metrics; /* GET /metrics (metrics_listen), or NULL */
 	struct upkeep *upkeep;  /* the steps after an up as master */
 	/* SMs for the SA's SMInfoRecords: this one first; refreshed in place
 	 * whenever the SM state changes or a view is handed over */
@@ -97,6 +101,11 @@ void daemon_on_trap_notice(void *arg, const uint8_t *notice, uint16_t slid);
  * multicast, alias GUIDs, dump files, port tables and readiness. */
 struct upkeep *daemon_upkeep_new(struct daemon *d);
 void daemon_on_up(void *arg, bool ok, const char *why);
+/* The model in use, for sm/perfmgr (arg: the daemon). */
+const struct fabric *daemon_fabric(void *arg);
+/* perfmgr's options from the running configuration; started at once
+ * when it was turned on while master with the subnet up. */
+void daemon_perfmgr_opts(struct daemon *d);
 void daemon_on_adopt(void *arg);
 void daemon_stats_file(void *arg, FILE *fp);
 /* The timer that lets a hypervisor's vport traps settle into one sweep

@@ -130,3 +130,17 @@ tests_unit_check_upkeep_SOURCES = tests/unit/check_upkeep.c \
 	sm/upkeep.h sm/upkeep.c
 tests_unit_check_upkeep_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_upkeep_LDADD = libcore.a $(CHECK_LIBS)
+# issue 30: the performance manager (sm/perfmgr reads every port's
+# PortCounters as master), ibsmctl errors (sm/show_perf), Prometheus'
+# GET /metrics through libmicrohttpd (sm/metrics, metrics_listen)
+libsm_a_SOURCES += sm/perfmgr.h sm/perfmgr.c
+libsm_a_SOURCES += sm/show_perf.h sm/show_perf.c
+libsm_a_SOURCES += sm/metrics.h sm/metrics.c
+libsm_a_CFLAGS += $(MHD_CFLAGS)
+ibsmd_LDADD += $(MHD_LIBS)
+check_PROGRAMS += tests/unit/check_perfmgr
+tests_unit_check_perfmgr_SOURCES = tests/unit/check_perfmgr.c \
+	$(FAKE_TRANSPORT) $(TESTFAB) mad/mad.h mad/mad.c \
+	sm/perfmgr.h sm/perfmgr.c
+tests_unit_check_perfmgr_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_perfmgr_LDADD = libcore.a $(CHECK_LIBS)

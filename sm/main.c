@@ -45,6 +45,8 @@
 #include "sm/ctl.h"
 #include "sm/daemon.h"
 #include "sm/devread.h"
+#include "sm/perfmgr.h"
+#include "sm/metrics.h"
 #include "sm/mcast.h"
 #include "sm/reload.h"
 #include "sm/sminfo.h"
@@ -697,6 +699,12 @@ open_sa(struct daemon *d)
 	}
 	if (d->sa != NULL && !d->once)
 		d->devread = devread_new(d->loop, d->mad);
+	if (!d->once) {
+		d->perfmgr = perfmgr_new(d->loop, d->mad, daemon_fabric, d);
+		perfmgr_set_opts(d->perfmgr, d->cfg.perfmgr,
+		    d->cfg.perfmgr_sweep_time_s,
+		    d->cfg.perfmgr_clear_saturated);
+	}
 	if (d->sa != NULL)
 		sminfo_set_notice_cb(d->sm, daemon_on_trap_notice, d);
 	sweep_set_adopt_hook(d->sweep, daemon_on_adopt, d);
@@ -715,14 +723,22 @@ open_ctl(struct daemon *d)
 	if ((d->ctl = ctl_open(d->loop, sock, &d->cd)) == NULL)
 		log_warnx("no control socket: ibsmctl cannot reach "
 		    "this instance");
+	/* Prometheus reads what ibsmctl status reads */
+	if (d->cfg.metrics_listen != NULL && d->cfg.metrics_listen[0] != '\0'
+	    && (d->metrics = metrics_open(d->loop, d->cfg.metrics_listen,
+	    &d->cd)) == NULL)
+		log_warnx("no /metrics: Prometheus cannot scrape this "
+		    "instance");
 }
 
 /* In the reverse order of the opening. */
 static void
 close_all(struct daemon *d)
 {
+	metrics_close(d->metrics);
 	ctl_close(d->ctl);
 	sa_free(d->sa);
+	perfmgr_free(d->perfmgr);
 	devread_free(d->devread);
 	free(d->vport_pk);
 	sweep_free(d->sweep);

@@ -416,6 +416,7 @@ apply_opts(struct daemon *d)
 	sminfo_set_mkey(d->sm, d->cfg.m_key);
 	reload_sweep_opts(d, &so);
 	sweep_set_opts(d->sweep, &so);
+	daemon_perfmgr_opts(d);
 }
 
 int

@@ -279,6 +279,23 @@ static const struct stat_key vprog_rereg[] = {
 };
 #undef VR
 
+#define PS struct perfmgr_stats
+static const struct stat_key perfmgr_rows[] = {
+	BOOL(PS, enabled, "enabled"),
+	BOOL(PS, running, "running"),
+	U64(PS, rounds, "rounds"),
+	U64(PS, skipped, "skipped"),
+	U64(PS, reads, "reads"),
+	U64(PS, failed, "failed"),
+	U64(PS, cpi_reads, "cpi_reads"),
+	U32(PS, ports, "ports"),
+	U32(PS, ext_ports, "ext_ports"),
+	U64(PS, error_events, "error_events"),
+	U64(PS, clears, "clears"),
+	DBL(PS, last_seconds, "last_seconds"),
+};
+#undef PS
+
 #define MS struct sm_mcast_stats
 static const struct stat_key mcast_rows[] = {
 	U64(MS, groups, "groups"),
@@ -628,6 +645,8 @@ status_doc(struct json *j, const struct show_status *st)
 	virt_json(j, st);
 	if (st->mcast != NULL)
 		PUT_OBJECT(j, "mcast", st->mcast, mcast_rows);
+	if (st->perfmgr != NULL)
+		PUT_OBJECT(j, "perfmgr", st->perfmgr, perfmgr_rows);
 	json_object_end(j);
 }
 

@@ -21,6 +21,7 @@
 #include "sa/mcmember.h"
 #include "sa/sa.h"
 #include "sm/mcast.h"
+#include "sm/perfmgr.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
@@ -62,6 +63,7 @@ struct show_status {
 						 * (NULL: none shown) */
 	const struct sa_mcmember_stats *mcm;    /* NULL: none shown */
 	const struct sm_mcast_stats *mcast;     /* NULL: no multicast */
+	const struct perfmgr_stats *perfmgr;    /* NULL: none (--once) */
 	double now;                             /* wall clock, s since the
 						 * epoch (for "seen ... ago") */
 	const char *note;                       /* the daemon's own ("last

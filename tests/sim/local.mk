@@ -145,3 +145,7 @@ SIM_TESTS += tests/sim/virt_grh.sh
 SIM_TESTS += tests/sim/virt_modes_running.sh
 SIM_TESTS += tests/sim/virt_tenants.sh
 SIM_TESTS += tests/sim/vport_pkey_indices.sh
+# issue 30: the performance manager and /metrics (promcheck: a strict
+# check of Prometheus' text exposition format)
+SIM_TESTS += tests/sim/perfmgr.sh
+EXTRA_DIST += tests/sim/promcheck.py

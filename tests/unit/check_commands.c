@@ -51,7 +51,7 @@ END_TEST
 START_TEST(test_names)
 {
 	static const char want[] = "status, nodes, ports, route, partitions, "
-	    "sweep, reload, log-level, reroute, mcast, services, subscriptions, guids, vports";
+	    "sweep, reload, log-level, reroute, mcast, services, subscriptions, guids, vports, errors";
 	char buf[160], small[10];
 
 	ck_assert_int_eq(ctl_command_names(buf, sizeof(buf)),

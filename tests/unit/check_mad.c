@@ -1137,6 +1137,60 @@ START_TEST(test_gsi_request)
 }
 END_TEST
 
+/* A request with its own window (PerfMgt reads, sm/perfmgr) goes out at
+ * once whatever the engine's windows hold, and takes no slot an SMP
+ * waits for. */
+START_TEST(test_own_window)
+{
+	uint8_t m[TRANSPORT_MAD_SIZE];
+	struct mad_request q = { .mad = m, .len = sizeof(m), .dest = 0x50,
+	    .own_window = true };
+	struct rec a = { 0 }, b = { 0 };
+	struct grec g[3] = { { 0 } };
+
+	start(1, 1, 1000, 1);
+	gs_mad(m, sizeof(m), MGMT_CLASS_PERF, MAD_GET, 0x12);
+	q.to.lid = 7;
+	q.to.qpn = 1;
+	q.to.qkey = TRANSPORT_QKEY_GSI;
+	ck_assert_int_eq(get_lid(3, ATTR_NODE_INFO, 0, &a), 0);
+	ck_assert_uint_eq(fake_nsent(), 1);
+	/* the overall window (1) is full: two PerfMgt Gets go out anyway,
+	 * one to the same key twice (no per-node window either) */
+	ck_assert_int_eq(greq(&q, &g[0]), 0);
+	ck_assert_int_eq(greq(&q, &g[1]), 0);
+	ck_assert_uint_eq(fake_nsent(), 3);
+	ck_assert_uint_eq(fake_sent(1)->mad[1], MGMT_CLASS_PERF);
+	ck_assert_uint_eq(mad_outstanding(eng), 3);
+	ck_assert_uint_eq(mad_queued(eng), 0);
+	/* an SMP still waits for the SMP's slot only */
+	ck_assert_int_eq(get_lid(4, ATTR_NODE_INFO, 0, &b), 0);
+	ck_assert_uint_eq(fake_nsent(), 3);
+	ck_assert_uint_eq(mad_queued(eng), 1);
+	/* a PerfMgt answer does not free a slot for it */
+	answer(1, MAD_GETRESP, 0, TRANSPORT_MAD_SIZE);
+	ck_assert_int_eq(g[0].called, 1);
+	ck_assert_uint_eq(fake_nsent(), 3);
+	/* the SMP answered: the next SMP goes */
+	fake_respond(0, 0, NULL);
+	ck_assert_int_eq(a.called, 1);
+	ck_assert_uint_eq(fake_nsent(), 4);
+	ck_assert_uint_eq(fake_sent(3)->dlid, 4);
+	/* a send that fails completes later, from the loop */
+	fake_fail_sends(1);
+	ck_assert_int_eq(greq(&q, &g[2]), 0);
+	ck_assert_int_eq(g[2].called, 0);
+	spin();
+	ck_assert_int_eq(g[2].called, 1);
+	ck_assert_int_eq(g[2].status, MAD_ESEND);
+	answer(2, MAD_GETRESP, 0, TRANSPORT_MAD_SIZE);
+	fake_respond(3, 0, NULL);
+	ck_assert_int_eq(g[1].called + b.called, 2);
+	ck_assert_uint_eq(mad_outstanding(eng), 0);
+	stop();
+}
+END_TEST
+
 START_TEST(test_response_methods)
 {
 	static const uint8_t req[] = { MAD_GET, MAD_SET, MAD_GETTABLE,
@@ -1535,6 +1589,7 @@ mad_suite(void)
 	tcase_add_test(tc, test_free_outstanding);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_gsi_request);
+	tcase_add_test(tc, test_own_window);
 	tcase_add_test(tc, test_response_methods);
 	tcase_add_test(tc, test_bad_generic_request);
 	tcase_add_test(tc, test_rmpp_length);

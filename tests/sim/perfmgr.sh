@@ -1,0 +1,202 @@
+#!/bin/bash
+# The performance manager (issue 30), on ft2_8:
+#   - perfmgr off (the default): not one PerfMgt MAD (class 0x04) leaves
+#     ibsmd, as the fixture counts them at umad_send ("sends: by_class");
+#   - perfmgr on, perfmgr_sweep_time_s 3: counters set through ibsim's
+#     console (PerformanceSet) on a switch port and on a CA port show in
+#     `ibsmctl errors --json` within two intervals (two rounds completed),
+#     with the node's and the peer's names;
+#   - a counter cleared by someone else (perfquery -R from a simulated
+#     host) and one set lower (a clear followed by new errors) leave the
+#     totals monotonic: unchanged, then grown by what was counted since;
+#   - a rise is logged once, not at every read;
+#   - at most two GMPs (PortCounters and PortCountersExtended) per port and
+#     round, plus one ClassPortInfo per node;
+#   - metrics_listen: GET /metrics passes a strict exposition-format check
+#     (promcheck.py), shows the counters set on treydock/infiniband_exporter's
+#     series (infiniband_switch_port_symbol_error_total{guid,port},
+#     infiniband_hca_port_link_downed_total) and the names in
+#     infiniband_switch_info; a client that sends half a request and waits,
+#     and one that sends garbage, stall neither the next scrape nor
+#     ibsmctl; a scrape right after a heavy sweep is asked for answers.
+. "$(dirname "$0")/lib.sh"
+skip_unless_sim
+[ "$SM" = ibsmd ] || skip "ibsmd's performance manager"
+: "${IBSMCTL:=./ibsmctl}"
+NET=$FABRICS/ft2_8.net
+ctl() { "$IBSMCTL" --runtime-dir "$T/run" "$@" 8>&-; }
+
+# class_sends FILE CLASS: MADs of CLASS (0x04) the SM sent in its life
+class_sends() {
+	awk -v c="$2" '/sends: by_class/ { for (i = 4; i <= NF; i++) {
+		split($i, a, ":"); if (a[1] == c) n += a[2] } } END { print n + 0 }' "$1"
+}
+
+# ---- off
+sim_start "$NET"
+UMADFIX_STATS=$T/off.stats sm_start -c /dev/null -P /dev/null -R minhop
+wait_subnet_up 60
+sleep 3
+sm_stop
+grep -q 'sends: by_class' "$T/off.stats" || fail "the fixture counted no sends"
+smps=$(class_sends "$T/off.stats" 0x81)
+perf=$(class_sends "$T/off.stats" 0x04)
+log "perfmgr off: $smps directed-route SMPs, $perf PerfMgt MADs sent"
+[ "$smps" -gt 0 ] || fail "no SMP counted: the fixture's counts are wrong"
+[ "$perf" -eq 0 ] || fail "perfmgr off sent $perf PerfMgt MADs"
+
+# ---- on, with /metrics
+PROMCHECK=$TOP_SRCDIR/tests/sim/promcheck.py
+MPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# scrape FILE: GET /metrics into FILE (5 s at most); fails on anything but 200
+scrape() {
+	python3 - "$MPORT" "$1" <<'EOF' 8>&-
+import sys, urllib.request
+with urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=5) as r:
+    assert r.status == 200, r.status
+    assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4"), r.headers["Content-Type"]
+    open(sys.argv[2], "wb").write(r.read())
+EOF
+}
+UMADFIX_STATS=$T/on.stats sm_start -c /dev/null -P /dev/null -R minhop \
+    -O perfmgr=true -O perfmgr_sweep_time_s=3 -O metrics_listen=127.0.0.1:$MPORT
+wait_subnet_up 60
+rounds() { ctl status --json | python3 -c 'import json, sys
+print(json.load(sys.stdin)["perfmgr"]["rounds"])'; }
+rounds_at_least() { [ "$(rounds)" -ge "$1" ]; }
+poll_until 20 rounds_at_least 1 >/dev/null ||
+    fail "no counter round completed in 20 s"
+log "perfmgr: first round done"
+
+# wait_errors SECONDS 'NAME PORT COUNTER TOTAL'...: until every line holds
+# in ibsmctl errors --json (the peer named too), asked every 0.2 s by one
+# python process; the answer that held is left in $T/errors.json
+wait_errors() {
+	python3 - "$IBSMCTL" "$T/run" "$T/errors.json" "$@" <<'EOF' 8>&-
+import json, subprocess, sys, time
+ctl, run, out, limit, wants = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5:]
+def why(d):
+    for want in wants:
+        name, port, counter, total = want.split()
+        rows = [p for p in d["ports"] if p["name"] == name and p["port"] == int(port)]
+        if not rows:
+            return "no row for %s port %s" % (name, port)
+        r = rows[0]
+        if r["peer"] is None or not r["peer"]["name"]:
+            return "%s port %s: no peer" % (name, port)
+        c = r["counters"].get(counter)
+        if c is None or c["total"] != int(total):
+            return "%s port %s %s: %s, want total %s" % (name, port, counter, c, total)
+    return None
+end = time.time() + limit
+while True:
+    p = subprocess.run([ctl, "--runtime-dir", run, "errors", "--json"], capture_output=True, text=True)
+    w = why(json.loads(p.stdout)) if p.returncode == 0 else "ibsmctl: " + p.stderr
+    if w is None:
+        open(out, "w").write(p.stdout)
+        sys.exit(0)
+    if time.time() > end:
+        print(w)
+        sys.exit(1)
+    time.sleep(0.2)
+EOF
+}
+
+# "within two intervals" counted in rounds, not seconds: shown when at
+# most two rounds have completed since the counters were set (the round
+# running then may have read those ports already; the next cannot miss)
+r0=$(rounds)
+sim_cmd 'PerformanceSet "leaf0"[1] PortCounters.SymbolErrorCounter=20' >/dev/null
+sim_cmd 'PerformanceSet "h5"[1] PortCounters.LinkDownedCounter=3' >/dev/null
+wait_errors 30 'leaf0 1 SymbolErrorCounter 20' \
+    'h5 1 LinkDownedCounter 3' || fail "counters set in ibsim not shown"
+# the rounds of the very answer that showed them
+r1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rounds"])' "$T/errors.json")
+[ $((r1 - r0)) -le 2 ] || fail "counters set in ibsim shown only after $((r1 - r0)) rounds"
+log "shown after $((r1 - r0)) rounds"
+log "set counters shown: $(ctl errors | tail -n +2 | tr -s ' ' | paste -sd';')"
+
+# the same counters on the exporter's series, the body strictly checked
+guid_of() { python3 -c 'import json, sys
+print([p["guid"] for p in json.load(open(sys.argv[1]))["ports"] if p["name"] == sys.argv[2]][0])' "$T/errors.json" "$1"; }
+leaf0=$(guid_of leaf0)
+h5=$(guid_of h5)
+leaf0lid=$(ctl ports leaf0 --json | python3 -c 'import json, sys
+print([p["lid"] for p in json.load(sys.stdin)["ports"] if p["port"] == 0][0])')
+scrape "$T/metrics.txt" || fail "GET /metrics failed"
+out=$(python3 "$PROMCHECK" "$T/metrics.txt" \
+    "infiniband_switch_port_symbol_error_total{guid=\"$leaf0\",port=\"1\"}" \
+    "infiniband_hca_port_link_downed_total{guid=\"$h5\",port=\"1\"}" \
+    "infiniband_switch_info{guid=\"$leaf0\",switch=\"leaf0\",lid=\"$leaf0lid\"}" \
+    "ibsmd_master" 2>&1) || fail "the body of GET /metrics is not valid: $out"
+out=$(printf '%s\n' "$out" | paste -sd' ')
+[ "$out" = "20 3 1 1" ] || fail "GET /metrics: symbol errors, link downed, switch info, master: $out (want 20 3 1 1)"
+log "GET /metrics: $(wc -l <"$T/metrics.txt") lines, valid; leaf0[1] symbol errors 20, h5[1] link downed 3"
+
+# a client that sends half a request and waits, and one that sends
+# garbage: neither stalls the next scrape nor ibsmctl
+python3 - "$MPORT" >"$T/slow.out" 2>&1 8>&- <<'EOF' &
+import socket, sys, time
+slow = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+slow.sendall(b"GET /metr")
+bad = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+bad.sendall(b"\x00\x01garbage \xff\r\n\r\n")
+bad.settimeout(15)
+t = time.time()
+# answered, or closed within libmicrohttpd's connection timeout (10 s)
+print("garbage: %r after %.0f s" % (bad.recv(64)[:12], time.time() - t))
+EOF
+SLOW=$!
+_track "$SLOW"
+sleep 0.5
+scrape "$T/metrics2.txt" || fail "a scrape stalled behind a slow client"
+ctl status >/dev/null || fail "ibsmctl stalled behind a slow HTTP client"
+ctl sweep --heavy >/dev/null
+scrape "$T/metrics3.txt" || fail "no answer to a scrape right after a heavy sweep was asked for"
+python3 "$PROMCHECK" "$T/metrics3.txt" || fail "the body after a heavy sweep is not valid"
+log "slow and malformed clients waiting: scrapes and ibsmctl answered"
+
+# perfquery -R from a simulated host clears h5's port 1: the total stays
+h5lid=$(ctl ports h5 --json | python3 -c 'import json, sys
+print([p["lid"] for p in json.load(sys.stdin)["ports"] if p["port"] == 1][0])')
+[ -n "$h5lid" ] || fail "no LID for h5 port 1: $(ctl ports h5 --json)"
+diag perfquery -R "$h5lid" 1 >"$T/perfquery.out" 2>&1 ||
+    fail "perfquery -R failed: $(cat "$T/perfquery.out")"
+diag perfquery "$h5lid" 1 | grep -q '^LinkDownedCounter:\.*0$' ||
+    fail "perfquery -R did not clear LinkDownedCounter"
+# a clear, then 5 new symbol errors on leaf0 port 1 (20 -> 5)
+sim_cmd 'PerformanceSet "leaf0"[1] PortCounters.SymbolErrorCounter=5' >/dev/null
+r0=$(rounds)
+poll_until 30 rounds_at_least $((r0 + 2)) >/dev/null ||
+    fail "perfmgr stopped reading"
+wait_errors 0 'leaf0 1 SymbolErrorCounter 25' 'h5 1 LinkDownedCounter 3' ||
+    fail "a cleared counter moved a total backwards (or lost what came after)"
+log "after the clears: leaf0[1] symbol errors 25, h5[1] link downed 3"
+sim_cmd 'PerformanceSet "h5"[1] PortCounters.LinkDownedCounter=1' >/dev/null
+wait_errors 30 'h5 1 LinkDownedCounter 4' >/dev/null ||
+    fail "a count after a clear was not added: $(cat "$T/errors.json")"
+ctl errors >"$T/errors.txt"
+grep -q 'leaf0' "$T/errors.txt" || fail "ibsmctl errors (text) lacks leaf0: $(cat "$T/errors.txt")"
+
+# logged once per rise: leaf0[1] rose twice (20, then 5 after a clear)
+n=$(grep -c 'perfmgr: .*"leaf0" port 1 .*SymbolErrorCounter rose' "$SM_LOG")
+[ "$n" -eq 2 ] || fail "leaf0 port 1's symbol errors logged $n times, want 2"
+
+# the garbage client, left waiting meanwhile, was answered or closed
+wait "$SLOW"
+_untrack "$SLOW"
+grep -q '^garbage: ' "$T/slow.out" || fail "the garbage client was neither answered nor closed: $(cat "$T/slow.out")"
+log "malformed client: $(cat "$T/slow.out")"
+
+st=$(ctl status --json)
+sm_stop
+read -r rounds ports nodes <<EOF
+$(printf '%s' "$st" | python3 -c 'import json, sys
+p = json.load(sys.stdin)["perfmgr"]
+print(p["rounds"], p["ports"], p["cpi_reads"])')
+EOF
+perf=$(class_sends "$T/on.stats" 0x04)
+limit=$(( (rounds + 1) * ports * 2 + nodes ))
+log "perfmgr on: $perf PerfMgt MADs for $rounds rounds of $ports ports ($nodes ClassPortInfo); at most $limit"
+[ "$perf" -gt 0 ] || fail "perfmgr on sent no PerfMgt MAD"
+[ "$perf" -le "$limit" ] || fail "$perf PerfMgt MADs: more than two per port and round"
