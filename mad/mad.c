@@ -144,27 +144,23 @@ hash(uint64_t key, unsigned nbuckets)
 	return (unsigned)(key >> 32) & (nbuckets - 1);
 }
 
-/* libibmad splits the method byte into a 7-bit method and the R bit. */
+/* The method byte holds the R bit (7) and the method (6-0). */
 uint8_t
 mad_method_of(const uint8_t *mad)
 {
-	void *m = (void *)mad;
-
-	return (uint8_t)(mad_get_field(m, 0, IB_MAD_METHOD_F) |
-	    mad_get_field(m, 0, IB_MAD_RESPONSE_F) << 7);
+	return mad[MAD_OFF_METHOD];
 }
 
 void
 mad_set_method(uint8_t *mad, uint8_t method)
 {
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, method & 0x7f);
-	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, method >> 7);
+	mad[MAD_OFF_METHOD] = method;
 }
 
 static uint16_t
 attr_of(const uint8_t *mad)
 {
-	return (uint16_t)mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F);
+	return mad_be16(mad + MAD_OFF_ATTR);
 }
 
 /* ---- counters ---- */
@@ -427,7 +423,7 @@ launch(struct mad_engine *e, struct mad_req *r)
 		memset(mad, 0, sizeof(built));
 		r->build(r->arg, mad);
 	}
-	mad_set_field64(mad, 0, IB_MAD_TRID_F, r->tid);
+	mad_put_be64(mad + MAD_OFF_TID, r->tid);
 	if (transport_send(e->t, mad, r->len, &r->to,
 	    (int)e->o.timeout_ms) == -1) {
 		log_req(r, "send failed, attempt", r->tries + 1);
@@ -553,8 +549,7 @@ response_method(uint8_t m)
 static void
 response(struct mad_engine *e, const struct transport_rx *rx, uint8_t method)
 {
-	void *m = (void *)rx->mad;
-	uint32_t tid = mad_get_field64(m, 0, IB_MAD_TRID_F) & 0xFFFFFFFF;
+	uint32_t tid = mad_be32(rx->mad + MAD_OFF_TID + 4);
 	uint16_t attr = attr_of(rx->mad);
 	struct mad_req *r;
 	int status = -1;
@@ -566,7 +561,7 @@ response(struct mad_engine *e, const struct transport_rx *rx, uint8_t method)
 			status = r->check(r->build != NULL ? NULL : r->mad,
 			    rx->mad, rx->len);
 		else if (method == response_method(r->method))
-			status = (int)mad_get_field(m, 0, IB_MAD_STATUS_F);
+			status = mad_be16(rx->mad + MAD_OFF_STATUS);
 	}
 	if (status < 0) {
 		log_debug("mad: dropped unmatched %s %s %s tid 0x%08" PRIx32,
@@ -643,7 +638,7 @@ send_failed(struct mad_engine *e, const struct transport_rx *rx)
 		e->malformed++;
 		return;
 	}
-	tid = mad_get_field64((void *)rx->mad, 0, IB_MAD_TRID_F) & 0xFFFFFFFF;
+	tid = mad_be32(rx->mad + MAD_OFF_TID + 4);
 	if ((r = tid_find(e, tid)) == NULL) {
 		/* a reply of ours, or an attempt we already gave up on */
 		log_debug("mad: send of tid 0x%08" PRIx32 " failed: %s", tid,
