@@ -1,6 +1,6 @@
 /*
  * MAD engine: requests of any class over the transport, with windows, FIFO
- * queues per destination, per-attempt timers, retries, counters and the
+ * queues per destination, per-attempt deadlines, retries, counters and the
  * listeners of unsolicited MADs.
  *
  * Each destination (q->dest) has a FIFO of requests waiting for a window
@@ -14,6 +14,12 @@
  * TID so that a late answer to an earlier attempt matches nothing and is
  * dropped.
  *
+ * Every attempt on the wire has a deadline, on one list in deadline order
+ * (attempts are sent with the same timeout, so a new one goes at the tail)
+ * watched by one timer set for the earliest: an answer unlinks its request
+ * and leaves the timer alone, which at worst wakes up early and is set
+ * again. A timer per attempt cost two heap operations in libev each.
+ *
  * Completions are called from the rx callback, from timers, or, for what
  * fails while a request is being queued (a send error), from an ev_idle
  * watcher: never from inside mad_request().
@@ -23,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <time.h>
 
 #include <ev.h>
 #include <infiniband/mad.h>
@@ -47,7 +54,8 @@ struct mad_dest;
 struct mad_req {
 	TAILQ_ENTRY(mad_req) entry;     /* destination queue, or done list */
 	LIST_ENTRY(mad_req) tid_entry;  /* on the wire: the TID hash */
-	ev_timer timer;
+	TAILQ_ENTRY(mad_req) wait_entry; /* on the wire: the deadlines */
+	ev_tstamp deadline;             /* of the attempt on the wire */
 	struct mad_engine *e;
 	struct mad_dest *d;             /* holding a window slot of d */
 	mad_done_cb cb;
@@ -68,6 +76,7 @@ struct mad_req {
 };
 
 TAILQ_HEAD(req_queue, mad_req);
+TAILQ_HEAD(wait_queue, mad_req);
 LIST_HEAD(req_list, mad_req);
 
 struct mad_dest {
@@ -104,6 +113,8 @@ struct mad_engine {
 	struct mad_opts o;
 	ev_idle idle;                   /* runs deferred completions */
 	struct req_queue done;          /* completed, callback not yet called */
+	struct wait_queue waiting;      /* on the wire, by deadline */
+	ev_timer timer;                 /* the first deadline, or earlier */
 	struct dest_queue ready;        /* destinations that can send now */
 	/* Destinations: key -> index into dests[]. The GUID hash cannot hold
 	 * key 0, whose destination has its own slot. */
@@ -408,6 +419,63 @@ log_req(const struct mad_req *r, const char *what, unsigned n)
 	    mad_attr_name(r->mgmt_class, r->attr), r->d->key, what, n);
 }
 
+/* ---- deadlines ---- */
+
+/* Deadlines on the monotonic clock, as libev's timers: ev_now() is the
+ * wall clock, which a step of the system time would move. */
+static ev_tstamp
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ev_tstamp)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void
+timer_arm(struct mad_engine *e, ev_tstamp now)
+{
+	struct mad_req *first = TAILQ_FIRST(&e->waiting);
+	ev_tstamp in = first->deadline - now;
+
+	ev_timer_set(&e->timer, in > 0 ? in : 0., 0.);
+	ev_timer_start(e->loop, &e->timer);
+}
+
+/* r's attempt is on the wire from now: at the tail, unless the timeout
+ * was shortened meanwhile. */
+static void
+wait_add(struct mad_engine *e, struct mad_req *r)
+{
+	ev_tstamp now = mono_now();
+	struct mad_req *p;
+
+	r->deadline = now + e->o.timeout_ms / 1000.0;
+	for (p = TAILQ_LAST(&e->waiting, wait_queue);
+	    p != NULL && p->deadline > r->deadline;
+	    p = TAILQ_PREV(p, wait_queue, wait_entry))
+		;
+	if (p != NULL) {
+		TAILQ_INSERT_AFTER(&e->waiting, p, r, wait_entry);
+		return;
+	}
+	TAILQ_INSERT_HEAD(&e->waiting, r, wait_entry);
+	/* the first deadline: the timer must not wait past it */
+	if (!ev_is_active(&e->timer) ||
+	    ev_timer_remaining(e->loop, &e->timer) > r->deadline - now) {
+		ev_timer_stop(e->loop, &e->timer);
+		timer_arm(e, now);
+	}
+}
+
+static void
+wait_remove(struct mad_engine *e, struct mad_req *r)
+{
+	TAILQ_REMOVE(&e->waiting, r, wait_entry);
+	if (TAILQ_EMPTY(&e->waiting))
+		ev_timer_stop(e->loop, &e->timer);
+}
+
 /*
  * Put one attempt of r, which holds a window slot, on the wire. A send
  * error gives the slot back and completes r later from the loop.
@@ -436,8 +504,7 @@ launch(struct mad_engine *e, struct mad_req *r)
 	counter(e, r->mgmt_class, r->method, r->attr)->sent++;
 	e->sent_total++;
 	e->wire_sum += e->wire;
-	ev_timer_set(&r->timer, e->o.timeout_ms / 1000.0, 0.);
-	ev_timer_start(e->loop, &r->timer);
+	wait_add(e, r);
 }
 
 /* Send what the windows allow, one request per ready destination in turn. */
@@ -483,7 +550,7 @@ complete(struct mad_engine *e, struct mad_req *r, int status,
 static void
 attempt_failed(struct mad_engine *e, struct mad_req *r)
 {
-	ev_timer_stop(e->loop, &r->timer);
+	wait_remove(e, r);
 	tid_remove(e, r);
 	counter(e, r->mgmt_class, r->method, r->attr)->timeout++;
 	if (r->tries <= e->o.retries) {
@@ -496,14 +563,21 @@ attempt_failed(struct mad_engine *e, struct mad_req *r)
 	complete(e, r, MAD_ETIMEDOUT, NULL);
 }
 
+/* The first deadlines have passed: those attempts have failed (each may
+ * send again, at the tail). */
 static void
 expire(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct mad_req *r = w->data;
+	struct mad_engine *e = w->data;
+	ev_tstamp now = mono_now();
+	struct mad_req *r;
 
 	(void)loop;
 	(void)revents;
-	attempt_failed(r->e, r);
+	while ((r = TAILQ_FIRST(&e->waiting)) != NULL && r->deadline <= now)
+		attempt_failed(e, r);
+	if (!TAILQ_EMPTY(&e->waiting) && !ev_is_active(&e->timer))
+		timer_arm(e, now);
 }
 
 static void
@@ -570,7 +644,7 @@ response(struct mad_engine *e, const struct transport_rx *rx, uint8_t method)
 		e->unmatched++;
 		return;
 	}
-	ev_timer_stop(e->loop, &r->timer);
+	wait_remove(e, r);
 	tid_remove(e, r);
 	counter(e, r->mgmt_class, r->method, r->attr)->recv++;
 	if (status != 0)
@@ -693,6 +767,9 @@ mad_engine_new(struct ev_loop *loop, uint64_t guid, const struct mad_opts *o)
 	e->loop = loop;
 	set_opts(e, o);
 	TAILQ_INIT(&e->done);
+	TAILQ_INIT(&e->waiting);
+	ev_init(&e->timer, expire);
+	e->timer.data = e;
 	TAILQ_INIT(&e->ready);
 	pool_init(&e->spare, sizeof(struct mad_req), MAD_SPARE_REQS);
 	guid_hash_init(&e->dest_idx);
@@ -734,6 +811,7 @@ mad_engine_free(struct mad_engine *e)
 		return;
 	transport_close(e->t);
 	ev_idle_stop(e->loop, &e->idle);
+	ev_timer_stop(e->loop, &e->timer);
 	while ((r = TAILQ_FIRST(&e->done)) != NULL) {
 		TAILQ_REMOVE(&e->done, r, entry);
 		drop(r);
@@ -741,7 +819,7 @@ mad_engine_free(struct mad_engine *e)
 	for (i = 0; i < e->ntid_buckets; i++)
 		while ((r = LIST_FIRST(&e->tids[i])) != NULL) {
 			LIST_REMOVE(r, tid_entry);
-			ev_timer_stop(e->loop, &r->timer);
+			TAILQ_REMOVE(&e->waiting, r, wait_entry);
 			drop(r);
 		}
 	for (i = 0; i < e->ndests; i++) {
@@ -835,8 +913,6 @@ mad_request(struct mad_engine *e, const struct mad_request *q, mad_done_cb cb,
 		r->attr = q->attr;
 		r->build = q->build;
 	}
-	ev_init(&r->timer, expire);
-	r->timer.data = r;
 
 	d = dest_get(e, q->dest);
 	TAILQ_INSERT_TAIL(&d->queue, r, entry);
