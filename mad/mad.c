@@ -483,13 +483,19 @@ wait_remove(struct mad_engine *e, struct mad_req *r)
 static void
 launch(struct mad_engine *e, struct mad_req *r)
 {
-	uint8_t built[TRANSPORT_MAD_SIZE], *mad = r->mad;
+	uint8_t *mad = r->mad;
 
 	tid_assign(e, r);
-	if (r->build != NULL) {
-		mad = built;
-		memset(mad, 0, sizeof(built));
+	/* built in the transport's send buffer: no copy on the way out */
+	if (r->build != NULL &&
+	    (mad = transport_mad_buf(e->t)) != NULL)
 		r->build(r->arg, mad);
+	if (mad == NULL) {
+		log_req(r, "no memory to build, attempt", r->tries + 1);
+		tid_remove(e, r);
+		release(e, r);
+		defer(e, r, MAD_ESEND);
+		return;
 	}
 	mad_put_be64(mad + MAD_OFF_TID, r->tid);
 	if (transport_send(e->t, mad, r->len, &r->to,
