@@ -69,6 +69,8 @@ struct mad_req {
 	uint8_t method;
 	uint8_t mgmt_class;
 	uint8_t version;
+	struct mad_counter *ctr;        /* NULL, or its counters while the */
+	uint32_t ctr_gen;               /* table is of this generation */
 	void (*build)(void *, uint8_t *);       /* NULL: mad[] holds it */
 	struct transport_addr to;
 	size_t len;
@@ -131,6 +133,7 @@ struct mad_engine {
 	unsigned max_queued;            /* the most ever waiting for a slot */
 	struct counter_slot *ctr;       /* open addressing on the key */
 	uint32_t nctr, ctr_cap;
+	uint32_t ctr_gen;               /* counter_grow()s: slots moved */
 	int ctr_full_logged;
 	struct listener *listeners;
 	unsigned nlisteners;
@@ -213,6 +216,7 @@ counter_grow(struct mad_engine *e)
 	uint32_t i, n = e->ctr_cap;
 
 	e->ctr_cap = n ? 2 * n : 256;
+	e->ctr_gen++;
 	e->ctr = xcalloc(e->ctr_cap, sizeof(*e->ctr));
 	for (i = 0; i < n; i++)
 		if (old[i].used) {
@@ -254,6 +258,17 @@ counter(struct mad_engine *e, uint8_t mgmt_class, uint8_t method,
 	s->key = key;
 	e->nctr++;
 	return &s->c;
+}
+
+/* r's counters, looked up once while the table stays where it is. */
+static struct mad_counter *
+req_counter(struct mad_engine *e, struct mad_req *r)
+{
+	if (r->ctr == NULL || r->ctr_gen != e->ctr_gen) {
+		r->ctr = counter(e, r->mgmt_class, r->method, r->attr);
+		r->ctr_gen = e->ctr_gen;
+	}
+	return r->ctr;
 }
 
 /* ---- destinations ---- */
@@ -507,7 +522,7 @@ launch(struct mad_engine *e, struct mad_req *r)
 		return;
 	}
 	r->tries++;
-	counter(e, r->mgmt_class, r->method, r->attr)->sent++;
+	req_counter(e, r)->sent++;
 	e->sent_total++;
 	e->wire_sum += e->wire;
 	wait_add(e, r);
@@ -558,7 +573,7 @@ attempt_failed(struct mad_engine *e, struct mad_req *r)
 {
 	wait_remove(e, r);
 	tid_remove(e, r);
-	counter(e, r->mgmt_class, r->method, r->attr)->timeout++;
+	req_counter(e, r)->timeout++;
 	if (r->tries <= e->o.retries) {
 		log_req(r, "timeout, retry", r->tries);
 		launch(e, r);
@@ -652,9 +667,9 @@ response(struct mad_engine *e, const struct transport_rx *rx, uint8_t method)
 	}
 	wait_remove(e, r);
 	tid_remove(e, r);
-	counter(e, r->mgmt_class, r->method, r->attr)->recv++;
+	req_counter(e, r)->recv++;
 	if (status != 0)
-		counter(e, r->mgmt_class, r->method, r->attr)->error++;
+		req_counter(e, r)->error++;
 	complete(e, r, status, rx);
 }
 
@@ -901,6 +916,7 @@ mad_request(struct mad_engine *e, const struct mad_request *q, mad_done_cb cb,
 	r = q->mad != NULL ? xcalloc(1, sizeof(*r) + q->len) :
 	    pool_get(&e->spare);
 	r->e = e;
+	r->ctr = NULL;
 	r->cb = cb;
 	r->arg = arg;
 	r->check = q->check;
