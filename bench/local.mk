@@ -22,6 +22,7 @@ EXTRA_DIST += bench/virt bench/virt.c \
 	bench/results/2026-11-23-bringup-issue14.md \
 	bench/results/2026-11-28-bringup-issue24.md \
 	bench/results/2026-11-29-issue26-bringup.md \
+	bench/results/2026-11-29-bringup-issue24-cpu.md \
 	bench/results/2026-11-22-routing.md \
 	bench/results/2026-11-28-routing-issue31.md \
 	bench/results/2026-11-23-takeover.md \

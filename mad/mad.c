@@ -1,6 +1,6 @@
 /*
  * MAD engine: requests of any class over the transport, with windows, FIFO
- * queues per destination, per-attempt timers, retries, counters and the
+ * queues per destination, per-attempt deadlines, retries, counters and the
  * listeners of unsolicited MADs.
  *
  * Each destination (q->dest) has a FIFO of requests waiting for a window
@@ -14,6 +14,12 @@
  * TID so that a late answer to an earlier attempt matches nothing and is
  * dropped.
  *
+ * Every attempt on the wire has a deadline, on one list in deadline order
+ * (attempts are sent with the same timeout, so a new one goes at the tail)
+ * watched by one timer set for the earliest: an answer unlinks its request
+ * and leaves the timer alone, which at worst wakes up early and is set
+ * again. A timer per attempt cost two heap operations in libev each.
+ *
  * Completions are called from the rx callback, from timers, or, for what
  * fails while a request is being queued (a send error), from an ev_idle
  * watcher: never from inside mad_request().
@@ -23,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <time.h>
 
 #include <ev.h>
 #include <infiniband/mad.h>
@@ -47,7 +54,8 @@ struct mad_dest;
 struct mad_req {
 	TAILQ_ENTRY(mad_req) entry;     /* destination queue, or done list */
 	LIST_ENTRY(mad_req) tid_entry;  /* on the wire: the TID hash */
-	ev_timer timer;
+	TAILQ_ENTRY(mad_req) wait_entry; /* on the wire: the deadlines */
+	ev_tstamp deadline;             /* of the attempt on the wire */
 	struct mad_engine *e;
 	struct mad_dest *d;             /* holding a window slot of d */
 	mad_done_cb cb;
@@ -62,6 +70,8 @@ struct mad_req {
 	uint8_t mgmt_class;
 	uint8_t version;
 	uint8_t own;                    /* own_window: not in e->wire */
+	struct mad_counter *ctr;        /* NULL, or its counters while the */
+	uint32_t ctr_gen;               /* table is of this generation */
 	void (*build)(void *, uint8_t *);       /* NULL: mad[] holds it */
 	struct transport_addr to;
 	size_t len;
@@ -69,6 +79,7 @@ struct mad_req {
 };
 
 TAILQ_HEAD(req_queue, mad_req);
+TAILQ_HEAD(wait_queue, mad_req);
 LIST_HEAD(req_list, mad_req);
 
 struct mad_dest {
@@ -105,6 +116,8 @@ struct mad_engine {
 	struct mad_opts o;
 	ev_idle idle;                   /* runs deferred completions */
 	struct req_queue done;          /* completed, callback not yet called */
+	struct wait_queue waiting;      /* on the wire, by deadline */
+	ev_timer timer;                 /* the first deadline, or earlier */
 	struct dest_queue ready;        /* destinations that can send now */
 	/* Destinations: key -> index into dests[]. The GUID hash cannot hold
 	 * key 0, whose destination has its own slot. */
@@ -122,6 +135,7 @@ struct mad_engine {
 	unsigned max_queued;            /* the most ever waiting for a slot */
 	struct counter_slot *ctr;       /* open addressing on the key */
 	uint32_t nctr, ctr_cap;
+	uint32_t ctr_gen;               /* counter_grow()s: slots moved */
 	int ctr_full_logged;
 	struct listener *listeners;
 	unsigned nlisteners;
@@ -146,27 +160,23 @@ hash(uint64_t key, unsigned nbuckets)
 	return (unsigned)(key >> 32) & (nbuckets - 1);
 }
 
-/* libibmad splits the method byte into a 7-bit method and the R bit. */
+/* The method byte holds the R bit (7) and the method (6-0). */
 uint8_t
 mad_method_of(const uint8_t *mad)
 {
-	void *m = (void *)mad;
-
-	return (uint8_t)(mad_get_field(m, 0, IB_MAD_METHOD_F) |
-	    mad_get_field(m, 0, IB_MAD_RESPONSE_F) << 7);
+	return mad[MAD_OFF_METHOD];
 }
 
 void
 mad_set_method(uint8_t *mad, uint8_t method)
 {
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, method & 0x7f);
-	mad_set_field(mad, 0, IB_MAD_RESPONSE_F, method >> 7);
+	mad[MAD_OFF_METHOD] = method;
 }
 
 static uint16_t
 attr_of(const uint8_t *mad)
 {
-	return (uint16_t)mad_get_field((void *)mad, 0, IB_MAD_ATTRID_F);
+	return mad_be16(mad + MAD_OFF_ATTR);
 }
 
 /* ---- counters ---- */
@@ -208,6 +218,7 @@ counter_grow(struct mad_engine *e)
 	uint32_t i, n = e->ctr_cap;
 
 	e->ctr_cap = n ? 2 * n : 256;
+	e->ctr_gen++;
 	e->ctr = xcalloc(e->ctr_cap, sizeof(*e->ctr));
 	for (i = 0; i < n; i++)
 		if (old[i].used) {
@@ -249,6 +260,17 @@ counter(struct mad_engine *e, uint8_t mgmt_class, uint8_t method,
 	s->key = key;
 	e->nctr++;
 	return &s->c;
+}
+
+/* r's counters, looked up once while the table stays where it is. */
+static struct mad_counter *
+req_counter(struct mad_engine *e, struct mad_req *r)
+{
+	if (r->ctr == NULL || r->ctr_gen != e->ctr_gen) {
+		r->ctr = counter(e, r->mgmt_class, r->method, r->attr);
+		r->ctr_gen = e->ctr_gen;
+	}
+	return r->ctr;
 }
 
 /* ---- destinations ---- */
@@ -417,6 +439,63 @@ log_req(const struct mad_req *r, const char *what, unsigned n)
 	    mad_attr_name(r->mgmt_class, r->attr), r->d->key, what, n);
 }
 
+/* ---- deadlines ---- */
+
+/* Deadlines on the monotonic clock, as libev's timers: ev_now() is the
+ * wall clock, which a step of the system time would move. */
+static ev_tstamp
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (ev_tstamp)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void
+timer_arm(struct mad_engine *e, ev_tstamp now)
+{
+	struct mad_req *first = TAILQ_FIRST(&e->waiting);
+	ev_tstamp in = first->deadline - now;
+
+	ev_timer_set(&e->timer, in > 0 ? in : 0., 0.);
+	ev_timer_start(e->loop, &e->timer);
+}
+
+/* r's attempt is on the wire from now: at the tail, unless the timeout
+ * was shortened meanwhile. */
+static void
+wait_add(struct mad_engine *e, struct mad_req *r)
+{
+	ev_tstamp now = mono_now();
+	struct mad_req *p;
+
+	r->deadline = now + e->o.timeout_ms / 1000.0;
+	for (p = TAILQ_LAST(&e->waiting, wait_queue);
+	    p != NULL && p->deadline > r->deadline;
+	    p = TAILQ_PREV(p, wait_queue, wait_entry))
+		;
+	if (p != NULL) {
+		TAILQ_INSERT_AFTER(&e->waiting, p, r, wait_entry);
+		return;
+	}
+	TAILQ_INSERT_HEAD(&e->waiting, r, wait_entry);
+	/* the first deadline: the timer must not wait past it */
+	if (!ev_is_active(&e->timer) ||
+	    ev_timer_remaining(e->loop, &e->timer) > r->deadline - now) {
+		ev_timer_stop(e->loop, &e->timer);
+		timer_arm(e, now);
+	}
+}
+
+static void
+wait_remove(struct mad_engine *e, struct mad_req *r)
+{
+	TAILQ_REMOVE(&e->waiting, r, wait_entry);
+	if (TAILQ_EMPTY(&e->waiting))
+		ev_timer_stop(e->loop, &e->timer);
+}
+
 /*
  * Put one attempt of r, which holds a window slot, on the wire. A send
  * error gives the slot back and completes r later from the loop.
@@ -424,15 +503,21 @@ log_req(const struct mad_req *r, const char *what, unsigned n)
 static void
 launch(struct mad_engine *e, struct mad_req *r)
 {
-	uint8_t built[TRANSPORT_MAD_SIZE], *mad = r->mad;
+	uint8_t *mad = r->mad;
 
 	tid_assign(e, r);
-	if (r->build != NULL) {
-		mad = built;
-		memset(mad, 0, sizeof(built));
+	/* built in the transport's send buffer: no copy on the way out */
+	if (r->build != NULL &&
+	    (mad = transport_mad_buf(e->t)) != NULL)
 		r->build(r->arg, mad);
+	if (mad == NULL) {
+		log_req(r, "no memory to build, attempt", r->tries + 1);
+		tid_remove(e, r);
+		release(e, r);
+		defer(e, r, MAD_ESEND);
+		return;
 	}
-	mad_set_field64(mad, 0, IB_MAD_TRID_F, r->tid);
+	mad_put_be64(mad + MAD_OFF_TID, r->tid);
 	if (transport_send(e->t, mad, r->len, &r->to,
 	    (int)e->o.timeout_ms) == -1) {
 		log_req(r, "send failed, attempt", r->tries + 1);
@@ -442,11 +527,10 @@ launch(struct mad_engine *e, struct mad_req *r)
 		return;
 	}
 	r->tries++;
-	counter(e, r->mgmt_class, r->method, r->attr)->sent++;
+	req_counter(e, r)->sent++;
 	e->sent_total++;
 	e->wire_sum += e->wire;
-	ev_timer_set(&r->timer, e->o.timeout_ms / 1000.0, 0.);
-	ev_timer_start(e->loop, &r->timer);
+	wait_add(e, r);
 }
 
 /* Send what the windows allow, one request per ready destination in turn. */
@@ -492,9 +576,9 @@ complete(struct mad_engine *e, struct mad_req *r, int status,
 static void
 attempt_failed(struct mad_engine *e, struct mad_req *r)
 {
-	ev_timer_stop(e->loop, &r->timer);
+	wait_remove(e, r);
 	tid_remove(e, r);
-	counter(e, r->mgmt_class, r->method, r->attr)->timeout++;
+	req_counter(e, r)->timeout++;
 	if (r->tries <= e->o.retries) {
 		log_req(r, "timeout, retry", r->tries);
 		launch(e, r);
@@ -505,14 +589,21 @@ attempt_failed(struct mad_engine *e, struct mad_req *r)
 	complete(e, r, MAD_ETIMEDOUT, NULL);
 }
 
+/* The first deadlines have passed: those attempts have failed (each may
+ * send again, at the tail). */
 static void
 expire(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct mad_req *r = w->data;
+	struct mad_engine *e = w->data;
+	ev_tstamp now = mono_now();
+	struct mad_req *r;
 
 	(void)loop;
 	(void)revents;
-	attempt_failed(r->e, r);
+	while ((r = TAILQ_FIRST(&e->waiting)) != NULL && r->deadline <= now)
+		attempt_failed(e, r);
+	if (!TAILQ_EMPTY(&e->waiting) && !ev_is_active(&e->timer))
+		timer_arm(e, now);
 }
 
 static void
@@ -558,8 +649,7 @@ response_method(uint8_t m)
 static void
 response(struct mad_engine *e, const struct transport_rx *rx, uint8_t method)
 {
-	void *m = (void *)rx->mad;
-	uint32_t tid = mad_get_field64(m, 0, IB_MAD_TRID_F) & 0xFFFFFFFF;
+	uint32_t tid = mad_be32(rx->mad + MAD_OFF_TID + 4);
 	uint16_t attr = attr_of(rx->mad);
 	struct mad_req *r;
 	int status = -1;
@@ -571,7 +661,7 @@ response(struct mad_engine *e, const struct transport_rx *rx, uint8_t method)
 			status = r->check(r->build != NULL ? NULL : r->mad,
 			    rx->mad, rx->len);
 		else if (method == response_method(r->method))
-			status = (int)mad_get_field(m, 0, IB_MAD_STATUS_F);
+			status = mad_be16(rx->mad + MAD_OFF_STATUS);
 	}
 	if (status < 0) {
 		log_debug("mad: dropped unmatched %s %s %s tid 0x%08" PRIx32,
@@ -580,11 +670,11 @@ response(struct mad_engine *e, const struct transport_rx *rx, uint8_t method)
 		e->unmatched++;
 		return;
 	}
-	ev_timer_stop(e->loop, &r->timer);
+	wait_remove(e, r);
 	tid_remove(e, r);
-	counter(e, r->mgmt_class, r->method, r->attr)->recv++;
+	req_counter(e, r)->recv++;
 	if (status != 0)
-		counter(e, r->mgmt_class, r->method, r->attr)->error++;
+		req_counter(e, r)->error++;
 	complete(e, r, status, rx);
 }
 
@@ -648,7 +738,7 @@ send_failed(struct mad_engine *e, const struct transport_rx *rx)
 		e->malformed++;
 		return;
 	}
-	tid = mad_get_field64((void *)rx->mad, 0, IB_MAD_TRID_F) & 0xFFFFFFFF;
+	tid = mad_be32(rx->mad + MAD_OFF_TID + 4);
 	if ((r = tid_find(e, tid)) == NULL) {
 		/* a reply of ours, or an attempt we already gave up on */
 		log_debug("mad: send of tid 0x%08" PRIx32 " failed: %s", tid,
@@ -703,6 +793,9 @@ mad_engine_new(struct ev_loop *loop, uint64_t guid, const struct mad_opts *o)
 	e->loop = loop;
 	set_opts(e, o);
 	TAILQ_INIT(&e->done);
+	TAILQ_INIT(&e->waiting);
+	ev_init(&e->timer, expire);
+	e->timer.data = e;
 	TAILQ_INIT(&e->ready);
 	pool_init(&e->spare, sizeof(struct mad_req), MAD_SPARE_REQS);
 	guid_hash_init(&e->dest_idx);
@@ -744,6 +837,7 @@ mad_engine_free(struct mad_engine *e)
 		return;
 	transport_close(e->t);
 	ev_idle_stop(e->loop, &e->idle);
+	ev_timer_stop(e->loop, &e->timer);
 	while ((r = TAILQ_FIRST(&e->done)) != NULL) {
 		TAILQ_REMOVE(&e->done, r, entry);
 		drop(r);
@@ -751,7 +845,7 @@ mad_engine_free(struct mad_engine *e)
 	for (i = 0; i < e->ntid_buckets; i++)
 		while ((r = LIST_FIRST(&e->tids[i])) != NULL) {
 			LIST_REMOVE(r, tid_entry);
-			ev_timer_stop(e->loop, &r->timer);
+			TAILQ_REMOVE(&e->waiting, r, wait_entry);
 			drop(r);
 		}
 	for (i = 0; i < e->ndests; i++) {
@@ -827,6 +921,7 @@ mad_request(struct mad_engine *e, const struct mad_request *q, mad_done_cb cb,
 	r = q->mad != NULL ? xcalloc(1, sizeof(*r) + q->len) :
 	    pool_get(&e->spare);
 	r->e = e;
+	r->ctr = NULL;
 	r->cb = cb;
 	r->arg = arg;
 	r->check = q->check;
@@ -845,8 +940,6 @@ mad_request(struct mad_engine *e, const struct mad_request *q, mad_done_cb cb,
 		r->attr = q->attr;
 		r->build = q->build;
 	}
-	ev_init(&r->timer, expire);
-	r->timer.data = r;
 
 	d = dest_get(e, q->dest);
 	if (q->own_window) {

@@ -172,6 +172,61 @@ uint64_t mad_dropped_unhandled(const struct mad_engine *e);
 uint8_t mad_method_of(const uint8_t *mad);
 void mad_set_method(uint8_t *mad, uint8_t method);
 
+/*
+ * The common MAD header's fields the engine reads or writes at every
+ * request and response, by byte offset (IBA 13.4.3, big-endian): libibmad's
+ * mad_get_field()/mad_set_field() cost about 50 instructions a field, and
+ * a request with its response used about 16 of them. Everything else goes
+ * through libibmad's field ids; tests/unit/check_mad.c checks these offsets
+ * against libibmad's.
+ */
+enum { MAD_OFF_BASEVER = 0, MAD_OFF_CLASS = 1, MAD_OFF_CLASSVER = 2,
+       MAD_OFF_METHOD = 3,     /* R bit and method */
+       MAD_OFF_STATUS = 4,     /* 16 bits; DR SMP: D bit and 15 bits */
+       MAD_OFF_TID = 8, MAD_OFF_ATTR = 16, MAD_OFF_MOD = 20 };
+
+static inline uint16_t
+mad_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t
+mad_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t
+mad_be64(const uint8_t *p)
+{
+	return (uint64_t)mad_be32(p) << 32 | mad_be32(p + 4);
+}
+
+static inline void
+mad_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void
+mad_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline void
+mad_put_be64(uint8_t *p, uint64_t v)
+{
+	mad_put_be32(p, (uint32_t)(v >> 32));
+	mad_put_be32(p + 4, (uint32_t)v);
+}
+
 /* Names for logs, ibsmctl and the stats file. The class name is short and
  * lower case ("smp", "sa", "perf"...); attributes are named per class. An
  * unknown value is formatted in hex into a static buffer, one per

@@ -57,14 +57,13 @@ submitted_drop(void *arg)
 static int
 check_dr(const uint8_t *req, const uint8_t *resp, size_t len)
 {
-	void *m = (void *)resp;
+	uint16_t st = mad_be16(resp + MAD_OFF_STATUS);
 
 	(void)req;
 	(void)len;
-	if (mad_method_of(resp) != MAD_GETRESP ||
-	    !mad_get_field(m, 0, IB_DRSMP_DIRECTION_F))
+	if (mad_method_of(resp) != MAD_GETRESP || !(st & SMP_DR_DIRECTION))
 		return -1;
-	return (int)mad_get_field(m, 0, IB_DRSMP_STATUS_F);
+	return st & ~SMP_DR_DIRECTION;
 }
 
 int
@@ -96,36 +95,31 @@ valid(const struct smp_req *q)
 }
 
 /* The whole SMP of q into mad (zeroed), but its TID. Fields whose value
- * is 0 are left as the zeroed MAD has them (a field write costs about 50
- * instructions in libibmad, and this runs at every attempt of every SMP). */
+ * is 0 are left as the zeroed MAD has them. By byte offset (mad/mad.h's
+ * and smp.h's): this runs at every attempt of every SMP. */
 static void
 build(const struct smp_req *q, uint8_t *mad)
 {
 	int dr = q->path != NULL;
 
-	mad_set_field(mad, 0, IB_MAD_BASEVER_F, MAD_BASE_VERSION);
-	mad_set_field(mad, 0, IB_MAD_MGMTCLASS_F,
-	    dr ? MGMT_CLASS_SMP_DR : MGMT_CLASS_SMP_LID);
-	mad_set_field(mad, 0, IB_MAD_CLASSVER_F, SMP_CLASS_VERSION);
+	mad[MAD_OFF_BASEVER] = MAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = dr ? MGMT_CLASS_SMP_DR : MGMT_CLASS_SMP_LID;
+	mad[MAD_OFF_CLASSVER] = SMP_CLASS_VERSION;
 	/* Get or Set (valid()): the R bit stays 0 */
-	mad_set_field(mad, 0, IB_MAD_METHOD_F, q->method);
-	mad_set_field(mad, 0, IB_MAD_ATTRID_F, q->attr);
+	mad[MAD_OFF_METHOD] = q->method;
+	mad_put_be16(mad + MAD_OFF_ATTR, q->attr);
 	if (q->mod != 0)
-		mad_set_field(mad, 0, IB_MAD_ATTRMOD_F, q->mod);
+		mad_put_be32(mad + MAD_OFF_MOD, q->mod);
 	if (q->mkey != 0)
-		mad_set_field64(mad, 0, IB_MAD_MKEY_F, q->mkey);
+		mad_put_be64(mad + SMP_OFF_MKEY, q->mkey);
 	if (dr) {
-		uint8_t path[FABRIC_DR_MAX] = { 0 };
-
 		/* A request: D = 0 and hop pointer 0 (as zeroed), walking
-		 * the initial path from hop 0. */
-		memcpy(path + 1, q->path->port + 1, q->path->hops);
-		mad_set_field(mad, 0, IB_DRSMP_HOPCNT_F, q->path->hops);
-		mad_set_field(mad, 0, IB_DRSMP_DRSLID_F,
-		    TRANSPORT_LID_PERMISSIVE);
-		mad_set_field(mad, 0, IB_DRSMP_DRDLID_F,
-		    TRANSPORT_LID_PERMISSIVE);
-		mad_set_array(mad, 0, IB_DRSMP_PATH_F, path);
+		 * the initial path from hop 0 (its entry 0 stays 0). */
+		mad[SMP_OFF_HOPCNT] = q->path->hops;
+		mad_put_be16(mad + SMP_OFF_DRSLID, TRANSPORT_LID_PERMISSIVE);
+		mad_put_be16(mad + SMP_OFF_DRDLID, TRANSPORT_LID_PERMISSIVE);
+		memcpy(mad + SMP_OFF_INITPATH + 1, q->path->port + 1,
+		    q->path->hops);
 	}
 	if (q->data != NULL)
 		memcpy(mad + SMP_DATA_OFFSET, q->data, SMP_DATA_SIZE);

@@ -21,6 +21,15 @@ enum { ATTR_NOTICE = 0x02, ATTR_NODE_DESC = 0x10, ATTR_NODE_INFO = 0x11,
 #define SMP_CLASS_VERSION 1
 #define SMP_DATA_OFFSET 64      /* the attribute's data in an SMP */
 #define SMP_DATA_SIZE   64
+/* The SMP header beyond the common MAD header (IBA 14.2.1.1, 14.2.1.2),
+ * by byte offset, for the request path (see mad/mad.h's MAD_OFF_*). */
+#define SMP_OFF_HOPPTR   6      /* directed route: hop pointer */
+#define SMP_OFF_HOPCNT   7      /* directed route: hop count */
+#define SMP_OFF_MKEY     24
+#define SMP_OFF_DRSLID   32
+#define SMP_OFF_DRDLID   34
+#define SMP_OFF_INITPATH 128    /* 64 bytes */
+#define SMP_DR_DIRECTION 0x8000u /* the D bit of the 16-bit status word */
 
 struct smp_req {
 	uint8_t method;         /* MAD_GET or MAD_SET */

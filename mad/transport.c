@@ -438,11 +438,16 @@ transport_send(struct transport *t, const uint8_t *mad, size_t len,
 		    "0x%02x version %u", len, mad[1], mad[2]);
 		return -1;
 	}
-	if (buf_reserve(&t->sbuf, len < TRANSPORT_MAD_SIZE ?
-	    TRANSPORT_MAD_SIZE : len) < 0)
-		return -1;
-	memset(t->sbuf.p, 0, sizeof(struct ib_user_mad) + TRANSPORT_MAD_SIZE);
-	memcpy(umad_get_mad(t->sbuf.p), mad, len);
+	if (t->sbuf.p == NULL || mad != umad_get_mad(t->sbuf.p) ||
+	    len > t->sbuf.cap) {
+		/* not built in place by transport_mad_buf() */
+		if (buf_reserve(&t->sbuf, len < TRANSPORT_MAD_SIZE ?
+		    TRANSPORT_MAD_SIZE : len) < 0)
+			return -1;
+		memset(t->sbuf.p, 0,
+		    sizeof(struct ib_user_mad) + TRANSPORT_MAD_SIZE);
+		memcpy(umad_get_mad(t->sbuf.p), mad, len);
+	}
 	umad_set_addr(t->sbuf.p, to->lid, (int)to->qpn, to->sl, (int)to->qkey);
 	umad_set_pkey(t->sbuf.p, to->pkey_index);
 	if (to->grh) {
@@ -460,6 +465,15 @@ transport_send(struct transport *t, const uint8_t *mad, size_t len,
 		return -1;
 	}
 	return 0;
+}
+
+uint8_t *
+transport_mad_buf(struct transport *t)
+{
+	if (buf_reserve(&t->sbuf, TRANSPORT_MAD_SIZE) < 0)
+		return NULL;
+	memset(t->sbuf.p, 0, sizeof(struct ib_user_mad) + TRANSPORT_MAD_SIZE);
+	return umad_get_mad(t->sbuf.p);
 }
 
 int

@@ -106,6 +106,12 @@ uint64_t transport_port_guid(const struct transport *t);
 int transport_send(struct transport *t, const uint8_t *mad, size_t len,
     const struct transport_addr *to, int timeout_ms);
 
+/* A zeroed MAD of TRANSPORT_MAD_SIZE bytes in the transport's own send
+ * buffer, to build a request in place: given to transport_send() it goes
+ * out without being copied. Valid until the next transport_send() or
+ * transport_mad_buf(). NULL without memory. */
+uint8_t *transport_mad_buf(struct transport *t);
+
 /* Take the SM role on the port: open its issm device, which sets IsSM in
  * the port's CapabilityMask (and, under ibsim, routes SMInfo and traps to
  * us). Returns 0 or -1. */

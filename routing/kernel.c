@@ -312,6 +312,22 @@ kernel_candidates(const struct kernel_graph *g, struct kernel_row *x,
 	return c;
 }
 
+/* Whether kernel_candidates() would list none (0), one (1) or more (2),
+ * without listing them. */
+static unsigned
+some_candidates(const struct kernel_row *x, uint32_t t)
+{
+	unsigned q, bits, c = 0;
+
+	for (q = 0; q < x->planes; q++)
+		if ((bits = x->plane[q * x->stride + t]) != 0) {
+			if (c != 0 || (bits & (bits - 1)) != 0)
+				return 2;
+			c = 1;
+		}
+	return c;
+}
+
 static int
 same_choice(const struct kernel_row *x, uint32_t a, uint32_t b)
 {
@@ -372,10 +388,14 @@ kernel_fill_row(const struct kernel_graph *g, struct kernel_row *x,
 				row[g->dst_lid[j]] = g->dst_port[j];
 			continue;
 		}
-		if ((c = kernel_candidates(g, x, sw, t)) == 0) {
+		/* a choice without a previous table is deferred, and its
+		 * candidates listed then: here only how many */
+		if ((c = some_candidates(x, t)) == 0) {
 			lost++;
 			continue;
 		}
+		if (c == 1 || prev != NULL)
+			c = kernel_candidates(g, x, sw, t);
 		if (c > 1 && (prev == NULL ||
 		    keep_prev(g, x, c, t, row, cnt, prev, prev_max) > 0)) {
 			x->defer[nd++] = t;

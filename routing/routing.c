@@ -358,6 +358,36 @@ walk(struct walk *w, uint32_t sw)
 	}
 }
 
+/*
+ * One switch not yet known for this LID: where its entry delivers the LID
+ * or hands it to a switch already known, its answer is one step away (as
+ * walk() would find it, without its stack); else walk() from it.
+ */
+static inline void
+step(struct walk *w, uint32_t sw)
+{
+	uint8_t p = w->entry[sw];
+	uint32_t slot = w->base[sw] + p, to, v;
+
+	if (p != LFT_NO_ROUTE && slot < w->base[sw + 1]) {
+		to = w->slot[slot].to;
+		if (to == w->dest) {
+			w->val[sw] = 0;
+			record(w, sw, 0, slot);
+			return;
+		}
+		if (to < w->nsw && (v = w->val[to]) != WALK_UNKNOWN) {
+			/* no walk is under way: v is hops or WALK_UNREACH */
+			if (v != WALK_UNREACH)
+				v++;
+			w->val[sw] = v;
+			record(w, sw, v, slot);
+			return;
+		}
+	}
+	walk(w, sw);
+}
+
 /* The slot a switch will read is the likely cache miss: ask for it early. */
 static inline void
 ask_slot(const struct walk *w, uint32_t sw)
@@ -464,7 +494,7 @@ routing_report_fill(const struct fabric *f, const struct lft_set *s,
 			if (sw + PREFETCH < s->nsw)
 				ask_slot(&w, sw + PREFETCH);
 			if (w.val[sw] == WALK_UNKNOWN)
-				walk(&w, sw);
+				step(&w, sw);
 		}
 		if (w.missed == 0 && s->nsw > 0)
 			rep->lids++;

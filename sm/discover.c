@@ -419,7 +419,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 		l->answers++;
 		l->mute = 0;
 	}
-	attr = (uint16_t)mad_get_field((void *)resp, 0, IB_MAD_ATTRID_F);
+	attr = mad_be16(resp + MAD_OFF_ATTR);
 	resp += SMP_DATA_OFFSET;
 	switch (attr) {
 	case ATTR_NODE_INFO:

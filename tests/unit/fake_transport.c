@@ -141,6 +141,17 @@ fake_fail_registers(unsigned n)
 	fail_registers = n;
 }
 
+/* As the real one's: what is built there is sent (copied) like any MAD. */
+uint8_t *
+transport_mad_buf(struct transport *t)
+{
+	static uint8_t buf[TRANSPORT_MAD_SIZE];
+
+	(void)t;
+	memset(buf, 0, sizeof(buf));
+	return buf;
+}
+
 int
 transport_send(struct transport *t, const uint8_t *mad, size_t len,
     const struct transport_addr *to, int timeout_ms)
