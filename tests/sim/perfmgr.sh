@@ -23,7 +23,9 @@
 #     infiniband_hca_port_link_downed_total) and the names in
 #     infiniband_switch_info; a client that sends half a request and waits,
 #     and one that sends garbage, stall neither the next scrape nor
-#     ibsmctl; a scrape right after a heavy sweep is asked for answers.
+#     ibsmctl; a scrape during a heavy sweep (ibsim held with SIGSTOP
+#     meanwhile; ibsmctl status shows that sweep under way right before
+#     and right after the scrape) answers.
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
 [ "$SM" = ibsmd ] || skip "ibsmd's performance manager"
@@ -65,7 +67,7 @@ EOF
 }
 UMADFIX_STATS=$T/on.stats sm_start -c /dev/null -P /dev/null -R minhop \
     -O perfmgr=true -O perfmgr_sweep_time_s=3 -O metrics_listen=127.0.0.1:$MPORT \
-    -O perfmgr_threshold_link_downed=2
+    -O perfmgr_threshold_link_downed=2 -O smp_timeout=1000
 wait_subnet_up 60
 rounds() { ctl status --json | python3 -c 'import json, sys
 print(json.load(sys.stdin)["perfmgr"]["rounds"])'; }
@@ -174,9 +176,52 @@ _track "$SLOW"
 sleep 0.5
 scrape "$T/metrics2.txt" || fail "a scrape stalled behind a slow client"
 ctl status >/dev/null || fail "ibsmctl stalled behind a slow HTTP client"
-ctl sweep --heavy >/dev/null
-scrape "$T/metrics3.txt" || fail "no answer to a scrape right after a heavy sweep was asked for"
-python3 "$PROMCHECK" "$T/metrics3.txt" || fail "the body after a heavy sweep is not valid"
+# a scrape during a heavy sweep: ibsim (ours: $SIM_PID) is held with
+# SIGSTOP, so the heavy sweep asked for waits in discovery on SMPs not
+# yet answered (smp_timeout 1000 x 4 tries: seconds before any fails);
+# ibsmctl status shows that sweep under way (sweep.state not idle) right
+# before and right after the scrape, with no sweep begun or ended in
+# between (sweep.sweeps unchanged): the scrape was answered while it ran.
+# Then ibsim goes on (SIGCONT) and the sweep must end well.
+python3 - "$IBSMCTL" "$T/run" "$MPORT" "$T/metrics3.txt" "$SIM_PID" >"$T/inside.out" 2>&1 8>&- <<'EOF2'
+import json, os, signal, subprocess, sys, time, urllib.request
+ctl, run, port, out, sim = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+def status():
+    p = subprocess.run([ctl, "--runtime-dir", run, "status", "--json"],
+                       capture_output=True, text=True, timeout=10)
+    s = json.loads(p.stdout)["sweep"]
+    return s["state"], s["sweeps"], s["last_ok"]
+os.kill(sim, signal.SIGSTOP)
+try:
+    subprocess.run([ctl, "--runtime-dir", run, "sweep", "--heavy"],
+                   capture_output=True, timeout=10, check=True)
+    t = time.time()
+    while (before := status())[0] == "idle" and time.time() - t < 2:
+        time.sleep(0.02)
+    t = time.time()
+    with urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port, timeout=5) as r:
+        assert r.status == 200, r.status
+        body = r.read()
+    took = time.time() - t
+    after = status()
+finally:
+    os.kill(sim, signal.SIGCONT)
+open(out, "wb").write(body)
+if not (before[0] != "idle" and after[0] != "idle" and before[1] == after[1]):
+    print("the scrape did not land inside the sweep: before %s, after %s" % (before, after))
+    sys.exit(1)
+t = time.time()
+while (end := status())[0] != "idle" and time.time() - t < 30:
+    time.sleep(0.1)
+if end[0] != "idle" or not end[2]:
+    print("the heavy sweep did not end well after ibsim went on: %s" % (end,))
+    sys.exit(1)
+print("answered in %.3f s while sweep %d was in %s (%s after); it then ended well" %
+      (took, before[1], before[0], after[0]))
+EOF2
+[ $? -eq 0 ] || fail "a scrape during a heavy sweep: $(cat "$T/inside.out")"
+python3 "$PROMCHECK" "$T/metrics3.txt" || fail "the body scraped during a heavy sweep is not valid"
+log "scrape during a heavy sweep: $(cat "$T/inside.out")"
 log "slow and malformed clients waiting: scrapes and ibsmctl answered"
 
 # perfquery -R from a simulated host clears h5's port 1: the total stays
