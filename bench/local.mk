@@ -33,3 +33,5 @@ EXTRA_DIST += bench/virt bench/virt.c \
 	bench/results/2026-11-23-sa.md \
 	bench/results/2026-11-23-mcast.md \
 	bench/results/2026-11-23-virt.md
+# issue 30 point 4: the performance manager's cost, ibsmd vs OpenSM
+EXTRA_DIST += bench/perfmgr bench/results/2026-11-29-perfmgr.md

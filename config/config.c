@@ -306,6 +306,90 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.doc = "Clear a port's PortCounters counters read at their "
 		    "maximum.",
 	},
+	[CFG_OPT_PERFMGR_THR_SYMBOL_ERROR] = {
+		.name = "perfmgr_threshold_symbol_error", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[0]), .min = 0, .max = 65535,
+		.def = "10", .reloadable = true,
+		.doc = "SymbolErrorCounter: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_LINK_ERROR_RECOVERY] = {
+		.name = "perfmgr_threshold_link_error_recovery", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[1]), .min = 0, .max = 65535,
+		.def = "10", .reloadable = true,
+		.doc = "LinkErrorRecoveryCounter: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_LINK_DOWNED] = {
+		.name = "perfmgr_threshold_link_downed", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[2]), .min = 0, .max = 65535,
+		.def = "10", .reloadable = true,
+		.doc = "LinkDownedCounter: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_RCV_ERRORS] = {
+		.name = "perfmgr_threshold_receive_errors", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[3]), .min = 0, .max = 65535,
+		.def = "10", .reloadable = true,
+		.doc = "PortRcvErrors: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_RCV_REMOTE_PHYS_ERRORS] = {
+		.name = "perfmgr_threshold_receive_remote_physical_errors", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[4]), .min = 0, .max = 65535,
+		.def = "100", .reloadable = true,
+		.doc = "PortRcvRemotePhysicalErrors: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_RCV_SWITCH_RELAY_ERRORS] = {
+		.name = "perfmgr_threshold_receive_switch_relay_errors", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[5]), .min = 0, .max = 65535,
+		.def = "100", .reloadable = true,
+		.doc = "PortRcvSwitchRelayErrors: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_XMIT_DISCARDS] = {
+		.name = "perfmgr_threshold_transmit_discards", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[6]), .min = 0, .max = 65535,
+		.def = "100", .reloadable = true,
+		.doc = "PortXmitDiscards: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_XMIT_CONSTRAINT_ERRORS] = {
+		.name = "perfmgr_threshold_transmit_constraint_errors", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[7]), .min = 0, .max = 65535,
+		.def = "100", .reloadable = true,
+		.doc = "PortXmitConstraintErrors: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_RCV_CONSTRAINT_ERRORS] = {
+		.name = "perfmgr_threshold_receive_constraint_errors", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[8]), .min = 0, .max = 65535,
+		.def = "100", .reloadable = true,
+		.doc = "PortRcvConstraintErrors: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_LOCAL_LINK_INTEGRITY_ERRORS] = {
+		.name = "perfmgr_threshold_local_link_integrity_errors", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[9]), .min = 0, .max = 65535,
+		.def = "10", .reloadable = true,
+		.doc = "LocalLinkIntegrityErrors: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = {
+		.name = "perfmgr_threshold_excessive_buffer_overrun_errors", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[10]), .min = 0, .max = 65535,
+		.def = "10", .reloadable = true,
+		.doc = "ExcessiveBufferOverrunErrors: rising if one read adds more; "
+		    "0: any rise.",
+	},
+	[CFG_OPT_PERFMGR_THR_VL15_DROPPED] = {
+		.name = "perfmgr_threshold_vl15_dropped", .type = CFG_UINT,
+		.offset = OFF(perfmgr_threshold[11]), .min = 0, .max = 65535,
+		.def = "100", .reloadable = true,
+		.doc = "VL15Dropped: rising if one read adds more; "
+		    "0: any rise.",
+	},
 	[CFG_OPT_METRICS_LISTEN] = {
 		.name = "metrics_listen", .type = CFG_STRING,
 		.offset = OFF(metrics_listen), .def = "\"\"",

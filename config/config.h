@@ -73,6 +73,9 @@ enum cfg_type {
 };
 
 /* Every option, in schema (and -nv) order. */
+/* The error counters of core/pcounter (PC_NERRORS). */
+#define CFG_PERFMGR_NTHRESHOLDS 12
+
 enum cfg_opt_id {
 	CFG_OPT_PORT_GUID,
 	CFG_OPT_PORTS,
@@ -112,6 +115,18 @@ enum cfg_opt_id {
 	CFG_OPT_PERFMGR,
 	CFG_OPT_PERFMGR_SWEEP_TIME,
 	CFG_OPT_PERFMGR_CLEAR_SATURATED,
+	CFG_OPT_PERFMGR_THR_SYMBOL_ERROR,		/* enum pcounter_id's order */
+	CFG_OPT_PERFMGR_THR_LINK_ERROR_RECOVERY,
+	CFG_OPT_PERFMGR_THR_LINK_DOWNED,
+	CFG_OPT_PERFMGR_THR_RCV_ERRORS,
+	CFG_OPT_PERFMGR_THR_RCV_REMOTE_PHYS_ERRORS,
+	CFG_OPT_PERFMGR_THR_RCV_SWITCH_RELAY_ERRORS,
+	CFG_OPT_PERFMGR_THR_XMIT_DISCARDS,
+	CFG_OPT_PERFMGR_THR_XMIT_CONSTRAINT_ERRORS,
+	CFG_OPT_PERFMGR_THR_RCV_CONSTRAINT_ERRORS,
+	CFG_OPT_PERFMGR_THR_LOCAL_LINK_INTEGRITY_ERRORS,
+	CFG_OPT_PERFMGR_THR_EXCESSIVE_BUFFER_OVERRUN_ERRORS,
+	CFG_OPT_PERFMGR_THR_VL15_DROPPED,
 	CFG_OPT_METRICS_LISTEN,
 	CFG_NOPTIONS
 };
@@ -222,6 +237,10 @@ struct ibsmd_config {
 	bool perfmgr;			/* read every port's counters */
 	unsigned perfmgr_sweep_time_s;	/* seconds between those reads */
 	bool perfmgr_clear_saturated;	/* clear counters found saturated */
+	/* perfmgr_threshold_*: the rise per read above which an error
+	 * counter is rising, in enum pcounter_id's order (its first
+	 * PC_NERRORS) */
+	unsigned perfmgr_threshold[CFG_PERFMGR_NTHRESHOLDS];
 	char *metrics_listen;		/* HOST:PORT of /metrics; "": none */
 
 	/* Where each value came from, and its line in that file (0: none). */

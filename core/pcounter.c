@@ -9,33 +9,35 @@
 #include "core/pcounter.h"
 
 /* Widths from IBA Table 247 (PortCounters); the names are perfquery's, the
- * metric suffixes treydock/infiniband_exporter's. */
+ * metric suffixes treydock/infiniband_exporter's, the thresholds those of
+ * infiniband-diags' error_thresholds (10 for the link-level errors, 100 for
+ * discards, relay, constraint and VL15 drops). */
 static const struct pcounter_info infos[PC_NCOUNTERS] = {
 	[PC_SYMBOL_ERROR] = { "SymbolErrorCounter",
-	    "port_symbol_error_total", 16, true },
+	    "port_symbol_error_total", 16, true, 10 },
 	[PC_LINK_ERROR_RECOVERY] = { "LinkErrorRecoveryCounter",
-	    "port_link_error_recovery_total", 8, true },
+	    "port_link_error_recovery_total", 8, true, 10 },
 	[PC_LINK_DOWNED] = { "LinkDownedCounter",
-	    "port_link_downed_total", 8, true },
+	    "port_link_downed_total", 8, true, 10 },
 	[PC_RCV_ERRORS] = { "PortRcvErrors",
-	    "port_receive_errors_total", 16, true },
+	    "port_receive_errors_total", 16, true, 10 },
 	[PC_RCV_REMOTE_PHYS_ERRORS] = { "PortRcvRemotePhysicalErrors",
-	    "port_receive_remote_physical_errors_total", 16, true },
+	    "port_receive_remote_physical_errors_total", 16, true, 100 },
 	[PC_RCV_SWITCH_RELAY_ERRORS] = { "PortRcvSwitchRelayErrors",
-	    "port_receive_switch_relay_errors_total", 16, true },
+	    "port_receive_switch_relay_errors_total", 16, true, 100 },
 	[PC_XMIT_DISCARDS] = { "PortXmitDiscards",
-	    "port_transmit_discards_total", 16, true },
+	    "port_transmit_discards_total", 16, true, 100 },
 	[PC_XMIT_CONSTRAINT_ERRORS] = { "PortXmitConstraintErrors",
-	    "port_transmit_constraint_errors_total", 8, true },
+	    "port_transmit_constraint_errors_total", 8, true, 100 },
 	[PC_RCV_CONSTRAINT_ERRORS] = { "PortRcvConstraintErrors",
-	    "port_receive_constraint_errors_total", 8, true },
+	    "port_receive_constraint_errors_total", 8, true, 100 },
 	[PC_LOCAL_LINK_INTEGRITY_ERRORS] = { "LocalLinkIntegrityErrors",
-	    "port_local_link_integrity_errors_total", 4, true },
+	    "port_local_link_integrity_errors_total", 4, true, 10 },
 	[PC_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = {
 	    "ExcessiveBufferOverrunErrors",
-	    "port_excessive_buffer_overrun_errors_total", 4, true },
+	    "port_excessive_buffer_overrun_errors_total", 4, true, 10 },
 	[PC_VL15_DROPPED] = { "VL15Dropped",
-	    "port_vl15_dropped_total", 16, true },
+	    "port_vl15_dropped_total", 16, true, 100 },
 	[PC_XMIT_DATA] = { "PortXmitData",
 	    "port_transmit_data_bytes_total", 32, false },
 	[PC_RCV_DATA] = { "PortRcvData",

@@ -52,6 +52,11 @@ struct pcounter_info {
 				 * infiniband_{switch,hca}_ */
 	unsigned bits;          /* width in PortCounters (64: Extended only) */
 	bool error;
+	/* error counters: the default of the rise per read above which the
+	 * performance manager calls the counter rising (ibsmd.conf
+	 * perfmgr_threshold_*): the values infiniband-diags ships in its
+	 * error_thresholds file for ibqueryerrors */
+	unsigned threshold;
 };
 
 const struct pcounter_info *pcounter_info(enum pcounter_id id);

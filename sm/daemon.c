@@ -404,11 +404,15 @@ daemon_fabric(void *arg)
 	return sweep_fabric(d->sweep);
 }
 
+_Static_assert(CFG_PERFMGR_NTHRESHOLDS == PC_NERRORS,
+    "a perfmgr_threshold_* option for each error counter");
+
 void
 daemon_perfmgr_opts(struct daemon *d)
 {
 	perfmgr_set_opts(d->perfmgr, d->cfg.perfmgr,
 	    d->cfg.perfmgr_sweep_time_s, d->cfg.perfmgr_clear_saturated);
+	perfmgr_set_thresholds(d->perfmgr, d->cfg.perfmgr_threshold);
 	if (d->sa_swept && smstate_state(d->ss) == SM_MASTER)
 		perfmgr_start(d->perfmgr);
 }

@@ -704,6 +704,7 @@ open_sa(struct daemon *d)
 		perfmgr_set_opts(d->perfmgr, d->cfg.perfmgr,
 		    d->cfg.perfmgr_sweep_time_s,
 		    d->cfg.perfmgr_clear_saturated);
+		perfmgr_set_thresholds(d->perfmgr, d->cfg.perfmgr_threshold);
 	}
 	if (d->sa != NULL)
 		sminfo_set_notice_cb(d->sm, daemon_on_trap_notice, d);

@@ -53,9 +53,10 @@ struct pm_node {
 	struct pcounter_port *ports;    /* [0 .. nports] */
 	uint8_t *have;          /* [0 .. nports]: ports read at least once */
 	uint32_t *rising;       /* [0 .. nports]: error counters that rose
-				 * at the last read (1 << enum pcounter_id) */
+				 * past their threshold at the last read
+				 * (1 << enum pcounter_id) */
 	uint32_t *logged;       /* [0 .. nports]: of those, logged already
-				 * (again only after a read without a rise) */
+				 * (again only after a read not rising) */
 };
 
 struct item {
@@ -74,6 +75,7 @@ struct perfmgr {
 	void *arg;
 	bool enabled, active, registered, in_round;
 	bool clear_saturated;   /* perfmgr_clear_saturated */
+	unsigned threshold[PC_NERRORS];	/* perfmgr_threshold_* */
 	int phase;              /* 0 CPI, 1 counters */
 	double interval, t0;
 	ev_timer timer;
@@ -128,6 +130,8 @@ perfmgr_new(struct ev_loop *loop, struct mad_engine *mad,
 	pm->fabric = fabric;
 	pm->arg = arg;
 	pm->interval = 180;
+	for (unsigned id = 0; id < PC_NERRORS; id++)
+		pm->threshold[id] = pcounter_info(id)->threshold;
 	guid_hash_init(&pm->idx);
 	ev_init(&pm->timer, on_timer);
 	pm->timer.data = pm;
@@ -168,6 +172,14 @@ perfmgr_set_opts(struct perfmgr *pm, bool enabled, double interval,
 			ev_timer_start(pm->loop, &pm->timer);
 		}
 	}
+}
+
+void
+perfmgr_set_thresholds(struct perfmgr *pm,
+    const unsigned threshold[PC_NERRORS])
+{
+	if (pm != NULL)
+		memcpy(pm->threshold, threshold, sizeof(pm->threshold));
 }
 
 /* The PerfMgt agent: registered the first time it is needed, so that
@@ -238,7 +250,8 @@ perfmgr_foreach(const struct perfmgr *pm,
 		for (unsigned p = 0; p <= n->nports; p++) {
 			struct perfmgr_port pp = { .guid = n->guid,
 			    .port = (uint8_t)p, .sw = n->sw, .ext = n->ext,
-			    .rising = n->rising[p], .pc = &n->ports[p] };
+			    .rising = n->rising[p], .pc = &n->ports[p],
+			    .threshold = pm->threshold };
 
 			if (n->have[p])
 				cb(arg, &pp);
@@ -477,12 +490,12 @@ port_text(struct perfmgr *pm, uint32_t i, uint8_t port, char *buf,
 }
 
 /*
- * Log once each error counter of the port that rose by at least
- * PERFMGR_ERROR_THRESHOLD since the last read: again only after a read
- * where it did not.
+ * The error counters of the port that rose (rose: 1 << id each) by more
+ * than their threshold at this read are rising; each is logged once,
+ * again only after a read where it was not rising.
  */
 static void
-events(struct perfmgr *pm, uint32_t i, uint8_t port)
+events(struct perfmgr *pm, uint32_t i, uint8_t port, uint32_t rose)
 {
 	struct pm_node *n = &pm->nodes[i];
 	const struct pcounter_port *pc = &n->ports[port];
@@ -490,9 +503,10 @@ events(struct perfmgr *pm, uint32_t i, uint8_t port)
 	char where[400];
 
 	for (unsigned id = 0; id < PC_NERRORS; id++)
-		if ((n->rising[port] & UINT32_C(1) << id) &&
-		    pc->c[id].delta >= PERFMGR_ERROR_THRESHOLD)
+		if ((rose & UINT32_C(1) << id) &&
+		    pc->c[id].delta > pm->threshold[id])
 			over |= UINT32_C(1) << id;
+	n->rising[port] = over;
 	fresh = over & ~n->logged[port];
 	n->logged[port] = over;
 	if (fresh == 0)
@@ -503,8 +517,9 @@ events(struct perfmgr *pm, uint32_t i, uint8_t port)
 			continue;
 		pm->st.error_events++;
 		log_warnx("perfmgr: %s: %s rose by %" PRIu64 " to %" PRIu64
-		    "%s", where, pcounter_info(id)->name, pc->c[id].delta,
-		    pc->c[id].total, pc->c[id].saturated ? " (saturated)" :
+		    " (threshold %u per read)%s", where,
+		    pcounter_info(id)->name, pc->c[id].delta, pc->c[id].total,
+		    pm->threshold[id], pc->c[id].saturated ? " (saturated)" :
 		    "");
 	}
 }
@@ -529,9 +544,8 @@ take(struct perfmgr *pm, const struct item *it, const uint8_t *data)
 			return false;
 		rose = pcounter_port_basic(&n->ports[it->port], data, n->ext);
 		/* the first read is a baseline: when it counted, unknown */
-		n->rising[it->port] = n->have[it->port] ? rose : 0;
+		events(pm, it->node, it->port, n->have[it->port] ? rose : 0);
 		n->have[it->port] = 1;
-		events(pm, it->node, it->port);
 		if (pm->clear_saturated && pm->active)
 			clear_saturated(pm, it->node, it->port, it->lid);
 		break;

@@ -21,10 +21,6 @@
 #include "core/pcounter.h"
 
 #define PERFMGR_WINDOW 16
-/* An error counter that rises by at least this much between two reads
- * is logged (once, until a read where it does not rise): any rise, as
- * OpenSM's perfmgr warns of every new error. */
-#define PERFMGR_ERROR_THRESHOLD 1
 
 struct ev_loop;
 struct fabric;
@@ -44,6 +40,15 @@ void perfmgr_free(struct perfmgr *pm);
  * it stops; a new interval takes effect at once when running. */
 void perfmgr_set_opts(struct perfmgr *pm, bool enabled, double interval,
     bool clear_saturated);
+/*
+ * The thresholds of the error counters (enum pcounter_id, the first
+ * PC_NERRORS; ibsmd.conf perfmgr_threshold_*): a counter whose read adds
+ * more than its threshold to its total is rising; it is logged once, with
+ * the node, port and peer names, and logged again only after a read where
+ * it was not rising. 0: any rise. Until set, pcounter_info's defaults.
+ */
+void perfmgr_set_thresholds(struct perfmgr *pm,
+    const unsigned threshold[PC_NERRORS]);
 /* Subnet up as master: start the rounds (the first at once) unless they
  * run already or perfmgr is off. */
 void perfmgr_start(struct perfmgr *pm);
@@ -73,8 +78,10 @@ struct perfmgr_port {
 	uint8_t port;
 	bool sw;
 	bool ext;               /* read with PortCountersExtended */
-	uint32_t rising;        /* error counters that rose at the last read
+	uint32_t rising;        /* error counters that rose past their
+				 * threshold at the last read
 				 * (1 << enum pcounter_id) */
+	const unsigned *threshold;	/* [PC_NERRORS]: their thresholds */
 	const struct pcounter_port *pc;
 };
 /* Visit every port with counters, by node GUID order of first read, then

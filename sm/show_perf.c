@@ -94,6 +94,7 @@ errors_json(struct show *s, const struct perfmgr_stats *st,
 			json_kv_uint(j, "last_increase", c->delta);
 			json_kv_bool(j, "rising",
 			    (p->rising & UINT32_C(1) << id) != 0);
+			json_kv_uint(j, "threshold", p->threshold[id]);
 			json_kv_bool(j, "saturated", c->saturated);
 			json_object_end(j);
 		}

@@ -9,7 +9,12 @@
 #   - a counter cleared by someone else (perfquery -R from a simulated
 #     host) and one set lower (a clear followed by new errors) leave the
 #     totals monotonic: unchanged, then grown by what was counted since;
-#   - a rise is logged once, not at every read;
+#   - thresholds: an error counter rising by more than its
+#     perfmgr_threshold_* in one read is logged once (not at every read)
+#     with node, port and peer, and shown rising by ibsmctl errors; a rise
+#     of the threshold or less is neither (the default 10 for
+#     SymbolErrorCounter: +20 is, +5 is not; LinkDownedCounter's set to 2
+#     with -O: +3 is, +1 is not);
 #   - at most two GMPs (PortCounters and PortCountersExtended) per port and
 #     round, plus one ClassPortInfo per node;
 #   - metrics_listen: GET /metrics passes a strict exposition-format check
@@ -18,7 +23,9 @@
 #     infiniband_hca_port_link_downed_total) and the names in
 #     infiniband_switch_info; a client that sends half a request and waits,
 #     and one that sends garbage, stall neither the next scrape nor
-#     ibsmctl; a scrape right after a heavy sweep is asked for answers.
+#     ibsmctl; a scrape during a heavy sweep (ibsim held with SIGSTOP
+#     meanwhile; ibsmctl status shows that sweep under way right before
+#     and right after the scrape) answers.
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
 [ "$SM" = ibsmd ] || skip "ibsmd's performance manager"
@@ -59,7 +66,8 @@ with urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout
 EOF
 }
 UMADFIX_STATS=$T/on.stats sm_start -c /dev/null -P /dev/null -R minhop \
-    -O perfmgr=true -O perfmgr_sweep_time_s=3 -O metrics_listen=127.0.0.1:$MPORT
+    -O perfmgr=true -O perfmgr_sweep_time_s=3 -O metrics_listen=127.0.0.1:$MPORT \
+    -O perfmgr_threshold_link_downed=2 -O smp_timeout=1000
 wait_subnet_up 60
 rounds() { ctl status --json | python3 -c 'import json, sys
 print(json.load(sys.stdin)["perfmgr"]["rounds"])'; }
@@ -68,26 +76,40 @@ poll_until 20 rounds_at_least 1 >/dev/null ||
     fail "no counter round completed in 20 s"
 log "perfmgr: first round done"
 
-# wait_errors SECONDS 'NAME PORT COUNTER TOTAL'...: until every line holds
-# in ibsmctl errors --json (the peer named too), asked every 0.2 s by one
-# python process; the answer that held is left in $T/errors.json
+# wait_errors SECONDS 'NAME PORT COUNTER TOTAL [STATE]'...: until every
+# line holds in ibsmctl errors --json (the peer named too), asked every
+# 0.2 s by one python process; the answer that held is left in
+# $T/errors.json. STATE steady: not rising in that answer; rising: shown
+# rising with that total in one of the answers (it is rising from the
+# read that found the rise to the next read of that port, and two ports
+# need not be read in the same round)
 wait_errors() {
 	python3 - "$IBSMCTL" "$T/run" "$T/errors.json" "$@" <<'EOF' 8>&-
 import json, subprocess, sys, time
 ctl, run, out, limit, wants = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), sys.argv[5:]
-def why(d):
-    for want in wants:
-        name, port, counter, total = want.split()
-        rows = [p for p in d["ports"] if p["name"] == name and p["port"] == int(port)]
-        if not rows:
-            return "no row for %s port %s" % (name, port)
-        r = rows[0]
-        if r["peer"] is None or not r["peer"]["name"]:
-            return "%s port %s: no peer" % (name, port)
-        c = r["counters"].get(counter)
-        if c is None or c["total"] != int(total):
-            return "%s port %s %s: %s, want total %s" % (name, port, counter, c, total)
+seen = set()
+def check(d, want):
+    name, port, counter, total, *state = want.split()
+    rows = [p for p in d["ports"] if p["name"] == name and p["port"] == int(port)]
+    if not rows:
+        return "no row for %s port %s" % (name, port)
+    r = rows[0]
+    if r["peer"] is None or not r["peer"]["name"]:
+        return "%s port %s: no peer" % (name, port)
+    c = r["counters"].get(counter)
+    if c is None or c["total"] != int(total):
+        return "%s port %s %s: %s, want total %s" % (name, port, counter, c, total)
+    if state == ["rising"] and c["rising"]:
+        seen.add(want)
+    if state == ["rising"] and want not in seen:
+        return "%s: not shown rising yet: %s" % (want, c)
+    if state == ["steady"] and c["rising"]:
+        return "%s port %s %s: %s, want steady" % (name, port, counter, c)
     return None
+def why(d):
+    # every line checked at each answer: a rise seen is remembered
+    w = [check(d, want) for want in wants]
+    return next((x for x in w if x is not None), None)
 end = time.time() + limit
 while True:
     p = subprocess.run([ctl, "--runtime-dir", run, "errors", "--json"], capture_output=True, text=True)
@@ -108,8 +130,11 @@ EOF
 r0=$(rounds)
 sim_cmd 'PerformanceSet "leaf0"[1] PortCounters.SymbolErrorCounter=20' >/dev/null
 sim_cmd 'PerformanceSet "h5"[1] PortCounters.LinkDownedCounter=3' >/dev/null
-wait_errors 30 'leaf0 1 SymbolErrorCounter 20' \
-    'h5 1 LinkDownedCounter 3' || fail "counters set in ibsim not shown"
+# (+20 and +3: above their thresholds, 10 and 2, so rising at the read
+# that found them, the read this answer comes right after: the next is
+# an interval away)
+wait_errors 30 'leaf0 1 SymbolErrorCounter 20 rising' \
+    'h5 1 LinkDownedCounter 3 rising' || fail "counters set in ibsim not shown (rising)"
 # the rounds of the very answer that showed them
 r1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rounds"])' "$T/errors.json")
 [ $((r1 - r0)) -le 2 ] || fail "counters set in ibsim shown only after $((r1 - r0)) rounds"
@@ -151,9 +176,52 @@ _track "$SLOW"
 sleep 0.5
 scrape "$T/metrics2.txt" || fail "a scrape stalled behind a slow client"
 ctl status >/dev/null || fail "ibsmctl stalled behind a slow HTTP client"
-ctl sweep --heavy >/dev/null
-scrape "$T/metrics3.txt" || fail "no answer to a scrape right after a heavy sweep was asked for"
-python3 "$PROMCHECK" "$T/metrics3.txt" || fail "the body after a heavy sweep is not valid"
+# a scrape during a heavy sweep: ibsim (ours: $SIM_PID) is held with
+# SIGSTOP, so the heavy sweep asked for waits in discovery on SMPs not
+# yet answered (smp_timeout 1000 x 4 tries: seconds before any fails);
+# ibsmctl status shows that sweep under way (sweep.state not idle) right
+# before and right after the scrape, with no sweep begun or ended in
+# between (sweep.sweeps unchanged): the scrape was answered while it ran.
+# Then ibsim goes on (SIGCONT) and the sweep must end well.
+python3 - "$IBSMCTL" "$T/run" "$MPORT" "$T/metrics3.txt" "$SIM_PID" >"$T/inside.out" 2>&1 8>&- <<'EOF2'
+import json, os, signal, subprocess, sys, time, urllib.request
+ctl, run, port, out, sim = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+def status():
+    p = subprocess.run([ctl, "--runtime-dir", run, "status", "--json"],
+                       capture_output=True, text=True, timeout=10)
+    s = json.loads(p.stdout)["sweep"]
+    return s["state"], s["sweeps"], s["last_ok"]
+os.kill(sim, signal.SIGSTOP)
+try:
+    subprocess.run([ctl, "--runtime-dir", run, "sweep", "--heavy"],
+                   capture_output=True, timeout=10, check=True)
+    t = time.time()
+    while (before := status())[0] == "idle" and time.time() - t < 2:
+        time.sleep(0.02)
+    t = time.time()
+    with urllib.request.urlopen("http://127.0.0.1:%s/metrics" % port, timeout=5) as r:
+        assert r.status == 200, r.status
+        body = r.read()
+    took = time.time() - t
+    after = status()
+finally:
+    os.kill(sim, signal.SIGCONT)
+open(out, "wb").write(body)
+if not (before[0] != "idle" and after[0] != "idle" and before[1] == after[1]):
+    print("the scrape did not land inside the sweep: before %s, after %s" % (before, after))
+    sys.exit(1)
+t = time.time()
+while (end := status())[0] != "idle" and time.time() - t < 30:
+    time.sleep(0.1)
+if end[0] != "idle" or not end[2]:
+    print("the heavy sweep did not end well after ibsim went on: %s" % (end,))
+    sys.exit(1)
+print("answered in %.3f s while sweep %d was in %s (%s after); it then ended well" %
+      (took, before[1], before[0], after[0]))
+EOF2
+[ $? -eq 0 ] || fail "a scrape during a heavy sweep: $(cat "$T/inside.out")"
+python3 "$PROMCHECK" "$T/metrics3.txt" || fail "the body scraped during a heavy sweep is not valid"
+log "scrape during a heavy sweep: $(cat "$T/inside.out")"
 log "slow and malformed clients waiting: scrapes and ibsmctl answered"
 
 # perfquery -R from a simulated host clears h5's port 1: the total stays
@@ -169,18 +237,28 @@ sim_cmd 'PerformanceSet "leaf0"[1] PortCounters.SymbolErrorCounter=5' >/dev/null
 r0=$(rounds)
 poll_until 30 rounds_at_least $((r0 + 2)) >/dev/null ||
     fail "perfmgr stopped reading"
-wait_errors 0 'leaf0 1 SymbolErrorCounter 25' 'h5 1 LinkDownedCounter 3' ||
+wait_errors 0 'leaf0 1 SymbolErrorCounter 25 steady' \
+    'h5 1 LinkDownedCounter 3 steady' ||
     fail "a cleared counter moved a total backwards (or lost what came after)"
 log "after the clears: leaf0[1] symbol errors 25, h5[1] link downed 3"
 sim_cmd 'PerformanceSet "h5"[1] PortCounters.LinkDownedCounter=1' >/dev/null
-wait_errors 30 'h5 1 LinkDownedCounter 4' >/dev/null ||
+wait_errors 30 'h5 1 LinkDownedCounter 4 steady' >/dev/null ||
     fail "a count after a clear was not added: $(cat "$T/errors.json")"
 ctl errors >"$T/errors.txt"
 grep -q 'leaf0' "$T/errors.txt" || fail "ibsmctl errors (text) lacks leaf0: $(cat "$T/errors.txt")"
 
-# logged once per rise: leaf0[1] rose twice (20, then 5 after a clear)
+# logged once per rise above the threshold, with the peer: leaf0[1] rose
+# by 20 (logged), then by 5 after a clear (not: threshold 10); h5[1] by 3
+# (logged: threshold 2 from -O), then by 1 (not)
+n=$(grep -c 'perfmgr: .*"leaf0" port 1 (peer: .*SymbolErrorCounter rose by 20 to 20 (threshold 10' "$SM_LOG")
+[ "$n" -eq 1 ] || fail "leaf0 port 1's symbol errors +20 logged $n times, want 1"
 n=$(grep -c 'perfmgr: .*"leaf0" port 1 .*SymbolErrorCounter rose' "$SM_LOG")
-[ "$n" -eq 2 ] || fail "leaf0 port 1's symbol errors logged $n times, want 2"
+[ "$n" -eq 1 ] || fail "leaf0 port 1's symbol errors logged $n times, want 1 (+5 is under the threshold)"
+n=$(grep -c 'perfmgr: .*"h5" port 1 (peer: .*LinkDownedCounter rose by 3 to 3 (threshold 2' "$SM_LOG")
+[ "$n" -eq 1 ] || fail "h5 port 1's link downed +3 logged $n times, want 1"
+n=$(grep -c 'perfmgr: .*"h5" port 1 .*LinkDownedCounter rose' "$SM_LOG")
+[ "$n" -eq 1 ] || fail "h5 port 1's link downed logged $n times, want 1 (+1 is under the threshold)"
+log "thresholds: +20 (over 10) and +3 (over 2) logged once each, +5 and +1 not"
 
 # the garbage client, left waiting meanwhile, was answered or closed
 wait "$SLOW"

@@ -3,7 +3,8 @@
  * on, a round asks each node's ClassPortInfo once, then each cabled port's
  * PortCounters (PortSelect the port), and PortCountersExtended where the
  * capability mask says so; an answer for another port is not taken; the
- * totals follow core/pcounter; stopped, nothing more is sent.
+ * totals follow core/pcounter; stopped, nothing more is sent; an error
+ * counter is rising (an event, logged once) only above its threshold.
  */
 #include <check.h>
 #include <stdint.h>
@@ -82,6 +83,8 @@ struct found {
 	unsigned n;
 	uint64_t sym;           /* switch port 1's symbol errors */
 	bool ext;
+	bool rising;            /* ... rising */
+	unsigned sym_threshold; /* ... their threshold */
 };
 
 static void
@@ -93,6 +96,8 @@ count_port(void *arg, const struct perfmgr_port *p)
 	if (p->sw && p->port == 1) {
 		f->sym = p->pc->c[PC_SYMBOL_ERROR].total;
 		f->ext = p->ext;
+		f->rising = (p->rising & 1u << PC_SYMBOL_ERROR) != 0;
+		f->sym_threshold = p->threshold[PC_SYMBOL_ERROR];
 	}
 }
 
@@ -258,6 +263,82 @@ START_TEST(test_no_clear_by_default)
 }
 END_TEST
 
+/*
+ * One round with switch port 1's SymbolErrorCounter read as sym (the
+ * other ports 0), started at once (stop, start); returns whether that
+ * counter is rising after it.
+ */
+static bool
+round_sym(struct perfmgr *pm, unsigned sym)
+{
+	size_t i, n0 = fake_nsent();
+	struct found f = { 0 };
+
+	perfmgr_stop(pm);
+	perfmgr_start(pm);
+	for (i = n0; i < fake_nsent(); i++) {
+		bool sw1 = attr(i) == 0x0012 && mad_get_field((void *)(
+		    fake_sent(i)->mad + 64), 0, IB_PC_PORT_SELECT_F) == 1 &&
+		    fake_sent(i)->dlid == fab.ports[fab.nodes[sw].port0].lid;
+
+		reply(i, 0, sw1 ? sym : 0, 0);
+	}
+	perfmgr_foreach(pm, count_port, &f);
+	ck_assert_uint_eq(f.sym_threshold, 10);
+	return f.rising;
+}
+
+/* A rise above the counter's threshold (more than it per read) is an
+ * event, logged once until a read where it is not rising; a rise of the
+ * threshold or less is counted but is none. */
+START_TEST(test_thresholds)
+{
+	struct perfmgr *pm = perfmgr_new(loop, eng, fab_cb, NULL);
+	struct perfmgr_stats st;
+	unsigned thr[PC_NERRORS];
+
+	for (unsigned id = 0; id < PC_NERRORS; id++)
+		thr[id] = 1000;
+	thr[PC_SYMBOL_ERROR] = 10;
+	perfmgr_set_opts(pm, true, 10, false);
+	perfmgr_set_thresholds(pm, thr);
+	ck_assert(!round_sym(pm, 5));   /* the first read: a baseline */
+	ck_assert(!round_sym(pm, 15));  /* +10: not more than 10 */
+	perfmgr_get_stats(pm, &st);
+	ck_assert_uint_eq(st.error_events, 0);
+	ck_assert(round_sym(pm, 26));   /* +11 */
+	perfmgr_get_stats(pm, &st);
+	ck_assert_uint_eq(st.error_events, 1);
+	ck_assert(round_sym(pm, 100));  /* +74: still rising, not again */
+	perfmgr_get_stats(pm, &st);
+	ck_assert_uint_eq(st.error_events, 1);
+	ck_assert(!round_sym(pm, 101)); /* +1 */
+	ck_assert(round_sym(pm, 200));  /* +99: a new event */
+	perfmgr_get_stats(pm, &st);
+	ck_assert_uint_eq(st.error_events, 2);
+	ck_assert_uint_eq(st.rounds, 6);
+	perfmgr_free(pm);
+}
+END_TEST
+
+/* Until set, the thresholds are pcounter_info's (infiniband-diags'). */
+START_TEST(test_default_thresholds)
+{
+	struct perfmgr *pm = perfmgr_new(loop, eng, fab_cb, NULL);
+	struct perfmgr_stats st;
+
+	perfmgr_set_opts(pm, true, 10, false);
+	ck_assert_uint_eq(pcounter_info(PC_SYMBOL_ERROR)->threshold, 10);
+	ck_assert_uint_eq(pcounter_info(PC_VL15_DROPPED)->threshold, 100);
+	ck_assert(!round_sym(pm, 0));
+	ck_assert(!round_sym(pm, 10));
+	ck_assert(round_sym(pm, 21));
+	perfmgr_get_stats(pm, &st);
+	ck_assert_uint_eq(st.error_events, 1);
+	perfmgr_free(pm);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -270,6 +351,8 @@ suite(void)
 	tcase_add_test(tc, test_wrong_port_and_stop);
 	tcase_add_test(tc, test_clear_saturated);
 	tcase_add_test(tc, test_no_clear_by_default);
+	tcase_add_test(tc, test_thresholds);
+	tcase_add_test(tc, test_default_thresholds);
 	suite_add_tcase(s, tc);
 	return s;
 }
