@@ -209,6 +209,27 @@ sa_resp_time_value(const struct sa *sa)
 	return v;
 }
 
+/* One more answer of (attribute, status). */
+static void
+count_answer(struct sa_stats *st, uint16_t attr, uint16_t status)
+{
+	unsigned i;
+
+	for (i = 0; i < st->nanswers; i++)
+		if (st->answers[i].attr == attr &&
+		    st->answers[i].status == status)
+			break;
+	if (i == st->nanswers) {
+		if (i == SA_ANSWER_KINDS) {
+			st->answers_other++;
+			return;
+		}
+		st->answers[st->nanswers++] = (struct sa_answer_count){
+		    .attr = attr, .status = status };
+	}
+	st->answers[i].n++;
+}
+
 /* Put a reply on the wire to where the request came from: its LID, source
  * QP (Open MPI asks from a private UD QP), SL, P_Key index and GRH. */
 static void
@@ -223,6 +244,8 @@ send_reply(struct sa *sa, const struct transport_rx *rx, uint8_t *m,
 		return;
 	}
 	sa->st.answered++;
+	count_answer(&sa->st, (uint16_t)mad_get_field(m, 0, IB_MAD_ATTRID_F),
+	    (uint16_t)mad_get_field(m, 0, IB_MAD_STATUS_F));
 }
 
 static uint8_t

@@ -134,6 +134,9 @@ void sa_set_serving(struct sa *sa, bool serving);
 /* Whether requests are answered now (serving, with a view). */
 bool sa_is_serving(const struct sa *sa);
 
+/* Distinct (attribute, status) pairs of answers counted one by one. */
+#define SA_ANSWER_KINDS 64
+
 /* Counters for ibsmctl status and the stats file (SA-specific; per
  * attribute and method counts are the MAD engine's). */
 struct sa_stats {
@@ -149,6 +152,14 @@ struct sa_stats {
 	uint64_t answer_max_us; /* slowest answer, receive to send */
 	uint64_t reports_sent, reports_acked, reports_failed;
 	uint64_t services, subscriptions;       /* now held */
+	/* answers sent by (attribute, status), in the order first seen;
+	 * pairs beyond the table counted in answers_other */
+	struct sa_answer_count {
+		uint16_t attr, status;
+		uint64_t n;
+	} answers[SA_ANSWER_KINDS];
+	unsigned nanswers;
+	uint64_t answers_other;
 };
 void sa_get_stats(const struct sa *sa, struct sa_stats *st);
 

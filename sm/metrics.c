@@ -186,6 +186,17 @@ sa_series(FILE *fp, const struct sa_stats *sa)
 	fprintf(fp, "ibsmd_sa_answers_total{status=\"error\"} %" PRIu64
 	    "\n", sa->errors > sa->unsupported ? sa->errors - sa->unsupported :
 	    0);
+	help(fp, "ibsmd_sa_answers_by_attribute_total", "counter", "SA "
+	    "answers sent, by attribute and MAD status (0x0000: success)");
+	for (unsigned i = 0; i < sa->nanswers; i++)
+		fprintf(fp, "ibsmd_sa_answers_by_attribute_total{attribute="
+		    "\"%s\",status=\"0x%04x\"} %" PRIu64 "\n",
+		    mad_attr_name(MGMT_CLASS_SA, sa->answers[i].attr),
+		    sa->answers[i].status, sa->answers[i].n);
+	if (sa->answers_other > 0)
+		fprintf(fp, "ibsmd_sa_answers_by_attribute_total{attribute="
+		    "\"other\",status=\"other\"} %" PRIu64 "\n",
+		    sa->answers_other);
 	help(fp, "ibsmd_sa_dropped_total", "counter", "SA requests dropped "
 	    "unanswered, by reason");
 	fprintf(fp, "ibsmd_sa_dropped_total{reason=\"not_serving\"} %" PRIu64

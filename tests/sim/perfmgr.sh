@@ -9,10 +9,15 @@
 #   - a counter cleared by someone else (perfquery -R from a simulated
 #     host) and one set lower (a clear followed by new errors) leave the
 #     totals monotonic: unchanged, then grown by what was counted since;
+#     a 32-bit counter (PortXmitWait) near its top, then cleared to 7,
+#     makes its total 4,000,000,007 on the exporter's series;
+#   - SA answers by attribute and status on /metrics (a NodeRecord answered,
+#     an untrusted P_KeyTableRecord refused with 0x0200);
 #   - thresholds: an error counter rising by more than its
 #     perfmgr_threshold_* in one read is logged once (not at every read)
-#     with node, port and peer, and shown rising by ibsmctl errors; a rise
-#     of the threshold or less is neither (the default 10 for
+#     with node, port and peer (shown rising by ibsmctl errors until the
+#     next read: check_perfmgr); a rise of the threshold or less is not
+#     logged, and stays steady (the default 10 for
 #     SymbolErrorCounter: +20 is, +5 is not; LinkDownedCounter's set to 2
 #     with -O: +3 is, +1 is not);
 #   - at most two GMPs (PortCounters and PortCountersExtended) per port and
@@ -131,10 +136,11 @@ r0=$(rounds)
 sim_cmd 'PerformanceSet "leaf0"[1] PortCounters.SymbolErrorCounter=20' >/dev/null
 sim_cmd 'PerformanceSet "h5"[1] PortCounters.LinkDownedCounter=3' >/dev/null
 # (+20 and +3: above their thresholds, 10 and 2, so rising at the read
-# that found them, the read this answer comes right after: the next is
-# an interval away)
-wait_errors 30 'leaf0 1 SymbolErrorCounter 20 rising' \
-    'h5 1 LinkDownedCounter 3 rising' || fail "counters set in ibsim not shown (rising)"
+# that found them; shown rising until the next read, one interval later,
+# which a loaded machine's polls may miss: the rise is checked by its log
+# line below and by check_perfmgr test_thresholds, the totals here)
+wait_errors 30 'leaf0 1 SymbolErrorCounter 20' \
+    'h5 1 LinkDownedCounter 3' || fail "counters set in ibsim not shown"
 # the rounds of the very answer that showed them
 r1=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["rounds"])' "$T/errors.json")
 [ $((r1 - r0)) -le 2 ] || fail "counters set in ibsim shown only after $((r1 - r0)) rounds"
@@ -246,6 +252,42 @@ wait_errors 30 'h5 1 LinkDownedCounter 4 steady' >/dev/null ||
     fail "a count after a clear was not added: $(cat "$T/errors.json")"
 ctl errors >"$T/errors.txt"
 grep -q 'leaf0' "$T/errors.txt" || fail "ibsmctl errors (text) lacks leaf0: $(cat "$T/errors.txt")"
+
+# a 32-bit counter (PortXmitWait: PortCounters only, no Extended twin)
+# near its top, then cleared and counting again from 7: on the
+# exporter's series the total only grows (4,000,000,000 then +7)
+xwait() {
+	local r0
+	sim_cmd "PerformanceSet \"leaf0\"[1] PortCounters.PortXmitWait=$1" >/dev/null
+	r0=$(rounds)
+	poll_until 30 rounds_at_least $((r0 + 2)) >/dev/null || fail "perfmgr stopped reading"
+	scrape "$T/xwait.txt" || fail "GET /metrics failed"
+	python3 "$PROMCHECK" "$T/xwait.txt" \
+	    "infiniband_switch_port_transmit_wait_total{guid=\"$leaf0\",port=\"1\"}" 2>&1
+}
+v=$(xwait 4000000000)
+[ "$v" = 4000000000 ] || fail "PortXmitWait 4000000000: total $v"
+v=$(xwait 7)
+[ "$v" = 4000000007 ] || fail "PortXmitWait cleared to 7: total $v, want 4000000007 (never backwards)"
+log "32-bit PortXmitWait 4000000000, then cleared to 7: total $v"
+
+# SA answers by attribute and status on /metrics: a NodeRecord GetTable
+# answered (status 0), a P_KeyTableRecord GetTable refused to an
+# untrusted requester (status 0x0200)
+n0=$(scrape "$T/sa0.txt" && python3 "$PROMCHECK" "$T/sa0.txt" \
+    'ibsmd_sa_answers_by_attribute_total{attribute="NodeRecord",status="0x0000"}' 2>/dev/null)
+case $n0 in ''|*[!0-9]*) n0=0 ;; esac   # absent before the first answer
+SIM_HOST=h5 diag saquery NR >/dev/null 2>&1 || fail "saquery NodeRecord failed"
+SIM_HOST=h5 diag saquery PKTR >/dev/null 2>&1
+scrape "$T/sa1.txt" || fail "GET /metrics failed"
+out=$(python3 "$PROMCHECK" "$T/sa1.txt" \
+    'ibsmd_sa_answers_by_attribute_total{attribute="NodeRecord",status="0x0000"}' \
+    'ibsmd_sa_answers_by_attribute_total{attribute="P_KeyTableRecord",status="0x0200"}' 2>&1) ||
+    fail "SA answers by attribute and status missing: $out; $(grep '^ibsmd_sa_answers_by' "$T/sa1.txt" | paste -sd' ')"
+set -- $out
+[ "$1" = $((n0 + 1)) ] && [ "$2" -ge 1 ] ||
+    fail "SA answers by attribute: NodeRecord $1 (want $((n0 + 1))), P_KeyTableRecord refused $2; $(grep '^ibsmd_sa_answers_by' "$T/sa1.txt" | paste -sd' ')"
+log "SA answers by attribute and status: NodeRecord/0x0000 $1, P_KeyTableRecord/0x0200 $2"
 
 # logged once per rise above the threshold, with the peer: leaf0[1] rose
 # by 20 (logged), then by 5 after a clear (not: threshold 10); h5[1] by 3

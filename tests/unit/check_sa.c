@@ -401,6 +401,11 @@ START_TEST(get_none_is_no_records)
 	ck_assert_uint_eq(status_of(r), 0x0300);
 	ck_assert_uint_eq(get16(r + 44), 0);
 	ck_assert_uint_eq(stats().errors, 1);
+	/* counted by attribute and status (ibsmd_sa_answers_by_attribute) */
+	ck_assert_uint_eq(stats().nanswers, 1);
+	ck_assert_uint_eq(stats().answers[0].attr, SA_ATTR_NODE_REC);
+	ck_assert_uint_eq(stats().answers[0].status, 0x0300);
+	ck_assert_uint_eq(stats().answers[0].n, 1);
 }
 END_TEST
 
@@ -532,6 +537,15 @@ START_TEST(unknown_attr_or_method_answered)
 	ck_assert_uint_eq(stats().unsupported, 3);
 	ck_assert_uint_eq(stats().requests, 4);
 	ck_assert_uint_eq(stats().answered, 3);
+	/* three (attribute, status) pairs, one answer each */
+	ck_assert_uint_eq(stats().nanswers, 3);
+	ck_assert_uint_eq(stats().answers[0].attr, SA_ATTR_RFT_REC);
+	ck_assert_uint_eq(stats().answers[0].status,
+	    SA_STATUS_METHOD_ATTR_UNSUPP);
+	ck_assert_uint_eq(stats().answers[1].attr, 0x0099);
+	ck_assert_uint_eq(stats().answers[2].attr, SA_ATTR_NODE_REC);
+	ck_assert_uint_eq(stats().answers[2].status, SA_STATUS_METHOD_UNSUPP);
+	ck_assert_uint_eq(stats().answers[2].n, 1);
 }
 END_TEST
 
