@@ -378,6 +378,10 @@ daemon_on_up(void *arg, bool ok, const char *why)
 	struct daemon *d = arg;
 
 	if (d->once) {
+		/* no steps after the up: the loop ends here (the dump files
+		 * are still written, as before the steps were a machine) */
+		if (ok && smstate_state(d->ss) == SM_MASTER)
+			write_dumps(d);
 		d->exit_code = ok ? EXIT_OK : EXIT_FAIL;
 		if (!ok) {
 			fprintf(stderr, "ibsmd: subnet not up: %s\n", why);

@@ -55,6 +55,7 @@ SIM_TESTS += tests/sim/log_persist.sh
 SIM_TESTS += tests/sim/state_files.sh
 SIM_TESTS += tests/sim/exit_codes.sh
 SIM_TESTS += tests/sim/dump_files.sh
+SIM_TESTS += tests/sim/once_dumps.sh
 SIM_TESTS += tests/sim/log_once.sh
 # Issue 24: the production path is the tested path. tests/sim/
 # transport_path.sh: ibsmd under the umadfix device runs one thread and
