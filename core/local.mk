@@ -3,7 +3,7 @@
 # stores). The floor below all others.
 noinst_LIBRARIES += libcore.a
 libcore_a_SOURCES = core/log.h core/log.c core/alloc.h core/alloc.c \
-	core/guidhash.h core/guidhash.c core/fabric.h core/fabric.c \
+	core/guidhash.h core/guidhash.c core/inflight.h core/fabric.h core/fabric.c \
 	core/lft.h core/lft.c \
 	core/query.h core/query.c
 # Virtualization, shared-port model (issue 12): VF alias GUIDs

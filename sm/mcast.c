@@ -17,6 +17,7 @@
 #include "core/alloc.h"
 #include "core/fabric.h"
 #include "core/guidhash.h"
+#include "core/inflight.h"
 #include "core/log.h"
 #include "core/query.h"
 #include "core/vport.h"
@@ -64,10 +65,7 @@ struct sm_mcast {
 	uint8_t dirty_block[NBLOCKS];
 	bool pending;
 	uint64_t flushes;
-	/* Sets of this module in flight, and who waits for them to settle */
-	unsigned inflight;
-	sm_mcast_done_cb done;
-	void *done_arg;
+	struct inflight sets;   /* MFT and MulticastFDBTop Sets */
 };
 
 #define FLUSH_DELAY 0.005       /* seconds */
@@ -315,20 +313,6 @@ on_drop(void *arg)
 	free(arg);
 }
 
-/* A Set answered or failed: the last one tells whoever waits. */
-static void
-settled(struct sm_mcast *m)
-{
-	sm_mcast_done_cb cb = m->done;
-
-	if (m->inflight > 0)
-		m->inflight--;
-	if (m->inflight > 0 || cb == NULL)
-		return;
-	m->done = NULL;
-	cb(m->done_arg);
-}
-
 static void
 on_done(void *arg, int status, const uint8_t *resp)
 {
@@ -340,7 +324,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 
 	if (gi == GUID_HASH_NONE) {
 		free(q);
-		settled(m);
+		inflight_settled(&m->sets);
 		return;
 	}
 	h = &m->held[gi];
@@ -353,7 +337,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 		    "position %u Set failed (%d)", q->guid, q->block, q->pos,
 		    status);
 		free(q);
-		settled(m);
+		inflight_settled(&m->sets);
 		return;
 	}
 	mcast_mft_block_decode(&h->mft, q->block, q->pos,
@@ -364,7 +348,7 @@ on_done(void *arg, int status, const uint8_t *resp)
 	    sw != FABRIC_NONE)
 		send_slot(m, sw, h, q->block, q->pos);
 	free(q);
-	settled(m);
+	inflight_settled(&m->sets);
 }
 
 /* Set one (block, position) of switch n's MFT to data. */
@@ -393,7 +377,7 @@ request(struct sm_mcast *m, const struct fabric_node *n, struct held *h,
 	}
 	h->busy[block * h->mft.npos + pos] = 1;
 	m->writes++;
-	m->inflight++;
+	inflight_add(&m->sets);
 }
 
 static bool
@@ -471,7 +455,7 @@ on_top_done(void *arg, int status, const uint8_t *resp)
 		m->held[gi].top = q->top;
 	}
 	free(q);
-	settled(m);
+	inflight_settled(&m->sets);
 }
 
 static void
@@ -512,7 +496,7 @@ set_top(struct sm_mcast *m, uint32_t sw, struct held *h)
 	r.drop = on_drop;
 	if (smp_request(m->mad, &r, on_top_done, q) == 0) {
 		m->top_sets++;
-		m->inflight++;
+		inflight_add(&m->sets);
 	} else {
 		free(q);
 	}
@@ -556,11 +540,7 @@ sm_mcast_program(struct sm_mcast *m, uint64_t mkey, sm_mcast_done_cb done,
 		for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++)
 			program_switch(m, sw, -1);
 	}
-	if (m->inflight == 0)
-		return false;
-	m->done = done;
-	m->done_arg = arg;
-	return true;
+	return inflight_wait(&m->sets, done, arg);
 }
 
 /* Rebuild the dirty trees, then bring their blocks in line on every
@@ -628,7 +608,7 @@ sm_mcast_forget(struct sm_mcast *m)
 	size_t i;
 
 	m->programming = false;
-	m->done = NULL;
+	inflight_forget(&m->sets);
 	for (i = 0; i < m->nheld; i++) {
 		if (m->held[i].known != NULL)
 			memset(m->held[i].known, 0, m->held[i].nslots);

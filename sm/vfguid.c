@@ -18,6 +18,7 @@
 #include "core/fabric.h"
 #include "core/file.h"
 #include "core/guidhash.h"
+#include "core/inflight.h"
 #include "core/log.h"
 #include "core/query.h"
 #include "mad/mad.h"
@@ -44,10 +45,7 @@ struct vfguid {
 	uint64_t restored;      /* blocks written back: the device lost them */
 	bool unsaved;           /* the file could not be replaced (said) */
 	struct guid_hash said;  /* ports whose failed Set was logged */
-	/* GUIDInfo Sets in flight, and who waits for them to settle */
-	unsigned inflight;
-	vfguid_done_cb done_cb;
-	void *done_arg;
+	struct inflight pending; /* GUIDInfo Sets in flight */
 };
 
 struct vreq {
@@ -205,20 +203,6 @@ req_drop(void *arg)
 	free(arg);
 }
 
-/* A Set answered or failed: the last one tells whoever waits. */
-static void
-settled(struct vfguid *vg)
-{
-	vfguid_done_cb cb = vg->done_cb;
-
-	if (vg->inflight > 0)
-		vg->inflight--;
-	if (vg->inflight > 0 || cb == NULL)
-		return;
-	vg->done_cb = NULL;
-	cb(vg->done_arg);
-}
-
 static void
 done(void *arg, int status, const uint8_t *resp)
 {
@@ -248,7 +232,7 @@ done(void *arg, int status, const uint8_t *resp)
 			    mad_status_text(MGMT_CLASS_SMP_LID, status, st,
 			    sizeof(st)));
 		free(q);
-		settled(vg);
+		inflight_settled(&vg->pending);
 		return;
 	}
 	if (guid_hash_del(&vg->said, q->port))
@@ -272,7 +256,7 @@ done(void *arg, int status, const uint8_t *resp)
 		    "reads back otherwise than set", q->port, q->block);
 	}
 	free(q);
-	settled(vg);
+	inflight_settled(&vg->pending);
 }
 
 static void
@@ -318,7 +302,7 @@ program(struct vfguid *vg, uint32_t p, unsigned block)
 		free(q);
 		return;
 	}
-	vg->inflight++;
+	inflight_add(&vg->pending);
 }
 
 void
@@ -445,11 +429,7 @@ vfguid_program(struct vfguid *vg, vfguid_done_cb done_cb, void *arg)
 				program(vg, p, b);
 			}
 	}
-	if (vg->inflight == 0)
-		return false;
-	vg->done_cb = done_cb;
-	vg->done_arg = arg;
-	return true;
+	return inflight_wait(&vg->pending, done_cb, arg);
 }
 
 int

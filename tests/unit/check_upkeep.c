@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/inflight.h"
 #include "sm/upkeep.h"
 
 static char trail[64];          /* 'm' multicast, 'a' alias, 'f' finish */
@@ -158,6 +159,40 @@ START_TEST(test_stop)
 }
 END_TEST
 
+/* core/inflight, what the steps' modules count their Sets with: nothing
+ * in flight is nothing to wait for; the last one settled calls back
+ * once; a forgotten waiter is not called. */
+static int called;
+
+static void
+on_none(void *arg)
+{
+	(void)arg;
+	called++;
+}
+
+START_TEST(test_inflight)
+{
+	struct inflight w = { 0 };
+
+	ck_assert(!inflight_wait(&w, on_none, NULL));
+	inflight_add(&w);
+	inflight_add(&w);
+	ck_assert(inflight_wait(&w, on_none, NULL));
+	inflight_settled(&w);
+	ck_assert_int_eq(called, 0);
+	inflight_settled(&w);
+	ck_assert_int_eq(called, 1);
+	inflight_settled(&w);           /* a stray one: nothing more */
+	ck_assert_int_eq(called, 1);
+	inflight_add(&w);
+	ck_assert(inflight_wait(&w, on_none, NULL));
+	inflight_forget(&w);
+	inflight_settled(&w);
+	ck_assert_int_eq(called, 1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -171,6 +206,7 @@ main(void)
 	tcase_add_test(tc, test_waits_for_each_step);
 	tcase_add_test(tc, test_up_restarts);
 	tcase_add_test(tc, test_stop);
+	tcase_add_test(tc, test_inflight);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
