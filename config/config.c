@@ -156,6 +156,7 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	},
 	[CFG_OPT_SM_KEY] = {
 		.name = "sm_key", .type = CFG_GUID, .offset = OFF(sm_key),
+		.flags = CFG_F_SECRET,
 		.unit = "64-bit key", .def = "0x0000000000000001",
 		.reloadable = true,
 		.doc = "SM_Key: SMInfo Sets must carry it; no handover with "
@@ -189,8 +190,10 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	},
 	[CFG_OPT_M_KEY] = {
 		.name = "m_key", .type = CFG_GUID, .offset = OFF(m_key),
+		.flags = CFG_F_SECRET,
 		.unit = "64-bit key", .def = "0x0000000000000000", .reloadable = true,
-		.doc = "M_Key written to every port; 0x0 means none.",
+		.doc = "M_Key written to every port (per-port keys' secret); 0x0 "
+		    "means none.",
 	},
 	[CFG_OPT_M_KEY_LEASE_PERIOD] = {
 		.name = "m_key_lease_period", .type = CFG_UINT,
@@ -202,7 +205,22 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.name = "m_key_protect_bits", .type = CFG_UINT,
 		.offset = OFF(m_key_protect_bits), .min = 0, .max = 3,
 		.def = "0", .reloadable = true,
-		.doc = "M_Key protection level (M_KeyProtectBits of PortInfo).",
+		.doc = "M_Key protection level, 0-3 (OpenSM: "
+		    "m_key_protection_level).",
+	},
+	[CFG_OPT_M_KEY_PER_PORT] = {
+		.name = "m_key_per_port", .type = CFG_BOOL,
+		.offset = OFF(m_key_per_port), .def = "false",
+		.reloadable = true,
+		.doc = "Give each port its own M_Key, derived from m_key and the "
+		    "port GUID.",
+	},
+	[CFG_OPT_M_KEY_TAKEOVER] = {
+		.name = "m_key_takeover", .type = CFG_BOOL,
+		.offset = OFF(m_key_takeover), .def = "false",
+		.reloadable = true,
+		.doc = "Take ports holding another M_Key once it can be read "
+		    "(lease over).",
 	},
 	[CFG_OPT_PARTITIONS_FILE] = {
 		.name = "partitions_file", .type = CFG_PATH,
@@ -226,6 +244,7 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	},
 	[CFG_OPT_SA_KEY] = {
 		.name = "sa_key", .type = CFG_GUID, .offset = OFF(sa_key),
+		.flags = CFG_F_SECRET,
 		.unit = "64-bit key", .def = "0x0000000000000001",
 		.reloadable = true,
 		.doc = "SM_Key of trusted SA requests (0: all are); other "

@@ -100,6 +100,8 @@ enum cfg_opt_id {
 	CFG_OPT_M_KEY,
 	CFG_OPT_M_KEY_LEASE_PERIOD,
 	CFG_OPT_M_KEY_PROTECT_BITS,
+	CFG_OPT_M_KEY_PER_PORT,
+	CFG_OPT_M_KEY_TAKEOVER,
 	CFG_OPT_PARTITIONS_FILE,
 	CFG_OPT_PARTITION_ENFORCEMENT,
 	CFG_OPT_ALLOW_BOTH_PKEYS,
@@ -137,6 +139,7 @@ enum cfg_opt_id {
 					 * besides min to max */
 #define CFG_F_EMPTY_OFF		0x4	/* STRING, PATH: "" (off) is allowed */
 #define CFG_F_HOSTPORT		0x8	/* STRING: HOST:PORT (config_hostport) */
+#define CFG_F_SECRET		0x10	/* a key: logs show it masked (core/mkey.h) */
 
 /*
  * Other words an ENUM option reads (OpenSM's numbers, another vendor's
@@ -221,6 +224,8 @@ struct ibsmd_config {
 	uint64_t m_key;
 	unsigned m_key_lease_period;	/* seconds */
 	unsigned m_key_protect_bits;
+	bool m_key_per_port;		/* m_key is the secret of per-port keys */
+	bool m_key_takeover;		/* take ports holding other keys */
 	char *partitions_file;
 	enum cfg_enforcement partition_enforcement;
 	bool allow_both_pkeys;

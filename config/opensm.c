@@ -46,7 +46,7 @@ static const struct osm_option table[] = {
 	A("m_key_lease_period", "m_key_lease_period", "0"),
 	A("m_key_protection_level", "m_key_protect_bits", "0"),
 	N("m_key_lookup", "TRUE", "ibsmd keeps no guid2mkey file: every port "
-	    "is given m_key"),
+	    "is given m_key, or with m_key_per_port a key derived from it"),
 	A("sm_key", "sm_key", "0x0000000000000001"),
 	A("sa_key", "sa_key", "0x0000000000000001"),
 	A("subnet_prefix", "subnet_prefix", "0xfe80000000000000"),

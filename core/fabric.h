@@ -56,6 +56,9 @@ struct fabric_port {
 				 * use knew it (core/graft.h) */
 	uint8_t held;           /* switch link up but held out of routing
 				 * while it flaps (sm/holddown.h) */
+	uint8_t mkey_foreign;   /* managed port (a CA port, a switch's port
+				 * 0) holding an M_Key this SM does not give
+				 * (core/mkey.h): nothing is written to it */
 };
 
 struct fabric_node {

@@ -20,6 +20,8 @@ libcore_a_SOURCES += core/nodemap.h core/nodemap.c
 # Port tables read from the devices for the SA (SL2VL, VLArb, the P_Keys of
 # switch ports ibsmd leaves alone): core/devtab, sm/devread, sa/vlrec
 libcore_a_SOURCES += core/devtab.h core/devtab.c
+# M_Keys: per-port derivation, keys shown masked (issue 29)
+libcore_a_SOURCES += core/mkey.h core/mkey.c
 
 # Unit tests
 check_PROGRAMS += tests/unit/check_query
@@ -55,3 +57,7 @@ check_PROGRAMS += tests/unit/check_pcounter
 tests_unit_check_pcounter_SOURCES = tests/unit/check_pcounter.c
 tests_unit_check_pcounter_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_pcounter_LDADD = libcore.a $(CHECK_LIBS)
+check_PROGRAMS += tests/unit/check_mkey
+tests_unit_check_mkey_SOURCES = tests/unit/check_mkey.c
+tests_unit_check_mkey_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_mkey_LDADD = libcore.a $(CHECK_LIBS)

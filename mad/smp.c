@@ -94,6 +94,16 @@ valid(const struct smp_req *q)
 	return 1;
 }
 
+static smp_mkey_fn mkey_fn;
+static void *mkey_arg;
+
+void
+smp_set_mkey_source(smp_mkey_fn fn, void *arg)
+{
+	mkey_fn = fn;
+	mkey_arg = arg;
+}
+
 /* The whole SMP of q into mad (zeroed), but its TID. Fields whose value
  * is 0 are left as the zeroed MAD has them. By byte offset (mad/mad.h's
  * and smp.h's): this runs at every attempt of every SMP. */
@@ -112,6 +122,8 @@ build(const struct smp_req *q, uint8_t *mad)
 		mad_put_be32(mad + MAD_OFF_MOD, q->mod);
 	if (q->mkey != 0)
 		mad_put_be64(mad + SMP_OFF_MKEY, q->mkey);
+	else if (mkey_fn != NULL)
+		mad_put_be64(mad + SMP_OFF_MKEY, mkey_fn(mkey_arg, q));
 	if (dr) {
 		/* A request: D = 0 and hop pointer 0 (as zeroed), walking
 		 * the initial path from hop 0 (its entry 0 stays 0). */

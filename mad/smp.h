@@ -51,6 +51,13 @@ struct smp_req {
  * per accepted request, from the loop, never from inside smp_request(). */
 typedef void (*smp_done_cb)(void *arg, int status, const uint8_t *resp);
 
+/* The M_Key of a request that names none (req.mkey 0): fn(arg, req) is
+ * asked at every attempt (the key a port holds may change between two:
+ * our own PortInfo Set). One source for the process (an SM owns one
+ * port); fn NULL: none. */
+typedef uint64_t (*smp_mkey_fn)(void *arg, const struct smp_req *q);
+void smp_set_mkey_source(smp_mkey_fn fn, void *arg);
+
 /* Register the agents of both SM classes on the engine's port, accepting
  * the requests an SM is sent: Get and Set (SMInfo), Trap, TrapRepress.
  * Returns 0, or -1 (another SM holds the port). */

@@ -32,6 +32,7 @@
 #include "sa/service.h"
 #include "sm/mcast.h"
 #include "sm/perfmgr.h"
+#include "sm/mkeys.h"
 #include "sm/show_perf.h"
 #include "core/alias.h"
 #include "core/log.h"
@@ -174,6 +175,10 @@ ctl_status_get(const struct ctl_deps *d, struct ctl_status *cs)
 	if (d->perfmgr != NULL) {
 		perfmgr_get_stats(d->perfmgr, &cs->pms);
 		cs->st.perfmgr = &cs->pms;
+	}
+	if (d->mkeys != NULL) {
+		mkeys_stats(d->mkeys, &cs->mks);
+		cs->st.mkeys = &cs->mks;
 	}
 	if (d->note != NULL)
 		cs->st.note = d->note(d->arg);

@@ -56,6 +56,7 @@ struct ctl_deps {
 	void *arg;
 	struct sm_mcast *mcast;         /* NULL: no multicast */
 	struct perfmgr *perfmgr;        /* NULL: none (--once) */
+	struct mkeys *mkeys;            /* NULL: none */
 	/* The policy in force, for partitions --json (NULL: none). */
 	const struct pkey_policy *(*policy)(void *arg);
 	/* What status should add ("last reload rejected: ..."), or NULL;
@@ -77,6 +78,7 @@ struct ctl_status {
 	struct sa_mcmember_stats mcm;
 	struct sm_mcast_stats mcs;
 	struct perfmgr_stats pms;
+	struct mkeys_stats mks;
 	struct show_counter *counters;
 };
 void ctl_status_get(const struct ctl_deps *d, struct ctl_status *cs);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <ev.h>
 #include <infiniband/mad.h>
@@ -34,6 +35,7 @@
 #include "sm/mcast.h"
 #include "sm/reload.h"
 #include "sm/sminfo.h"
+#include "sm/mkeys.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
 #include "sm/upkeep.h"
@@ -324,7 +326,7 @@ upkeep_mcast(void *arg)
 {
 	struct daemon *d = arg;
 
-	return sm_mcast_program(d->mcast, d->cfg.m_key, mcast_settled, d);
+	return sm_mcast_program(d->mcast, mcast_settled, d);
 }
 
 static void
@@ -355,7 +357,7 @@ upkeep_finish(void *arg)
 	 * lacks, beside the sweeps */
 	devread_start(d->devread, sweep_fabric(d->sweep),
 	    sweep_pkeys(d->sweep), d->cfg.partition_enforcement !=
-	    CFG_ENFORCE_OFF, d->cfg.m_key);
+	    CFG_ENFORCE_OFF);
 	perfmgr_start(d->perfmgr);
 	notify_ready(d);
 	daemon_notify_status(d);
@@ -410,6 +412,37 @@ daemon_fabric(void *arg)
 
 _Static_assert(CFG_PERFMGR_NTHRESHOLDS == PC_NERRORS,
     "a perfmgr_threshold_* option for each error counter");
+
+static void
+key_view(void *arg, const struct fabric **fresh, const struct fabric **cur)
+{
+	struct daemon *d = arg;
+
+	*fresh = *cur = NULL;
+	if (d->sweep != NULL)
+		sweep_key_view(d->sweep, fresh, cur);
+}
+
+void
+daemon_keys(struct daemon *d)
+{
+	struct mkey_cfg c = { .key = d->cfg.m_key,
+	    .per_port = d->cfg.m_key_per_port,
+	    .takeover = d->cfg.m_key_takeover };
+	char path[4200];
+
+	if (d->mkeys == NULL) {
+		snprintf(path, sizeof(path), "%s/mkey_neighbors", d->state_dir);
+		d->mkeys = mkeys_new(key_view, d, d->guid, path);
+		smp_set_mkey_source(mkeys_header, d->mkeys);
+	}
+	mkeys_configure(d->mkeys, &c);
+	/* SMInfo requesters that pass our own port's key check see our
+	 * SM_Key (sm/sminfo.c) */
+	if (d->sm != NULL)
+		sminfo_set_mkey(d->sm, mkey_for_port(c.key, c.per_port,
+		    d->guid));
+}
 
 void
 daemon_perfmgr_opts(struct daemon *d)
@@ -532,11 +565,55 @@ daemon_on_trap(void *arg, unsigned trap, uint16_t issuer)
 
 /* Every trap received goes to the InformInfo subscribers asking for it
  * (sa/inform decides which are forwarded; only a serving master does). */
+static void
+lease_read(void *arg, int status, const uint8_t *resp)
+{
+	(void)arg;
+	(void)status;
+	(void)resp;
+}
+
+/* Trap 256: say who presented a wrong M_Key where, and answer the port
+ * with its own key (a PortInfo Get), which stops the lease the wrong key
+ * started, as the spec means the SM to (IBA 14.2.4.2): a host cannot run
+ * a port's protection out by failing on purpose. */
+static void
+bad_key(struct daemon *d, const uint8_t *notice)
+{
+	const struct fabric *f = sweep_fabric(d->sweep);
+	struct mkey_trap t;
+	uint32_t p;
+	struct timespec ts;
+
+	if (mkey_trap_decode(notice, &t) < 0 || d->mkeys == NULL)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	mkeys_bad_key(d->mkeys, f, &t, (double)ts.tv_sec + ts.tv_nsec / 1e9);
+	if (!smstate_may_write(d->ss) || f == NULL ||
+	    (p = fabric_port_by_lid(f, t.issuer)) == FABRIC_NONE)
+		return;
+	{
+		struct smp_req r = {
+			.method = MAD_GET, .attr = ATTR_PORT_INFO,
+			.mod = f->nodes[f->ports[p].node].type == NODE_SWITCH ?
+			    0 : f->ports[p].num,
+			.dlid = t.issuer, .dest = f->nodes[f->ports[p].node].guid,
+		};
+
+		if (smp_request(d->mad, &r, lease_read, NULL) < 0)
+			log_debug("mkey: lease read of LID %u not sent",
+			    t.issuer);
+	}
+}
+
 void
 daemon_on_trap_notice(void *arg, const uint8_t *notice, uint16_t slid)
 {
 	struct daemon *d = arg;
 
+	if (mad_get_field((void *)notice, 0, IB_NOTICE_TRAP_NUMBER_F) ==
+	    MKEY_TRAP_BAD_MKEY)
+		bad_key(d, notice);
 	if (d->sa != NULL)
 		sa_inform_trap(d->sa, notice, slid);
 }
@@ -579,6 +656,6 @@ daemon_ctl_deps(struct daemon *d)
 	    .sm = d->sm, .ss = d->ss, .sa = d->sa, .vg = d->vg,
 	    .port_guid = d->guid, .reload = reload_run,
 	    .partitions = partitions_text, .arg = d, .mcast = d->mcast,
-	    .perfmgr = d->perfmgr,
+	    .perfmgr = d->perfmgr, .mkeys = d->mkeys,
 	    .policy = policy_in_force, .note = status_note };
 }

@@ -56,6 +56,7 @@ struct daemon {
 				 * virtualization.mode is enabled */
 	struct sm_mcast *mcast;  /* groups, trees, MFTs */
 	struct devread *devread; /* port tables for the SA's records */
+	struct mkeys *mkeys;     /* the M_Key each SMP presents */
 	struct perfmgr *perfmgr; /* port counters (perfmgr; NULL with --once) */
 	struct metrics *metrics; /* GET /metrics (metrics_listen), or NULL */
 	struct upkeep *upkeep;  /* the steps after an up as master */
@@ -106,6 +107,9 @@ const struct fabric *daemon_fabric(void *arg);
 /* perfmgr's options from the running configuration; started at once
  * when it was turned on while master with the subnet up. */
 void daemon_perfmgr_opts(struct daemon *d);
+/* The M_Keys of the configuration to sm/mkeys, and the key of our own
+ * port (what SMInfo requesters present) to sm/sminfo. */
+void daemon_keys(struct daemon *d);
 void daemon_on_adopt(void *arg);
 void daemon_stats_file(void *arg, FILE *fp);
 /* The timer that lets a hypervisor's vport traps settle into one sweep

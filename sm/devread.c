@@ -45,7 +45,6 @@ struct devread {
 	struct item *q;         /* to send: q[head .. n - 1] */
 	size_t n, head, cap;
 	unsigned inflight;
-	uint64_t m_key;
 	double t0;
 	bool said;              /* the end of this round logged */
 	struct devread_stats st;
@@ -170,7 +169,7 @@ launch(struct devread *r)
 		struct smp_req q = {
 			.method = MAD_GET, .attr = attr[it->kind],
 			.mod = it->mod, .dlid = it->lid, .dest = it->guid,
-			.mkey = r->m_key, .drop = pending_drop,
+			.drop = pending_drop,
 		};
 		struct pending *p = xmalloc(sizeof(*p));
 
@@ -318,12 +317,11 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 
 void
 devread_start(struct devread *r, const struct fabric *f,
-    const struct pkey_tables *pk, bool enforce_tables, uint64_t m_key)
+    const struct pkey_tables *pk, bool enforce_tables)
 {
 	if (r == NULL)
 		return;
 	r->n = r->head = 0;
-	r->m_key = m_key;
 	r->said = false;
 	r->t0 = ev_now(r->loop);
 	memset(&r->st, 0, sizeof(r->st));

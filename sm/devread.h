@@ -34,7 +34,7 @@ void devread_free(struct devread *r);
  * Reads still queued from an earlier call are dropped.
  */
 void devread_start(struct devread *r, const struct fabric *f,
-    const struct pkey_tables *pk, bool enforce_tables, uint64_t m_key);
+    const struct pkey_tables *pk, bool enforce_tables);
 /* Send nothing more (not master). */
 void devread_stop(struct devread *r);
 const struct devtab *devread_tables(const struct devread *r);

@@ -30,6 +30,9 @@ libsm_a_SOURCES += sm/devread.h sm/devread.c
 # issue 26 point 2 (part): the desired state of a new model (LID requests,
 # P_Key tables) is built in sm/plan
 libsm_a_SOURCES += sm/plan.h sm/plan.c
+# M_Keys on the wire: the key each SMP presents, ports holding other keys
+# (issue 29)
+libsm_a_SOURCES += sm/mkeys.h sm/mkeys.c
 
 sbin_PROGRAMS = ibsmd
 ibsmd_SOURCES = sm/main.c sm/daemon.h sm/daemon.c sm/reload.h sm/reload.c
@@ -84,6 +87,7 @@ tests_unit_check_sweep_LDADD = librouting.a libpartitions.a libcore.a \
 tests_unit_check_sweep_SOURCES += sm/vports.h sm/vports.c
 tests_unit_check_sweep_SOURCES += sm/notes.h sm/notes.c
 tests_unit_check_sweep_SOURCES += sm/plan.h sm/plan.c
+tests_unit_check_sweep_SOURCES += sm/mkeys.h sm/mkeys.c
 check_PROGRAMS += tests/unit/check_holes
 tests_unit_check_holes_SOURCES = tests/unit/check_holes.c $(TESTFAB) \
 	$(FAKE_TRANSPORT) sm/discover.h sm/discover.c mad/mad.h mad/mad.c \

@@ -44,6 +44,7 @@
 #include "sa/sa.h"
 #include "sm/ctl.h"
 #include "sm/daemon.h"
+#include "sm/mkeys.h"
 #include "sm/devread.h"
 #include "sm/perfmgr.h"
 #include "sm/metrics.h"
@@ -666,12 +667,12 @@ open_sm(struct daemon *d)
 	daemon_smstate_hooks(d, &ssh);
 	d->ss = smstate_new(d->loop, d->mad, &sso, &ssh);
 	d->sm = sminfo_new(d->mad, d->ss, daemon_on_trap, d);
-	sminfo_set_mkey(d->sm, d->cfg.m_key);
+	daemon_keys(d);
 	/* VF alias GUIDs need no vport support: served in every mode, as
 	 * upstream OpenSM does (a ConnectX-3 VF is down until its alias
 	 * GUID is granted) */
 	d->vg = vfguid_new(d->loop, d->mad, d->state_dir,
-	    (uint8_t)d->cfg.virt_guid_byte, d->cfg.m_key);
+	    (uint8_t)d->cfg.virt_guid_byte);
 	reload_sweep_opts(d, &so);
 	d->sweep = sweep_new(d->loop, d->mad, d->sm, d->ss, &so, daemon_on_up,
 	    d);
@@ -706,8 +707,7 @@ open_sa(struct daemon *d)
 		    d->cfg.perfmgr_clear_saturated);
 		perfmgr_set_thresholds(d->perfmgr, d->cfg.perfmgr_threshold);
 	}
-	if (d->sa != NULL)
-		sminfo_set_notice_cb(d->sm, daemon_on_trap_notice, d);
+	sminfo_set_notice_cb(d->sm, daemon_on_trap_notice, d);
 	sweep_set_adopt_hook(d->sweep, daemon_on_adopt, d);
 	sweep_set_stats_hook(d->sweep, daemon_stats_file, d);
 }
@@ -740,6 +740,8 @@ close_all(struct daemon *d)
 	ctl_close(d->ctl);
 	sa_free(d->sa);
 	perfmgr_free(d->perfmgr);
+	smp_set_mkey_source(NULL, NULL);
+	mkeys_free(d->mkeys);
 	devread_free(d->devread);
 	free(d->vport_pk);
 	sweep_free(d->sweep);

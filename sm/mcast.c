@@ -51,7 +51,6 @@ struct sm_mcast {
 	size_t nheld, heldcap;
 	struct guid_hash by_guid;       /* switch GUID -> held index */
 	bool programming;       /* master, first program done */
-	uint64_t mkey;
 	uint64_t updates, rebuilds, writes, failures, top_sets;
 	uint64_t left_out;
 	struct mcast_tree_member *mbuf;
@@ -361,7 +360,7 @@ request(struct sm_mcast *m, const struct fabric_node *n, struct held *h,
 		.method = MAD_SET, .attr = ATTR_MFT,
 		.mod = mcast_mft_amod(block, pos),
 		.path = &m->f->paths[n->path], .dest = n->guid,
-		.mkey = m->mkey, .drop = on_drop,
+		.drop = on_drop,
 	};
 
 	q->m = m;
@@ -472,7 +471,7 @@ set_top(struct sm_mcast *m, uint32_t sw, struct held *h)
 	struct smp_req r = {
 		.method = MAD_SET, .attr = ATTR_SWITCH_INFO,
 		.path = &m->f->paths[n->path], .dest = n->guid,
-		.mkey = m->mkey, .data = si,
+		.data = si,
 	};
 
 	if (!p0->info_valid || !n->sw_info_valid ||
@@ -508,9 +507,13 @@ program_switch(struct sm_mcast *m, uint32_t sw, int only_block)
 	const struct fabric_node *n = &m->f->nodes[mcast_trees_sw_node(
 	    m->trees, sw)];
 	const struct mcast_mft *want = mcast_trees_mft(m->trees, sw);
-	struct held *h = held_get(m, n->guid, n->nports);
+	struct held *h;
 	unsigned nb, b, pos;
 
+	/* a switch holding another SM's M_Key is left alone (core/mkey.h) */
+	if (m->f->ports[n->port0].mkey_foreign)
+		return;
+	h = held_get(m, n->guid, n->nports);
 	if (only_block >= 0) {
 		for (pos = 0; pos < want->npos; pos++)
 			send_slot(m, sw, h, (unsigned)only_block, pos);
@@ -529,13 +532,11 @@ program_switch(struct sm_mcast *m, uint32_t sw, int only_block)
 }
 
 bool
-sm_mcast_program(struct sm_mcast *m, uint64_t mkey, sm_mcast_done_cb done,
-    void *arg)
+sm_mcast_program(struct sm_mcast *m, sm_mcast_done_cb done, void *arg)
 {
 	uint32_t sw;
 
 	if (m->trees != NULL) {
-		m->mkey = mkey;
 		m->programming = true;
 		for (sw = 0; sw < mcast_trees_nsw(m->trees); sw++)
 			program_switch(m, sw, -1);

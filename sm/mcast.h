@@ -48,15 +48,15 @@ void sm_mcast_set_vports(struct sm_mcast *m, const struct vport_set *s);
  * alias GID): the store that says whose port each one is (NULL: none). */
 struct alias_store;
 void sm_mcast_set_alias(struct sm_mcast *m, const struct alias_store *a);
-/* Write every switch's differing blocks (master only). mkey: the M_Key
- * the switches are written with. Returns true when Sets went out (or were
+/* Write every switch's differing blocks (master only; the M_Key each
+ * presents is mad/smp.h's source's). Returns true when Sets went out (or were
  * already in flight): done (NULL: none) is then called once no MFT or
  * MulticastFDBTop Set of this module is in flight any more (joins and
  * leaves flushed meanwhile included); false: nothing to wait for, done is
  * not called. */
 typedef void (*sm_mcast_done_cb)(void *arg);
-bool sm_mcast_program(struct sm_mcast *m, uint64_t mkey,
-    sm_mcast_done_cb done, void *arg);
+bool sm_mcast_program(struct sm_mcast *m, sm_mcast_done_cb done,
+    void *arg);
 /* A group's members changed: rebuild mlid's tree and write its block on
  * the switches where it differs (only once sm_mcast_program() ran);
  * with a loop, together with the others of the next 5 ms. */

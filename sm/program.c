@@ -687,7 +687,8 @@ addr_differs(const struct programmer *pr, const struct fabric_port *port)
 	    get(i, IB_PORT_SMLID_F) != pr->sm_lid ||
 	    mad_get_field64((void *)i, 0, IB_PORT_GID_PREFIX_F) !=
 	    pr->o.subnet_prefix ||
-	    mad_get_field64((void *)i, 0, IB_PORT_MKEY_F) != pr->o.mkey;
+	    mad_get_field64((void *)i, 0, IB_PORT_MKEY_F) !=
+	    mkey_desired(&pr->o.mkeys, pr->f, (uint32_t)(port - pr->f->ports));
 }
 
 /* Port p, or its node, was not read this sweep (core/graft.h): nothing is
@@ -695,7 +696,8 @@ addr_differs(const struct programmer *pr, const struct fabric_port *port)
 static bool
 kept(const struct fabric *f, uint32_t p)
 {
-	return f->ports[p].kept || f->nodes[f->ports[p].node].kept;
+	return f->ports[p].kept || f->nodes[f->ports[p].node].kept ||
+	    f->ports[mkey_managed(f, p)].mkey_foreign;
 }
 
 /* Port p is at state from, cabled to a port at peer_min or beyond, and
@@ -770,7 +772,8 @@ phase_ports(struct programmer *pr)
 			mad_set_field(d, 0, IB_PORT_SMSL_F, 0);
 			mad_set_field64(d, 0, IB_PORT_GID_PREFIX_F,
 			    pr->o.subnet_prefix);
-			mad_set_field64(d, 0, IB_PORT_MKEY_F, pr->o.mkey);
+			mad_set_field64(d, 0, IB_PORT_MKEY_F,
+			    mkey_desired(&pr->o.mkeys, f, p));
 			mad_set_field(d, 0, IB_PORT_MKEY_PROT_BITS_F,
 			    pr->o.mkey_protect);
 			mad_set_field(d, 0, IB_PORT_MKEY_LEASE_F,
@@ -873,7 +876,8 @@ phase_tables(struct programmer *pr)
 		struct tcache *c = tcache_get(&pr->lfts, n->guid, 0, true);
 		uint32_t nb = s->max_lid / LFT_BLOCK + 1u;
 
-		if (!n->sw_info_valid || n->kept)
+		if (!n->sw_info_valid || n->kept ||
+		    f->ports[n->port0].mkey_foreign)
 			continue;
 		if (n->lft_cap && nb > (n->lft_cap + LFT_BLOCK - 1u) / LFT_BLOCK) {
 			log_warnx("program: switch 0x%016" PRIx64 ": LID %u is "

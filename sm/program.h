@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "core/fabric.h"
+#include "core/mkey.h"
 #include "routing/routing.h"
 
 struct mad_engine;
@@ -27,7 +28,7 @@ struct programmer;
 
 struct program_opts {
 	uint64_t subnet_prefix;
-	uint64_t mkey;
+	struct mkey_cfg mkeys;  /* the M_Key each end port is given */
 	uint16_t mkey_lease;
 	uint8_t mkey_protect;
 	uint8_t lmc;

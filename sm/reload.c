@@ -15,6 +15,7 @@
 
 #include "config/config.h"
 #include "core/log.h"
+#include "core/mkey.h"
 #include "core/nodemap.h"
 #include "mad/mad.h"
 #include "partitions/partitions.h"
@@ -206,7 +207,9 @@ reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 	so->state_dir = d->state_dir;
 	so->lmc = (uint8_t)c->lmc;
 	so->prog.subnet_prefix = c->subnet_prefix;
-	so->prog.mkey = c->m_key;
+	so->prog.mkeys = (struct mkey_cfg){ .key = c->m_key,
+	    .per_port = c->m_key_per_port, .takeover = c->m_key_takeover };
+	so->mkeys = d->mkeys;
 	so->prog.mkey_lease = (uint16_t)c->m_key_lease_period;
 	so->prog.mkey_protect = (uint8_t)c->m_key_protect_bits;
 	so->prog.lmc = (uint8_t)c->lmc;
@@ -232,7 +235,7 @@ reload_smstate_opts(const struct ibsmd_config *c, struct smstate_opts *o)
 	memset(o, 0, sizeof(*o));	/* fields not set here: their defaults */
 	o->priority = (uint8_t)c->sm_priority;
 	o->sm_key = c->sm_key;
-	o->mkey = c->m_key;
+	o->mkey = 0;	/* sm/mkeys presents each port's */
 	o->poll_interval = c->sm_poll_interval;
 	o->poll_retries = c->sm_poll_retries;
 }
@@ -260,6 +263,14 @@ on_diff(void *arg, const struct cfg_option *opt,
 
 	config_value_text(cur, opt, a, sizeof(a));
 	config_value_text(next, opt, b, sizeof(b));
+	if (opt->flags & CFG_F_SECRET) {
+		char ka[KEY_TEXT_LEN], kb[KEY_TEXT_LEN];
+
+		snprintf(a, sizeof(a), "%s", key_text(*(const uint64_t *)
+		    ((const char *)cur + opt->offset), ka));
+		snprintf(b, sizeof(b), "%s", key_text(*(const uint64_t *)
+		    ((const char *)next + opt->offset), kb));
+	}
 	if (opt->reloadable) {
 		log_info("reload: %s: %s -> %s", opt->name, a, b);
 		return;
@@ -413,7 +424,7 @@ apply_opts(struct daemon *d)
 	mad_engine_set_opts(d->mad, &mo);
 	reload_smstate_opts(&d->cfg, &sso);
 	smstate_set_opts(d->ss, &sso);
-	sminfo_set_mkey(d->sm, d->cfg.m_key);
+	daemon_keys(d);
 	reload_sweep_opts(d, &so);
 	sweep_set_opts(d->sweep, &so);
 	daemon_perfmgr_opts(d);

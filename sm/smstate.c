@@ -11,6 +11,7 @@
 
 #include "core/alloc.h"
 #include "core/log.h"
+#include "core/mkey.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
 
@@ -351,6 +352,8 @@ query(struct smstate *s, struct peer *p, enum qkind kind, uint8_t method,
 static void
 tell_key(struct smstate *s, struct peer *p, uint64_t key)
 {
+	char kt[KEY_TEXT_LEN], ko[KEY_TEXT_LEN];
+
 	if (key == s->o.sm_key) {
 		if (p->key_told)
 			log_info("sm: SM 0x%016" PRIx64 " now has our SM_Key: "
@@ -363,18 +366,19 @@ tell_key(struct smstate *s, struct peer *p, uint64_t key)
 	p->key_told = true;
 	p->told_key = key;
 	p->told_ours = s->o.sm_key;
+	/* keys are secrets: shown by their last digits only */
 	if (key != 0)
 		log_warnx("sm: SM 0x%016" PRIx64 " (LID %u) has SM_Key "
-		    "0x%016" PRIx64 ", ours is 0x%016" PRIx64 ": no handover "
-		    "either way until both have one key; to join it, set "
-		    "sm_key: 0x%016" PRIx64 " (OpenSM: sm_key in opensm.conf)",
-		    p->pub.guid, p->pub.lid, key, s->o.sm_key, key);
+		    "%s, ours is %s: no handover either way until both have "
+		    "one key; set the same sm_key on both (OpenSM: sm_key in "
+		    "opensm.conf)", p->pub.guid, p->pub.lid, key_text(key, kt),
+		    key_text(s->o.sm_key, ko));
 	else
 		log_warnx("sm: SM 0x%016" PRIx64 " (LID %u) answers SMInfo "
-		    "without its SM_Key (another key than ours, 0x%016" PRIx64
-		    ", or hidden by its M_Key): no handover either way until "
-		    "both have one key; set the same sm_key on both",
-		    p->pub.guid, p->pub.lid, s->o.sm_key);
+		    "without its SM_Key (another key than ours, %s, or hidden "
+		    "by its M_Key): no handover either way until both have one "
+		    "key; set the same sm_key on both", p->pub.guid, p->pub.lid,
+		    key_text(s->o.sm_key, ko));
 }
 
 /* Record an SMInfo answer of p; false when it is not p's. */

@@ -280,6 +280,21 @@ static const struct stat_key vprog_rereg[] = {
 #undef VR
 
 #define PS struct perfmgr_stats
+/* M_Keys (sm/mkeys.h): no key is ever shown, only whether one is set */
+#define MK struct mkeys_stats
+static const struct stat_key mkey_rows[] = {
+	BOOL(MK, key_set, "m_key_set"),
+	BOOL(MK, per_port, "per_port"),
+	BOOL(MK, takeover, "takeover"),
+	U64(MK, foreign, "foreign_ports"),
+	U64(MK, hidden, "foreign_hidden"),
+	U64(MK, other, "foreign_other"),
+	U64(MK, bad_key_traps, "bad_key_traps"),
+	U64(MK, unknown, "unknown_destinations"),
+	U64(MK, neighbors, "neighbors"),
+};
+#undef MK
+
 static const struct stat_key perfmgr_rows[] = {
 	BOOL(PS, enabled, "enabled"),
 	BOOL(PS, running, "running"),
@@ -647,6 +662,15 @@ status_doc(struct json *j, const struct show_status *st)
 		PUT_OBJECT(j, "mcast", st->mcast, mcast_rows);
 	if (st->perfmgr != NULL)
 		PUT_OBJECT(j, "perfmgr", st->perfmgr, perfmgr_rows);
+	if (st->mkeys != NULL) {
+		json_key(j, "mkey");
+		json_object_begin(j);
+		PUT(j, st->mkeys, mkey_rows);
+		json_kv_string(j, "last_offender",
+		    st->mkeys->last_offender[0] ? st->mkeys->last_offender :
+		    NULL);
+		json_object_end(j);
+	}
 	json_object_end(j);
 }
 

@@ -22,6 +22,7 @@
 #include "sa/sa.h"
 #include "sm/mcast.h"
 #include "sm/perfmgr.h"
+#include "sm/mkeys.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
@@ -64,6 +65,7 @@ struct show_status {
 	const struct sa_mcmember_stats *mcm;    /* NULL: none shown */
 	const struct sm_mcast_stats *mcast;     /* NULL: no multicast */
 	const struct perfmgr_stats *perfmgr;    /* NULL: none (--once) */
+	const struct mkeys_stats *mkeys;        /* NULL: none shown */
 	double now;                             /* wall clock, s since the
 						 * epoch (for "seen ... ago") */
 	const char *note;                       /* the daemon's own ("last

@@ -33,6 +33,7 @@
 #include "core/vport.h"
 #include "core/vattr.h"
 #include "routing/update.h"
+#include "sm/mkeys.h"
 
 /* Holes and failures named in one message. */
 #define SWEEP_NAMED_MAX 4
@@ -301,6 +302,9 @@ on_discovered(void *arg, const struct discover_result *r)
 
 		fabric_count(sw->next, &sw->seen);
 		sw->seen_nodes = sw->next->nnodes;
+		if (sw->o.mkeys != NULL)
+			(void)mkeys_classify(sw->o.mkeys, sw->next,
+			    sw->have_cur ? sw->cur : NULL);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		sw->seen_wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}
@@ -328,6 +332,7 @@ start_heavy(struct sweep *sw)
 	ev_timer_stop(sw->loop, &sw->timer);
 	fabric_fini(sw->next);
 	fabric_init(sw->next);
+	sw->next_live = true;
 	if (sw->persist[0])
 		log_debug("sweep: heavy sweep %" PRIu64 " started (retry %"
 		    PRIu64 ")", sw->heavy_sweeps, sw->persist_tries);
@@ -791,12 +796,15 @@ adopt_next(struct sweep *sw)
 	sw->cur_vp = sw->next_vp;
 	sw->next_vp = tv;
 	sw->cur = sw->next;
+	sw->next_live = false;
 	sw->cur_lft = sw->next_lft;
 	sw->cur_pk = sw->next_pk;
 	sw->next = tf;
 	sw->next_lft = tl;
 	sw->next_pk = tp;
 	sw->have_cur = true;
+	if (sw->o.mkeys != NULL)
+		mkeys_adopted(sw->o.mkeys, sw->cur);
 	/* Readers of the old model let go of it before it is freed. */
 	if (sw->adopt_cb != NULL)
 		sw->adopt_cb(sw->adopt_arg);

@@ -24,6 +24,7 @@
 #include "routing/routing.h"
 
 struct ev_loop;
+struct mkeys;
 struct alias_store;
 struct mad_engine;
 struct sminfo;
@@ -52,6 +53,9 @@ struct sweep_opts {
 	unsigned virt_max_ports;        /* hosts worked on at once */
 	struct alias_store *alias;      /* VF alias GUIDs: partitions members
 					 * naming one go to its physical port;
+					 * NULL: none */
+	struct mkeys *mkeys;            /* M_Keys on the wire (sm/mkeys.h):
+					 * classifies ports after discovery;
 					 * NULL: none */
 };
 
@@ -85,6 +89,11 @@ void sweep_reroute(struct sweep *sw);
  * LIDs and routes in place, keeping those that deliver, as a takeover
  * does. */
 void sweep_forget(struct sweep *sw);
+
+/* The models M_Keys are looked up in (sm/mkeys.h): the one a heavy sweep
+ * is reading (NULL between sweeps) and the one in use (NULL: none). */
+void sweep_key_view(const struct sweep *sw, const struct fabric **fresh,
+    const struct fabric **cur);
 
 /* Write the stats file now (the SM state changed between sweeps). */
 void sweep_write_stats(struct sweep *sw);

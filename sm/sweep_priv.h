@@ -77,6 +77,7 @@ struct sweep {
 	 * new one swaps the pointers, so the model in use never moves while
 	 * readers (the SA's view) hold it */
 	struct fabric fab[2], *cur, *next;
+	bool next_live;         /* a heavy sweep is building next */
 	struct lft_set lfts[2], *cur_lft, *next_lft;
 	struct pkey_tables pks[2], *cur_pk, *next_pk;
 	/* the end ports' P_Key tables as the devices hold them, read by

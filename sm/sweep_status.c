@@ -193,6 +193,14 @@ sweep_get_status(const struct sweep *sw, struct sweep_status *st)
 	}
 }
 
+void
+sweep_key_view(const struct sweep *sw, const struct fabric **fresh,
+    const struct fabric **cur)
+{
+	*fresh = sw->next_live ? sw->next : NULL;
+	*cur = sw->have_cur ? sw->cur : NULL;
+}
+
 const struct fabric *
 sweep_fabric(const struct sweep *sw)
 {

@@ -39,7 +39,6 @@ struct vfguid {
 	struct alias_store *st;
 	const struct fabric *f;
 	char path[4096];
-	uint64_t m_key;
 	uint64_t sets, confirmed, failed;
 	uint64_t adopted;       /* device entries taken into the store */
 	uint64_t restored;      /* blocks written back: the device lost them */
@@ -162,7 +161,7 @@ save_soon(struct vfguid *vg)
 
 struct vfguid *
 vfguid_new(struct ev_loop *loop, struct mad_engine *mad,
-    const char *state_dir, uint8_t guid_byte, uint64_t m_key)
+    const char *state_dir, uint8_t guid_byte)
 {
 	struct vfguid *vg = xcalloc(1, sizeof(*vg));
 
@@ -170,7 +169,6 @@ vfguid_new(struct ev_loop *loop, struct mad_engine *mad,
 	ev_timer_init(&vg->save_timer, save_cb, SAVE_DELAY, 0.);
 	vg->save_timer.data = vg;
 	vg->mad = mad;
-	vg->m_key = m_key;
 	vg->st = alias_store_new(guid_byte);
 	guid_hash_init(&vg->said);
 	snprintf(vg->path, sizeof(vg->path), "%s/%s", state_dir, ALIAS_FILE);
@@ -287,7 +285,7 @@ program(struct vfguid *vg, uint32_t p, unsigned block)
 		.method = MAD_SET, .attr = ATTR_GUID_INFO, .mod = block,
 		.path = fabric_port_path(f, p),
 		.dest = f->nodes[port->node].guid, .data = data,
-		.mkey = vg->m_key, .drop = req_drop,
+		.drop = req_drop,
 	};
 	if (r.path == NULL) {
 		r.dlid = port->lid;
@@ -418,7 +416,9 @@ vfguid_program(struct vfguid *vg, vfguid_done_cb done_cb, void *arg)
 	uint64_t tab[ALIAS_MAX_INDEX], dev[ALIAS_PER_BLOCK];
 
 	for (uint32_t p = 0; f != NULL && p < f->nports; p++) {
-		if (!fabric_port_is_endport(f, p) || f->ports[p].guid == 0)
+		/* a port holding another SM's M_Key is left alone */
+		if (!fabric_port_is_endport(f, p) || f->ports[p].guid == 0 ||
+		    f->ports[p].mkey_foreign)
 			continue;
 		alias_port_table(vg->st, f->ports[p].guid, tab);
 		for (unsigned b = 0; b < ALIAS_MAX_INDEX / ALIAS_PER_BLOCK; b++)

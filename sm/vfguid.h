@@ -28,7 +28,7 @@ struct vfguid;
 /* Load <state_dir>/alias_guids (missing: empty; bad lines logged and
  * skipped). */
 struct vfguid *vfguid_new(struct ev_loop *loop, struct mad_engine *mad,
-    const char *state_dir, uint8_t guid_byte, uint64_t m_key);
+    const char *state_dir, uint8_t guid_byte);
 void vfguid_free(struct vfguid *vg);
 struct alias_store *vfguid_store(struct vfguid *vg);
 /* The model in use (what port indices of vfguid_changed refer to); a new
