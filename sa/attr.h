@@ -71,6 +71,9 @@ struct sa_req {
 	uint64_t comp_mask;
 	bool trusted;           /* carried SM_Key == sa_key (0 too, when
 				 * sa_key is 0) */
+	bool keys;              /* trusted with an sa_key no host knows by
+				 * default (not 0 or OpenSM's 1): M_Keys
+				 * and SM_Keys are shown */
 	const uint8_t *rec;     /* the request's record: rec_size bytes of
 				 * the attribute, zero-padded if the MAD was
 				 * shorter */

@@ -195,12 +195,12 @@ static const struct sa_comp portinfo_comp[] = {
 #define PIR_COMP_LID 0
 #define PIR_COMP_CAPMASK 7
 
-/* Hide the M_Key from untrusted requesters, select, add. */
+/* Hide the M_Key from requesters without a secret sa_key, select, add. */
 static void
 portinfo_keep(const struct sa_req *q, uint64_t mask, bool capbits,
     uint32_t want_cap, uint8_t *tmp, struct sa_out *out)
 {
-	if (!q->trusted)
+	if (!q->keys)
 		memset(tmp + 4, 0, 8);          /* M_Key */
 	if (capbits && (sa_get_bits(tmp, 32 + 160, 32) & want_cap) !=
 	    want_cap)
@@ -297,8 +297,8 @@ sminfo_get(const struct sa_ctx *c, const struct sa_req *q,
 		memset(tmp, 0, sizeof(tmp));
 		sa_set_bits(tmp, 0, 16, s->lid);
 		sa_set_bits(tmp, 32, 64, s->guid);
-		/* The SM_Key only to trusted requesters. */
-		sa_set_bits(tmp, 96, 64, q->trusted ? s->sm_key : 0);
+		/* The SM_Key only to requesters with a secret sa_key. */
+		sa_set_bits(tmp, 96, 64, q->keys ? s->sm_key : 0);
 		sa_set_bits(tmp, 160, 32, s->act_count);
 		sa_set_bits(tmp, 192, 4, s->priority);
 		sa_set_bits(tmp, 196, 4, s->state);

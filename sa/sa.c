@@ -458,6 +458,10 @@ sa_dispatch(struct sa *sa, const struct transport_rx *rx)
 	/* As OpenSM: the key equal to sa_key is trusted, 0 included (with
 	 * sa_key 0, every request is). */
 	q.trusted = key == sa->o.sa_key;
+	/* Keys are shown only for a secret sa_key: 0 and 1 (OpenSM's
+	 * default) are every host's, and would hand any host the M_Key of
+	 * every port (issue 29). */
+	q.keys = q.trusted && sa->o.sa_key > 1;
 	q.mad = mad;
 	q.len = rx->len;
 	q.from = rx->from;
