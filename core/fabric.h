@@ -58,7 +58,8 @@ struct fabric_port {
 				 * while it flaps (sm/holddown.h) */
 	uint8_t mkey_foreign;   /* managed port (a CA port, a switch's port
 				 * 0) holding an M_Key this SM does not give
-				 * (core/mkey.h): nothing is written to it */
+				 * (core/mkey.h: MKEY_HIDDEN or MKEY_OTHER;
+				 * 0: ours): nothing is written to it */
 };
 
 struct fabric_node {

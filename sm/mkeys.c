@@ -229,7 +229,7 @@ mkeys_classify(struct mkeys *mk, struct fabric *fresh,
 			if (seen == MKEY_OTHER && mk->cfg.takeover)
 				seen = MKEY_OURS;
 			was = guid_hash_get(&mk->told, g);
-			port->mkey_foreign = seen != MKEY_OURS;
+			port->mkey_foreign = (uint8_t)seen;
 			if (seen == MKEY_OURS) {
 				if (was == 1) {
 					log_info("mkey: %s answers to our M_Key "
@@ -402,4 +402,44 @@ mkeys_bad_key(struct mkeys *mk, const struct fabric *f,
 	    key_text(t->mkey, kb), t->method == 0x02 ? "Set" :
 	    t->method == 0x01 ? "Get" : t->method == 0x07 ? "TrapRepress" :
 	    "request", t->attr, t->mod, t->dr ? ", directed route" : "");
+}
+
+static void
+provoked(void *arg, int status, const uint8_t *resp)
+{
+	(void)arg;
+	(void)status;
+	(void)resp;
+}
+
+unsigned
+mkeys_provoke(struct mkeys *mk, struct mad_engine *mad,
+    const struct fabric *f)
+{
+	unsigned n = 0;
+	uint32_t p;
+
+	if (!mk->cfg.takeover)
+		return 0;
+	for (p = 0; p < f->nports; p++) {
+		const struct fabric_port *port = &f->ports[p];
+		const struct fabric_node *nd = &f->nodes[port->node];
+		struct smp_req r = { .method = MAD_SET, .attr = ATTR_NODE_DESC,
+		    .dest = nd->guid };
+
+		if (port->mkey_foreign != MKEY_HIDDEN || mkey_managed(f, p) != p ||
+		    mad_get_field((void *)port->info, 0, IB_PORT_MKEY_LEASE_F) == 0)
+			continue;
+		r.path = nd->type == NODE_SWITCH ? &f->paths[nd->path] :
+		    fabric_port_path(f, p);
+		if (r.path == NULL)
+			continue;
+		if (smp_request(mad, &r, provoked, NULL) == 0)
+			n++;
+	}
+	if (n > 0)
+		log_info("mkey: %u port%s holding a key we do not know sent a "
+		    "request that starts their lease (m_key_takeover)", n,
+		    n == 1 ? "" : "s");
+	return n;
 }

@@ -47,6 +47,14 @@ uint64_t mkeys_header(void *mk, const struct smp_req *q);
 unsigned mkeys_classify(struct mkeys *mk, struct fabric *fresh,
     const struct fabric *cur);
 
+/* m_key_takeover: a port whose key is hidden from us can only be taken
+ * once its lease runs out, and a lease starts at a request with a wrong
+ * key: send each such port of f one (a SubnSet of NodeDescription, which
+ * changes nothing even where it passes), once per call, when its lease
+ * period is not 0. Returns how many were sent. */
+unsigned mkeys_provoke(struct mkeys *mk, struct mad_engine *mad,
+    const struct fabric *f);
+
 /* After a model is adopted: remember who is cabled to whom (the
  * neighbour map), saved when it changed. */
 void mkeys_adopted(struct mkeys *mk, const struct fabric *f);

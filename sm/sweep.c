@@ -302,9 +302,11 @@ on_discovered(void *arg, const struct discover_result *r)
 
 		fabric_count(sw->next, &sw->seen);
 		sw->seen_nodes = sw->next->nnodes;
-		if (sw->o.mkeys != NULL)
-			(void)mkeys_classify(sw->o.mkeys, sw->next,
-			    sw->have_cur ? sw->cur : NULL);
+		if (sw->o.mkeys != NULL &&
+		    mkeys_classify(sw->o.mkeys, sw->next,
+		    sw->have_cur ? sw->cur : NULL) > 0 &&
+		    smstate_may_write(sw->ss))
+			(void)mkeys_provoke(sw->o.mkeys, sw->mad, sw->next);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		sw->seen_wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}
