@@ -416,7 +416,7 @@ unsigned
 mkeys_provoke(struct mkeys *mk, struct mad_engine *mad,
     const struct fabric *f)
 {
-	unsigned n = 0;
+	unsigned n = 0, longest = 0, lease;
 	uint32_t p;
 
 	if (!mk->cfg.takeover)
@@ -427,19 +427,24 @@ mkeys_provoke(struct mkeys *mk, struct mad_engine *mad,
 		struct smp_req r = { .method = MAD_SET, .attr = ATTR_NODE_DESC,
 		    .dest = nd->guid };
 
+		lease = (unsigned)mad_get_field((void *)port->info, 0,
+		    IB_PORT_MKEY_LEASE_F);
 		if (port->mkey_foreign != MKEY_HIDDEN || mkey_managed(f, p) != p ||
-		    mad_get_field((void *)port->info, 0, IB_PORT_MKEY_LEASE_F) == 0)
+		    lease == 0)
 			continue;
 		r.path = nd->type == NODE_SWITCH ? &f->paths[nd->path] :
 		    fabric_port_path(f, p);
 		if (r.path == NULL)
 			continue;
-		if (smp_request(mad, &r, provoked, NULL) == 0)
+		if (smp_request(mad, &r, provoked, NULL) == 0) {
 			n++;
+			if (lease > longest)
+				longest = lease;
+		}
 	}
 	if (n > 0)
 		log_info("mkey: %u port%s holding a key we do not know sent a "
 		    "request that starts their lease (m_key_takeover)", n,
 		    n == 1 ? "" : "s");
-	return n;
+	return longest;
 }

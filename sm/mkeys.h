@@ -51,7 +51,8 @@ unsigned mkeys_classify(struct mkeys *mk, struct fabric *fresh,
  * once its lease runs out, and a lease starts at a request with a wrong
  * key: send each such port of f one (a SubnSet of NodeDescription, which
  * changes nothing even where it passes), once per call, when its lease
- * period is not 0. Returns how many were sent. */
+ * period is not 0. Returns the longest lease period (s) of those sent
+ * one, 0 for none: a heavy sweep after it finds them readable. */
 unsigned mkeys_provoke(struct mkeys *mk, struct mad_engine *mad,
     const struct fabric *f);
 

@@ -280,6 +280,8 @@ on_vports_read(void *arg, const struct vports_result *r)
 	smstate_elect(sw->ss, sw->next, on_elected, sw);
 }
 
+static void sw_lease_wait(struct sweep *sw, unsigned lease);
+
 static void
 on_discovered(void *arg, const struct discover_result *r)
 {
@@ -306,7 +308,8 @@ on_discovered(void *arg, const struct discover_result *r)
 		    mkeys_classify(sw->o.mkeys, sw->next,
 		    sw->have_cur ? sw->cur : NULL) > 0 &&
 		    smstate_may_write(sw->ss))
-			(void)mkeys_provoke(sw->o.mkeys, sw->mad, sw->next);
+			sw_lease_wait(sw, mkeys_provoke(sw->o.mkeys, sw->mad,
+			    sw->next));
 		clock_gettime(CLOCK_REALTIME, &ts);
 		sw->seen_wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}
@@ -675,6 +678,17 @@ hd_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	sweep_request(sw, true);
+}
+
+/* Leases started on purpose (m_key_takeover): a heavy sweep once the
+ * longest has run out reads those ports again. */
+static void
+sw_lease_wait(struct sweep *sw, unsigned lease)
+{
+	if (lease == 0 || ev_is_active(&sw->mkey_timer))
+		return;
+	ev_timer_set(&sw->mkey_timer, lease + 1.0, 0.);
+	ev_timer_start(sw->loop, &sw->mkey_timer);
 }
 
 static void
@@ -1105,6 +1119,8 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	sw->hd = holddown_new(HOLDDOWN_SECS);
 	ev_timer_init(&sw->hd_timer, hd_timer_cb, 0., 0.);
 	sw->hd_timer.data = sw;
+	ev_timer_init(&sw->mkey_timer, hd_timer_cb, 0., 0.);
+	sw->mkey_timer.data = sw;
 	return sw;
 }
 
@@ -1121,6 +1137,7 @@ sweep_free(struct sweep *sw)
 	ev_idle_stop(sw->loop, &sw->idle);
 	ev_timer_stop(sw->loop, &sw->timer);
 	ev_timer_stop(sw->loop, &sw->hd_timer);
+	ev_timer_stop(sw->loop, &sw->mkey_timer);
 	holddown_free(sw->hd);
 	program_free(sw->prog);
 	vports_free(sw->vports);

@@ -66,6 +66,7 @@ struct sweep {
 	ev_timer timer;         /* light sweep period / retry after failure */
 	struct holddown *hd;    /* flapping links held out of routing */
 	ev_timer hd_timer;      /* a heavy sweep when the first is released */
+	ev_timer mkey_timer;    /* a heavy sweep once provoked leases ran out */
 	struct lid_map *lids;
 	struct programmer *prog;
 	char guid2lid[4096], stats[4096], vlids_path[4096];
