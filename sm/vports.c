@@ -1073,9 +1073,10 @@ vports_discover(struct vports *v, const struct fabric *f,
 	for (uint32_t p = 0; p < f->nports; p++) {
 		const struct fabric_port *port = &f->ports[p];
 
+		/* a host holding another SM's M_Key is left alone */
 		if (f->nodes[port->node].type != NODE_CA || !port->present ||
 		    !port->info_valid || port->state < PORT_INIT ||
-		    !vports_capable(port->info))
+		    !vports_capable(port->info) || port->mkey_foreign)
 			continue;
 		vport_host_add(s, p);
 	}
@@ -1145,9 +1146,10 @@ vports_discover_changed(struct vports *v, const struct fabric *f,
 	for (uint32_t p = 0; p < f->nports; p++) {
 		const struct fabric_port *port = &f->ports[p];
 
+		/* a host holding another SM's M_Key is left alone */
 		if (f->nodes[port->node].type != NODE_CA || !port->present ||
 		    !port->info_valid || port->state < PORT_INIT ||
-		    !vports_capable(port->info))
+		    !vports_capable(port->info) || port->mkey_foreign)
 			continue;
 		vport_host_add(s, p);
 	}
