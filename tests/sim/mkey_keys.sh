@@ -4,14 +4,17 @@
 # and no two are equal; a fresh ibsmd (an empty state directory: no LIDs,
 # no neighbour map remembered) with the same configuration presents the
 # same keys and writes no PortInfo. Every key is read from the fabric
-# (smpquery portinfo, ibsim keeps what was written), never from ibsmd.
+# (smpdump of PortInfo at protection level 0, where anyone may read it;
+# the simulated devices keep the keys, tests/fixture/mkeyfix.c), never
+# from ibsmd.
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
 
 net=$FABRICS/slowlink.net
 secret=0x5ec2e75ec2e75ec2
 sim_start "$net"
-SM_EXTRA_ARGS="-O m_key=$secret -O m_key_per_port=true -O m_key_protect_bits=1 -O m_key_lease_period=60"
+mkey_enforce
+SM_EXTRA_ARGS="-O m_key=$secret -O m_key_per_port=true -O m_key_protect_bits=0"
 sm_start -R minhop
 wait_subnet_up 60
 fabcheck --dump-lids "$T/lids" || fail "fabric check failed"
