@@ -580,6 +580,25 @@ client_rereg_sets() {
 		if ($i == "client_rereg_sets") n += $(i + 1) } END { print n + 0 }' "$1"
 }
 
+# mkey_enforce: from now on the simulated devices enforce M_Key
+# (tests/fixture/mkeyfix.c): every simulated client started after this
+# call (the SM, the diags, a rogue) shares one state, $T/mkey.state.
+mkey_enforce() {
+	UMADFIX_MKEY=$T/mkey.state
+	export UMADFIX_MKEY
+	log "M_Key enforced by the simulated devices ($UMADFIX_MKEY)"
+}
+
+# mkey_stat FILE FIELD: the sum of FIELD (checked, passed, hidden,
+# dropped_gets, dropped_sets, dropped_repress, traps, lease_expiries,
+# unresolved) over the "mkey:" lines of a UMADFIX_STATS file (each process
+# appends one at exit); 0 when there is none.
+mkey_stat() {
+	[ -r "$1" ] || { echo 0; return 0; }
+	awk -v k="$2" '/ mkey: / { for (i = 3; i < NF; i++) if ($i == k) n += $(i + 1) }
+	    END { print n + 0 }' "$1"
+}
+
 stat_get() {
 	local f=$T/state/stats v
 	[ -r "$f" ] || { printf '%s\n' "${2:-}"; return 1; }

@@ -150,3 +150,5 @@ SIM_TESTS += tests/sim/vport_pkey_indices.sh
 # check of Prometheus' text exposition format)
 SIM_TESTS += tests/sim/perfmgr.sh
 EXTRA_DIST += tests/sim/promcheck.py
+# issue 29: the simulated devices enforce M_Key, proven against OpenSM
+SIM_TESTS += tests/sim/mkey_fixture.sh
