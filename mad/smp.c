@@ -104,6 +104,12 @@ smp_set_mkey_source(smp_mkey_fn fn, void *arg)
 	mkey_arg = arg;
 }
 
+uint64_t
+smp_mkey_for(const struct smp_req *q)
+{
+	return mkey_fn != NULL ? mkey_fn(mkey_arg, q) : 0;
+}
+
 /* The whole SMP of q into mad (zeroed), but its TID. Fields whose value
  * is 0 are left as the zeroed MAD has them. By byte offset (mad/mad.h's
  * and smp.h's): this runs at every attempt of every SMP. */

@@ -57,6 +57,9 @@ typedef void (*smp_done_cb)(void *arg, int status, const uint8_t *resp);
  * port); fn NULL: none. */
 typedef uint64_t (*smp_mkey_fn)(void *arg, const struct smp_req *q);
 void smp_set_mkey_source(smp_mkey_fn fn, void *arg);
+/* The M_Key the source gives a destination (0 without a source): for
+ * MADs built outside the request machinery (a TrapRepress). */
+uint64_t smp_mkey_for(const struct smp_req *q);
 
 /* Register the agents of both SM classes on the engine's port, accepting
  * the requests an SM is sent: Get and Set (SMInfo), Trap, TrapRepress.

@@ -139,10 +139,16 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	if (trap == TRAP_SM_LOCAL_CHANGES &&
 	    (hdr(d, IB_NOTICE_DATA_144_CAPMASK_F) & CAP_IS_SM))
 		smstate_note_sm(s->ss, issuer);
-	/* Hardware repeats a trap until it is repressed. */
+	/* Hardware repeats a trap until it is repressed; the TrapRepress
+	 * passes the port's M_Key check like any SMP (a wrong key is a
+	 * violation: a trap 256, repressed wrongly again...). */
 	mad_set_method(m, MAD_TRAPREPRESS);
-	if (slid != 0)
+	if (slid != 0) {
+		struct smp_req to = { .dlid = slid };
+
+		mad_set_field64(m, 0, IB_MAD_MKEY_F, smp_mkey_for(&to));
 		reply(s, m, slid);
+	}
 	s->cb(s->arg, trap, issuer);
 	if (s->notice_cb != NULL)
 		s->notice_cb(s->notice_arg, d, slid);

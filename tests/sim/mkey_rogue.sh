@@ -38,7 +38,9 @@ UMADFIX_STATS=$T/m.stats ha_start m h0 -p 10
 ha_wait_up m 60
 UMADFIX_STATS=$T/s.stats ha_start s h1 -p 5
 ha_wait_state s STANDBY 60
-fabcheck >/dev/null || fail "fabric check failed under m"
+read -r guid_m _ <<<"$(ha_port h0)"
+read -r guid_s _ <<<"$(ha_port h1)"
+fabcheck --sm-guid "$guid_m" >"$T/fab.out" 2>&1 || fail "fabric check failed under m: $(tail -5 "$T/fab.out")"
 
 # DR paths from h3: h3[1]-sw2[2]; sw2[1]-h2; sw2[6]-sw1[6]; sw1[5]-sw0[5]
 SW2=0,1
@@ -58,12 +60,12 @@ LID_SW0=$(lid_of 0,1,6,5)
 
 # ---- 2. the rogue
 traps0=$(ha_status m mkey bad_key_traps)
-rogue ibportstate -D $SW2 1 disable >"$T/rogue.out" 2>&1 || true
-rogue "$SMPSET" -D $SW1 0x19 0 "$(printf 'ff%.0s' $(seq 64))" >>"$T/rogue.out" 2>&1 &&
+rogue ibportstate -t 200 -D $SW2 1 disable >"$T/rogue.out" 2>&1 || true
+rogue "$SMPSET" -t 200 -D $SW1 0x19 0 "$(printf 'ff%.0s' $(seq 64))" >>"$T/rogue.out" 2>&1 &&
     fail "the SubnSet of sw1's LFT block 0 was answered: $(tail -3 "$T/rogue.out")"
-rogue "$SMPSET" -D $H2 0x16 0 "$(printf '00%.0s' $(seq 64))" >>"$T/rogue.out" 2>&1 &&
+rogue "$SMPSET" -t 200 -D $H2 0x16 0 "$(printf '00%.0s' $(seq 64))" >>"$T/rogue.out" 2>&1 &&
     fail "the SubnSet of h2's P_Key table was answered: $(tail -3 "$T/rogue.out")"
-rogue "$SMPSET" -L "$LID_SW0" 0x15 5 "$(printf '00%.0s' $(seq 64))" >>"$T/rogue.out" 2>&1 &&
+rogue "$SMPSET" -t 200 -L "$LID_SW0" 0x15 5 "$(printf '00%.0s' $(seq 64))" >>"$T/rogue.out" 2>&1 &&
     fail "the LID-routed PortInfo Set of sw0 was answered: $(tail -3 "$T/rogue.out")"
 snap after
 for f in lft pk state; do
@@ -81,13 +83,13 @@ log "m received the traps 256 and names the rogue: $offender"
 
 # ---- 3. ibsmd keeps managing
 sim_cmd 'Unlink "h4"[1]'
-poll_until 30 fabcheck --down 'h4[1]' >/dev/null || fail "fabric wrong after h4's cable was pulled"
+poll_until 30 fabcheck --sm-guid "$guid_m" --down 'h4[1]' >/dev/null || fail "fabric wrong after h4's cable was pulled"
 sim_cmd 'ReLink "h4"[1]'
-poll_until 30 fabcheck >/dev/null || fail "fabric wrong after h4's cable came back"
+poll_until 30 fabcheck --sm-guid "$guid_m" >/dev/null || fail "fabric wrong after h4's cable came back"
 ha_ctl m reload >/dev/null || fail "m's reload failed"
 ha_kill m TERM
 ha_wait_state s MASTER 30
-poll_until 30 fabcheck >/dev/null || fail "fabric wrong after s took over"
+poll_until 30 fabcheck --sm-guid "$guid_s" >/dev/null || fail "fabric wrong after s took over"
 ha_stop_all
 for n in m s; do
 	for k in dropped_gets dropped_sets; do
