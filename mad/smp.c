@@ -95,13 +95,21 @@ valid(const struct smp_req *q)
 }
 
 static smp_mkey_fn mkey_fn;
+static smp_mkey_known_fn mkey_known_fn;
 static void *mkey_arg;
 
 void
-smp_set_mkey_source(smp_mkey_fn fn, void *arg)
+smp_set_mkey_source(smp_mkey_fn fn, smp_mkey_known_fn known, void *arg)
 {
 	mkey_fn = fn;
+	mkey_known_fn = known;
 	mkey_arg = arg;
+}
+
+bool
+smp_mkey_known(const struct smp_req *q)
+{
+	return mkey_known_fn == NULL || mkey_known_fn(mkey_arg, q);
 }
 
 uint64_t

@@ -7,6 +7,7 @@
 #ifndef IBSMD_SMP_H
 #define IBSMD_SMP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/fabric.h"
@@ -56,10 +57,16 @@ typedef void (*smp_done_cb)(void *arg, int status, const uint8_t *resp);
  * our own PortInfo Set). One source for the process (an SM owns one
  * port); fn NULL: none. */
 typedef uint64_t (*smp_mkey_fn)(void *arg, const struct smp_req *q);
-void smp_set_mkey_source(smp_mkey_fn fn, void *arg);
+/* known(arg, req): false when the destination holds a key the source
+ * does not know (the key it gives is then a guess, and a wrong one is a
+ * violation: nothing optional is sent there). NULL: always known. */
+typedef bool (*smp_mkey_known_fn)(void *arg, const struct smp_req *q);
+void smp_set_mkey_source(smp_mkey_fn fn, smp_mkey_known_fn known,
+    void *arg);
 /* The M_Key the source gives a destination (0 without a source): for
  * MADs built outside the request machinery (a TrapRepress). */
 uint64_t smp_mkey_for(const struct smp_req *q);
+bool smp_mkey_known(const struct smp_req *q);
 
 /* Register the agents of both SM classes on the engine's port, accepting
  * the requests an SM is sent: Get and Set (SMInfo), Trap, TrapRepress.

@@ -434,7 +434,7 @@ daemon_keys(struct daemon *d)
 	if (d->mkeys == NULL) {
 		snprintf(path, sizeof(path), "%s/mkey_neighbors", d->state_dir);
 		d->mkeys = mkeys_new(key_view, d, d->guid, path);
-		smp_set_mkey_source(mkeys_header, d->mkeys);
+		smp_set_mkey_source(mkeys_header, mkeys_known, d->mkeys);
 	}
 	mkeys_configure(d->mkeys, &c);
 	/* SMInfo requesters that pass our own port's key check see our
@@ -534,6 +534,9 @@ daemon_on_trap(void *arg, unsigned trap, uint16_t issuer)
 	uint32_t p = f != NULL ? fabric_port_by_lid(f, issuer) : FABRIC_NONE;
 	char name[128];
 
+	/* Bad M_Key: sm/mkeys names the port and the requester */
+	if (trap == MKEY_TRAP_BAD_MKEY)
+		return;
 	/* Name the issuer from the model in use (its LID is the switch's
 	 * or the CA port's). */
 	if (p != FABRIC_NONE && f->nodes[f->ports[p].node].type == NODE_SWITCH)
@@ -590,7 +593,8 @@ bad_key(struct daemon *d, const uint8_t *notice)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	mkeys_bad_key(d->mkeys, f, &t, (double)ts.tv_sec + ts.tv_nsec / 1e9);
 	if (!smstate_may_write(d->ss) || f == NULL ||
-	    (p = fabric_port_by_lid(f, t.issuer)) == FABRIC_NONE)
+	    (p = fabric_port_by_lid(f, t.issuer)) == FABRIC_NONE ||
+	    f->ports[mkey_managed(f, p)].mkey_foreign)
 		return;
 	{
 		struct smp_req r = {

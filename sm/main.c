@@ -740,7 +740,7 @@ close_all(struct daemon *d)
 	ctl_close(d->ctl);
 	sa_free(d->sa);
 	perfmgr_free(d->perfmgr);
-	smp_set_mkey_source(NULL, NULL);
+	smp_set_mkey_source(NULL, NULL, NULL);
 	mkeys_free(d->mkeys);
 	devread_free(d->devread);
 	free(d->vport_pk);

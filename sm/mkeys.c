@@ -181,6 +181,28 @@ mkeys_header(void *arg, const struct smp_req *q)
 	return unknown_key(mk, fresh != NULL ? fresh : cur, q);
 }
 
+bool
+mkeys_known(void *arg, const struct smp_req *q)
+{
+	struct mkeys *mk = arg;
+	const struct fabric *fresh = NULL, *cur = NULL, *f;
+	uint32_t mp;
+
+	if (mk->cfg.key == 0 && !mk->cfg.takeover)
+		return true;
+	mk->view(mk->arg, &fresh, &cur);
+	f = fresh;
+	if ((mp = find(fresh, q)) == FABRIC_NONE || !fresh->ports[mp].info_valid) {
+		f = cur;
+		mp = find(cur, q);
+	}
+	/* a destination no model knows is presented a guess with per-port
+	 * keys (the neighbour map's, or none) */
+	if (mp == FABRIC_NONE)
+		return !mk->cfg.per_port;
+	return !f->ports[mp].mkey_foreign;
+}
+
 static const char *
 port_name(const struct fabric *f, uint32_t mp, char *buf, size_t len)
 {

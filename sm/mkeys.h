@@ -37,8 +37,11 @@ void mkeys_free(struct mkeys *mk);
 void mkeys_configure(struct mkeys *mk, const struct mkey_cfg *c);
 const struct mkey_cfg *mkeys_cfg(const struct mkeys *mk);
 
-/* The M_Key a request presents (an smp_mkey_fn). */
+/* The M_Key a request presents (an smp_mkey_fn), and whether it is the
+ * one its destination holds as far as we know (an smp_mkey_known_fn:
+ * false for a port marked as holding another key). */
 uint64_t mkeys_header(void *mk, const struct smp_req *q);
+bool mkeys_known(void *mk, const struct smp_req *q);
 
 /* After a discovery: classify every managed port read in fresh (the
  * PortInfo as read, against the key its Get presented), mark those that

@@ -146,8 +146,14 @@ handle_trap(struct sminfo *s, uint8_t *m, uint16_t slid)
 	if (slid != 0) {
 		struct smp_req to = { .dlid = slid };
 
-		mad_set_field64(m, 0, IB_MAD_MKEY_F, smp_mkey_for(&to));
-		reply(s, m, slid);
+		/* not where our key would be wrong: an unrepressed trap
+		 * comes again now and then, a wrongly repressed one at
+		 * once, with a trap 256 */
+		if (smp_mkey_known(&to)) {
+			mad_set_field64(m, 0, IB_MAD_MKEY_F,
+			    smp_mkey_for(&to));
+			reply(s, m, slid);
+		}
 	}
 	s->cb(s->arg, trap, issuer);
 	if (s->notice_cb != NULL)

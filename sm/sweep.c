@@ -235,6 +235,8 @@ sw_arm_timer(struct sweep *sw, double after)
 /* ---- heavy sweep ---- */
 
 /* The election after discovery decides whether this sweep programs. */
+static void sw_lease_wait(struct sweep *sw, unsigned lease);
+
 static void
 on_elected(void *arg, bool master)
 {
@@ -244,10 +246,15 @@ on_elected(void *arg, bool master)
 		return;
 	sw->t_elected = sw_now();
 	sw->elect_secs = sw->t_elected - sw->t_discovered;
-	if (!master)
+	if (!master) {
 		sw_fsm(sw, EV_STANDING_BY);
-	else
-		sw_fsm(sw, sw->learn ? EV_INHERIT : EV_DISCOVERED);
+		return;
+	}
+	/* ports holding keys we do not know, to be taken (the master's
+	 * business only) */
+	if (sw->foreign > 0)
+		sw_lease_wait(sw, mkeys_provoke(sw->o.mkeys, sw->mad, sw->next));
+	sw_fsm(sw, sw->learn ? EV_INHERIT : EV_DISCOVERED);
 }
 
 static void
@@ -280,8 +287,6 @@ on_vports_read(void *arg, const struct vports_result *r)
 	smstate_elect(sw->ss, sw->next, on_elected, sw);
 }
 
-static void sw_lease_wait(struct sweep *sw, unsigned lease);
-
 static void
 on_discovered(void *arg, const struct discover_result *r)
 {
@@ -304,12 +309,9 @@ on_discovered(void *arg, const struct discover_result *r)
 
 		fabric_count(sw->next, &sw->seen);
 		sw->seen_nodes = sw->next->nnodes;
-		if (sw->o.mkeys != NULL &&
+		sw->foreign = sw->o.mkeys == NULL ? 0 :
 		    mkeys_classify(sw->o.mkeys, sw->next,
-		    sw->have_cur ? sw->cur : NULL) > 0 &&
-		    smstate_may_write(sw->ss))
-			sw_lease_wait(sw, mkeys_provoke(sw->o.mkeys, sw->mad,
-			    sw->next));
+		    sw->have_cur ? sw->cur : NULL);
 		clock_gettime(CLOCK_REALTIME, &ts);
 		sw->seen_wall = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	}

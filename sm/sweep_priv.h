@@ -79,6 +79,7 @@ struct sweep {
 	 * readers (the SA's view) hold it */
 	struct fabric fab[2], *cur, *next;
 	bool next_live;         /* a heavy sweep is building next */
+	unsigned foreign;       /* its managed ports holding other M_Keys */
 	struct lft_set lfts[2], *cur_lft, *next_lft;
 	struct pkey_tables pks[2], *cur_pk, *next_pk;
 	/* the end ports' P_Key tables as the devices hold them, read by

@@ -17,7 +17,7 @@ command -v opensm >/dev/null || skip "opensm not installed"
 
 KEY=0x0123456789abcdef
 sim_start "$FABRICS/slowlink.net"
-mkey_enforce
+[ -n "${NO_ENFORCE:-}" ] || mkey_enforce
 
 # osm NAME HOST PRIORITY: OpenSM with the key, polling every 0.5 s
 osm() {
@@ -32,7 +32,7 @@ sminfo_polling_timeout 500
 polling_retry_number 2
 EOF2
 	SIM_HOST=$host OSM_CACHE_DIR=$T/$name/state OSM_TMP_DIR=$T/$name/state \
-	    UMADFIX_STATS=$T/$name.stats LD_PRELOAD=$SIM_PRELOAD \
+	    UMADFIX_STATS=$T/$name.stats UMADFIX_DEBUG=${OSM_DEBUG:-} LD_PRELOAD=$SIM_PRELOAD \
 	    opensm -F "$T/$name/opensm.conf" -d2 -f "$T/$name.log" \
 	    --dump_files_dir "$T/$name/state" >>"$T/$name.out" 2>&1 8>&- &
 	pid=$!
@@ -52,7 +52,7 @@ m_key_lease_period: 60
 sm_poll_interval: 0.5
 sm_poll_retries: 3
 EOF2
-UMADFIX_STATS=$T/i.stats ha_start i h1 -p 12
+UMADFIX_STATS=$T/i.stats ha_start i h1 -p 12 -l debug
 ha_wait_state i MASTER 60
 ha_wait_up i 60
 [ "$(ha_status i sm handovers_taken)" = 1 ] ||
