@@ -599,6 +599,18 @@ mkey_stat() {
 	    END { print n + 0 }' "$1"
 }
 
+# mkey_port GUID [FIELD]: what the simulated port (a CA port's GUID, or a
+# switch's port 0 GUID) holds, as tests/fixture/mkeystate prints it from
+# the state file: the whole line, or one field (lid, smlid, mkey, prot,
+# lease, viol, lease_left_ms); nothing when no SMP reached it yet.
+mkey_port() {
+	local g
+	g=$(printf '0x%016x' "$(($1))")
+	"${MKEYSTATE:-$PWD/tests/fixture/mkeystate}" "$UMADFIX_MKEY" |
+	    awk -v g="$g" -v f="${2:-}" '$2 == g { if (f == "") { print; exit }
+		for (i = 3; i < NF; i += 2) if ($i == f) print $(i + 1) }'
+}
+
 stat_get() {
 	local f=$T/state/stats v
 	[ -r "$f" ] || { printf '%s\n' "${2:-}"; return 1; }

@@ -141,6 +141,10 @@ log "Sets of PortInfo, LFT and P_Keys with a wrong key changed nothing"
 v1_sw=$(pq $SW2 MkeyViolations)
 v1_ca=$(pq $H2 MkeyViolations)
 log "M_KeyViolations: sw2 $v0_sw -> $v1_sw, h2 $v0_ca -> $v1_ca"
+# the state file says the same (tests/fixture/mkeystate)
+GUID_SW2=$(obs smpquery -y $KEY -D nodeinfo $SW2 | pi_field PortGuid)
+[ "$(mkey_port "$GUID_SW2" viol)" = "$v1_sw" ] ||
+    fail "mkeystate: $(mkey_port "$GUID_SW2"), PortInfo says M_KeyViolations $v1_sw"
 [ "$v1_sw" -gt "$v0_sw" ] && [ "$v1_ca" -gt "$v0_ca" ] ||
     fail "the violation counters did not go up"
 for k in dropped_gets dropped_sets traps; do
