@@ -17,7 +17,7 @@ command -v opensm >/dev/null || skip "opensm not installed"
 
 KEY=0x0123456789abcdef
 sim_start "$FABRICS/slowlink.net"
-[ -n "${NO_ENFORCE:-}" ] || mkey_enforce
+mkey_enforce
 
 # osm NAME HOST PRIORITY: OpenSM with the key, polling every 0.5 s
 osm() {
@@ -52,7 +52,7 @@ m_key_lease_period: 60
 sm_poll_interval: 0.5
 sm_poll_retries: 3
 EOF2
-UMADFIX_STATS=$T/i.stats ha_start i h1 -p 12 -l debug
+UMADFIX_STATS=$T/i.stats UMADFIX_DEBUG=${I_DEBUG:-} ha_start i h1 -p 12 -l debug
 ha_wait_state i MASTER 60
 ha_wait_up i 60
 [ "$(ha_status i sm handovers_taken)" = 1 ] ||
