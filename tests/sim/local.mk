@@ -152,3 +152,7 @@ SIM_TESTS += tests/sim/perfmgr.sh
 EXTRA_DIST += tests/sim/promcheck.py
 # issue 29: the simulated devices enforce M_Key, proven against OpenSM
 SIM_TESTS += tests/sim/mkey_fixture.sh
+# Issue 29: M_Keys on the wire, per-port keys, rogue hosts, recovery,
+# interop with OpenSM (the fixture enforcing M_Key)
+SIM_TESTS += tests/sim/mkey_keys.sh tests/sim/mkey_rogue.sh
+SIM_TESTS += tests/sim/mkey_recover.sh tests/sim/mkey_opensm.sh

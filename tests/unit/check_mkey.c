@@ -10,6 +10,7 @@
 
 #include <infiniband/mad.h>
 
+#include "core/fabric.h"
 #include "core/mkey.h"
 
 START_TEST(siphash_vectors)
@@ -131,6 +132,127 @@ START_TEST(bad_mkey_trap_bytes)
 }
 END_TEST
 
+/* A CA a (the SM's port) - switch s port 1; s port 3 - CA b. */
+struct mini {
+	struct fabric f;
+	uint32_t a, s, b;       /* node indices */
+};
+
+static void
+mini_build(struct mini *m)
+{
+	struct dr_path p0 = { .hops = 0 }, p1 = { .hops = 1, .port = { 0, 1 } },
+	    p2 = { .hops = 2, .port = { 0, 1, 3 } };
+	uint32_t pa, pb;
+
+	fabric_init(&m->f);
+	m->a = fabric_add_node(&m->f, NODE_CA, 1, 0xa0, &p0);
+	pa = fabric_port_idx(&m->f, m->a, 1);
+	m->f.ports[pa].guid = 0xa1;
+	m->f.ports[pa].present = 1;
+	m->f.sm_port = pa;
+	m->s = fabric_add_node(&m->f, NODE_SWITCH, 4, 0x50, &p1);
+	mad_set_field64(m->f.nodes[m->s].node_info, 0, IB_NODE_PORT_GUID_F,
+	    0x50);
+	fabric_link(&m->f, pa, fabric_port_idx(&m->f, m->s, 1));
+	m->b = fabric_add_node(&m->f, NODE_CA, 1, 0xb0, &p2);
+	pb = fabric_port_idx(&m->f, m->b, 1);
+	m->f.ports[pb].guid = 0xb1;
+	m->f.ports[pb].present = 1;
+	fabric_link(&m->f, fabric_port_idx(&m->f, m->s, 3), pb);
+}
+
+static void
+show_key(struct fabric_port *port, uint64_t key, unsigned bits)
+{
+	port->info_valid = 1;
+	mad_set_field64(port->info, 0, IB_PORT_MKEY_F, key);
+	mad_set_field(port->info, 0, IB_PORT_MKEY_PROT_BITS_F, bits);
+}
+
+/* Which port a directed route reaches, and which port holds its key. */
+START_TEST(paths_and_managed_ports)
+{
+	struct mini m;
+	struct dr_path to_s = { .hops = 1, .port = { 0, 1 } },
+	    to_b = { .hops = 2, .port = { 0, 1, 3 } },
+	    nowhere = { .hops = 2, .port = { 0, 1, 2 } },
+	    self = { .hops = 0 };
+	uint32_t pb;
+
+	mini_build(&m);
+	pb = fabric_port_idx(&m.f, m.b, 1);
+	ck_assert_uint_eq(mkey_port_by_path(&m.f, &self), m.f.sm_port);
+	/* arriving at the switch's port 1: its key is port 0's */
+	ck_assert_uint_eq(mkey_port_by_path(&m.f, &to_s),
+	    fabric_port_idx(&m.f, m.s, 1));
+	ck_assert_uint_eq(mkey_managed(&m.f, mkey_port_by_path(&m.f, &to_s)),
+	    m.f.nodes[m.s].port0);
+	ck_assert_uint_eq(mkey_port_by_path(&m.f, &to_b), pb);
+	ck_assert_uint_eq(mkey_managed(&m.f, pb), pb);
+	ck_assert_uint_eq(mkey_port_by_path(&m.f, &nowhere), FABRIC_NONE);
+	ck_assert_uint_eq(mkey_managed_guid(&m.f, m.f.nodes[m.s].port0), 0x50);
+	ck_assert_uint_eq(mkey_managed_guid(&m.f, pb), 0xb1);
+	fabric_fini(&m.f);
+}
+END_TEST
+
+/* What is presented: the key a port was seen holding, else ours; what a
+ * PortInfo read says of a port's key. */
+START_TEST(presented_and_classified)
+{
+	struct mini m, cur;
+	struct mkey_cfg c = { .key = 0x1234, .per_port = 1 };
+	uint32_t pb, cb;
+	uint64_t want;
+
+	mini_build(&m);
+	mini_build(&cur);
+	pb = fabric_port_idx(&m.f, m.b, 1);
+	cb = fabric_port_idx(&cur.f, cur.b, 1);
+	want = mkey_derive(0x1234, 0xb1);
+	ck_assert_uint_eq(mkey_desired(&c, &m.f, pb), want);
+	/* nothing read anywhere: ours */
+	ck_assert_uint_eq(mkey_presented(&c, &m.f, NULL, pb), want);
+	/* the model in use saw it hold another key (ours of an older
+	 * secret): that one, until fresh reads it */
+	show_key(&cur.f.ports[cb], 0x7777, 1);
+	ck_assert_uint_eq(mkey_presented(&c, &m.f, &cur.f, pb), 0x7777);
+	/* ... unless that port was another SM's */
+	cur.f.ports[cb].mkey_foreign = MKEY_OTHER;
+	ck_assert_uint_eq(mkey_presented(&c, &m.f, &cur.f, pb), want);
+	c.takeover = 1;
+	ck_assert_uint_eq(mkey_presented(&c, &m.f, &cur.f, pb), 0x7777);
+	c.takeover = 0;
+	/* fresh has read it: fresh's word */
+	show_key(&m.f.ports[pb], want, 1);
+	ck_assert_uint_eq(mkey_presented(&c, &m.f, &cur.f, pb), want);
+
+	/* classify: ours; hidden at level 1 from a wrong key; another key
+	 * readable at level 0; ours of before (the key presented) */
+	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info, want),
+	    MKEY_OURS);
+	show_key(&m.f.ports[pb], 0, 1);
+	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info, want),
+	    MKEY_HIDDEN);
+	show_key(&m.f.ports[pb], 0, 0);
+	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info, want),
+	    MKEY_OURS);
+	show_key(&m.f.ports[pb], 0x9999, 0);
+	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info, want),
+	    MKEY_OTHER);
+	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info,
+	    0x9999), MKEY_OURS);
+	/* no key configured: nothing is hidden from us */
+	c.key = 0;
+	show_key(&m.f.ports[pb], 0, 2);
+	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info, 0),
+	    MKEY_OURS);
+	fabric_fini(&m.f);
+	fabric_fini(&cur.f);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -142,6 +264,8 @@ suite(void)
 	tcase_add_test(tc, no_xor_relation);
 	tcase_add_test(tc, keys_shown_masked);
 	tcase_add_test(tc, bad_mkey_trap_bytes);
+	tcase_add_test(tc, paths_and_managed_ports);
+	tcase_add_test(tc, presented_and_classified);
 	suite_add_tcase(s, tc);
 	return s;
 }
