@@ -214,8 +214,10 @@ mkey_classify(const struct mkey_cfg *c, const struct fabric *f, uint32_t mp,
 
 	if (k == 0)
 		/* none, or hidden from a wrong key (protection 1 and up:
-		 * with the right one the key shows) */
-		return bits >= 1 && sent != 0 ? MKEY_HIDDEN : MKEY_OURS;
+		 * with the right one the key shows); protection without a
+		 * key is taken for a key we do not know, as OpenSM does
+		 * ("unknown M_Key"): ibsmd never writes it */
+		return bits >= 1 ? MKEY_HIDDEN : MKEY_OURS;
 	if (k == want || k == sent)
 		return MKEY_OURS;
 	return MKEY_OTHER;

@@ -80,7 +80,8 @@ enum mkey_seen {
 	MKEY_OURS,              /* it holds what we give it, or no key, or a
 				 * key we presented (ours of before) */
 	MKEY_HIDDEN,            /* protected and our key was wrong: another
-				 * SM's, or a lost secret */
+				 * SM's, or a lost secret (protection shown
+				 * with M_Key 0) */
 	MKEY_OTHER,             /* readable (protection 0, e.g. a lease ran
 				 * out) but another key than ours */
 };

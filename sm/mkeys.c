@@ -32,6 +32,7 @@ struct mkeys {
 	bool nb_loaded;
 	struct guid_hash told;  /* managed-port GUIDs said foreign: 1 */
 	struct mkeys_stats st;
+	bool seen;              /* a port was read holding a key */
 	double log_window;      /* start of the current 10 s of trap logs */
 	unsigned logged, quiet; /* logged in it, and not */
 };
@@ -171,7 +172,8 @@ mkeys_header(void *arg, const struct smp_req *q)
 	const struct fabric *fresh = NULL, *cur = NULL;
 	uint32_t mp;
 
-	if (mk->cfg.key == 0 && !mk->cfg.takeover)
+	/* no key given, none ever seen: nothing to look up */
+	if (mk->cfg.key == 0 && !mk->cfg.takeover && !mk->seen)
 		return 0;
 	mk->view(mk->arg, &fresh, &cur);
 	if ((mp = find(fresh, q)) != FABRIC_NONE)
@@ -188,7 +190,7 @@ mkeys_known(void *arg, const struct smp_req *q)
 	const struct fabric *fresh = NULL, *cur = NULL, *f;
 	uint32_t mp;
 
-	if (mk->cfg.key == 0 && !mk->cfg.takeover)
+	if (mk->cfg.key == 0 && !mk->cfg.takeover && !mk->seen)
 		return true;
 	mk->view(mk->arg, &fresh, &cur);
 	f = fresh;
@@ -241,6 +243,10 @@ mkeys_classify(struct mkeys *mk, struct fabric *fresh,
 
 			if (!port->info_valid || g == 0)
 				continue;
+			if (mad_get_field64(port->info, 0, IB_PORT_MKEY_F) != 0 ||
+			    mad_get_field(port->info, 0,
+			    IB_PORT_MKEY_PROT_BITS_F) != 0)
+				mk->seen = true;
 			/* what its PortInfo Get presented: cur's knowledge
 			 * (fresh's info is the answer itself) */
 			port->info_valid = 0;

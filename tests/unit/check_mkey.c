@@ -243,9 +243,16 @@ START_TEST(presented_and_classified)
 	    MKEY_OTHER);
 	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info,
 	    0x9999), MKEY_OURS);
-	/* no key configured: nothing is hidden from us */
+	/* no key configured: a protected port shows a key we do not know
+	 * (OpenSM's "unknown M_Key"), a readable one another key */
 	c.key = 0;
 	show_key(&m.f.ports[pb], 0, 2);
+	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info, 0),
+	    MKEY_HIDDEN);
+	show_key(&m.f.ports[pb], 0x5555, 0);
+	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info, 0),
+	    MKEY_OTHER);
+	show_key(&m.f.ports[pb], 0, 0);
 	ck_assert_int_eq(mkey_classify(&c, &m.f, pb, m.f.ports[pb].info, 0),
 	    MKEY_OURS);
 	fabric_fini(&m.f);
