@@ -11,6 +11,8 @@
 #     the P_Key table and the port states read back); the simulated
 #     devices dropped each Set (the rogue's own fixture counts); ibsmd
 #     received the traps 256 and names the rogue (ibsmctl status: mkey).
+#     The SA shows the rogue no M_Key; no log or ibsmctl output holds a
+#     key in full.
 #  3. ibsmd keeps managing: a cable pulled and put back, a reload, and
 #     m killed: s takes over; every time the fabric is right, and
 #     neither SM had a single SMP dropped for its key (their fixtures'
@@ -20,6 +22,7 @@
 skip_unless_sim
 ha_skip_unless
 : "${SMPSET:=$PWD/tests/fixture/smpset}"
+: "${MKEYSTATE:=$PWD/tests/fixture/mkeystate}"
 [ -x "$SMPSET" ] || fail "$SMPSET not built (make check builds it)"
 
 sim_start "$FABRICS/slowlink.net"
@@ -80,6 +83,27 @@ poll_until 10 traps_at_least $((traps0 + 4)) >/dev/null ||
 offender=$(ha_status m mkey last_offender)
 case $offender in *'"h3"'*) ;; *) fail "m names the offender '$offender', not h3" ;; esac
 log "m received the traps 256 and names the rogue: $offender"
+
+# ---- no leaks (point 5): the SA shows the rogue no M_Key (with SM_Key 1,
+# OpenSM's default sa_key, neither); no log line and no ibsmctl output
+# holds a key the devices hold, nor the secret
+for k in 0 1; do
+	rogue saquery -K --smkey $k PIR >"$T/pir.$k" 2>&1 || fail "saquery PIR (SM_Key $k) failed: $(tail -3 "$T/pir.$k")"
+	n=$(grep -c 'Mkey:\.*0x' "$T/pir.$k" || true)
+	[ "$n" -ge 8 ] || fail "saquery PIR shows $n M_Key fields: $(head -20 "$T/pir.$k")"
+	leak=$(grep 'Mkey:\.*0x' "$T/pir.$k" | grep -vc 'Mkey:\.*0x0*$' || true)
+	[ "$leak" = 0 ] || fail "the SA showed $leak M_Keys to the rogue (SM_Key $k): $(grep 'Mkey:' "$T/pir.$k" | grep -v '0x0*$' | head -3)"
+done
+"$MKEYSTATE" "$UMADFIX_MKEY" | awk '{ for (i = 1; i < NF; i++) if ($i == "mkey") print $(i + 1) }' |
+    sed 's/^0x//' | grep -v '^0*$' >"$T/keys" || true
+[ "$(wc -l <"$T/keys")" -ge 8 ] || fail "the devices hold $(wc -l <"$T/keys") keys, not 8"
+echo 5ec2e75ec2e75ec2 >>"$T/keys"
+ha_ctl m status >"$T/status.txt" 2>&1
+ha_ctl m status --json >"$T/status.json" 2>&1
+if grep -if "$T/keys" "$T/m.log" "$T/s.log" "$T/status.txt" "$T/status.json"; then
+	fail "a key shows in full in a log or in ibsmctl status"
+fi
+log "no key in the SA's answers to the rogue, the logs or ibsmctl status"
 
 # ---- 3. ibsmd keeps managing
 sim_cmd 'Unlink "h4"[1]'
