@@ -1,7 +1,6 @@
 /*
  * M_Keys on the wire (sm/mkeys.h).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,12 +117,6 @@ mkeys_configure(struct mkeys *mk, const struct mkey_cfg *c)
 	mk->st.key_set = c->key != 0;
 	mk->st.per_port = c->per_port;
 	mk->st.takeover = c->takeover;
-}
-
-const struct mkey_cfg *
-mkeys_cfg(const struct mkeys *mk)
-{
-	return &mk->cfg;
 }
 
 /* A destination no model knows: the SM's own port, or a port the

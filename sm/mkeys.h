@@ -35,7 +35,6 @@ void mkeys_free(struct mkeys *mk);
 
 /* The keys to give (start and reload). */
 void mkeys_configure(struct mkeys *mk, const struct mkey_cfg *c);
-const struct mkey_cfg *mkeys_cfg(const struct mkeys *mk);
 
 /* The M_Key a request presents (an smp_mkey_fn), and whether it is the
  * one its destination holds as far as we know (an smp_mkey_known_fn:
