@@ -591,8 +591,9 @@ mkey_enforce() {
 
 # mkey_stat FILE FIELD: the sum of FIELD (checked, passed, hidden,
 # dropped_gets, dropped_sets, dropped_repress, traps, lease_expiries,
-# unresolved) over the "mkey:" lines of a UMADFIX_STATS file (each process
-# appends one at exit); 0 when there is none.
+# unresolved, unkeyed, probes, probes_failed) over the "mkey:" lines of a
+# UMADFIX_STATS file (each process appends one at exit); 0 when there is
+# none.
 mkey_stat() {
 	[ -r "$1" ] || { echo 0; return 0; }
 	awk -v k="$2" '/ mkey: / { for (i = 3; i < NF; i++) if ($i == k) n += $(i + 1) }
