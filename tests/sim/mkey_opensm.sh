@@ -52,7 +52,7 @@ m_key_lease_period: 60
 sm_poll_interval: 0.5
 sm_poll_retries: 3
 EOF2
-UMADFIX_STATS=$T/i.stats UMADFIX_DEBUG=${I_DEBUG:-} ha_start i h1 -p 12 -l debug
+UMADFIX_STATS=$T/i.stats UMADFIX_DEBUG=${I_DEBUG:-} ha_start i h1 -p 12
 ha_wait_state i MASTER 60
 ha_wait_up i 60
 [ "$(ha_status i sm handovers_taken)" = 1 ] ||
