@@ -6,6 +6,8 @@
 #     h1) joins and OpenSM hands the subnet over to it.
 #  2. A second OpenSM (priority 14, h2) joins: ibsmd hands over to it.
 #  3. That OpenSM is stopped: ibsmd takes over.
+#  4. ibsmd is stopped; a third OpenSM (h2) takes the subnet ibsmd
+#     protected over.
 # After each step the fabric is right (fabcheck, naming the master), and
 # no SM, OpenSM or ibsmd, had a single SMP dropped for its key (each
 # process's fixture counts, at exit).
@@ -74,8 +76,15 @@ ha_wait_state i MASTER 60
 poll_until 30 fabcheck --sm-guid "$(guid_of h1)" >/dev/null ||
     fail "fabric wrong after ibsmd took over from OpenSM"
 log "3. ibsmd took the protected subnet over from a stopped OpenSM"
+
+ha_kill i TERM
+osm o3 h2 1
+poll_until 60 sh -c "grep -q 'SUBNET UP' '$T/o3.log'" || fail "the third OpenSM never took the subnet over"
+poll_until 30 fabcheck --sm-guid "$(guid_of h2)" >/dev/null ||
+    fail "fabric wrong after OpenSM took over from ibsmd"
+log "4. OpenSM took over the subnet ibsmd protected"
 ha_stop_all
-for n in o1 o2 i; do
+for n in o1 o2 o3 i; do
 	[ "$(mkey_stat "$T/$n.stats" checked)" -gt 0 ] || fail "$n's fixture checked no SMP"
 	for k in dropped_gets dropped_sets; do
 		v=$(mkey_stat "$T/$n.stats" $k)
