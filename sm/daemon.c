@@ -566,8 +566,6 @@ daemon_on_trap(void *arg, unsigned trap, uint16_t issuer)
 	}
 }
 
-/* Every trap received goes to the InformInfo subscribers asking for it
- * (sa/inform decides which are forwarded; only a serving master does). */
 static void
 lease_read(void *arg, int status, const uint8_t *resp)
 {
@@ -610,6 +608,9 @@ bad_key(struct daemon *d, const uint8_t *notice)
 	}
 }
 
+/* Every trap received goes to the InformInfo subscribers asking for it
+ * (sa/inform decides which are forwarded; only a serving master does);
+ * trap 256 to sm/mkeys first. */
 void
 daemon_on_trap_notice(void *arg, const uint8_t *notice, uint16_t slid)
 {

@@ -213,7 +213,8 @@ reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 	so->prog.mkey_lease = (uint16_t)c->m_key_lease_period;
 	/* protection without a key protects nothing, and would make the
 	 * port look as if it held a key nobody knows (core/mkey.h) */
-	so->prog.mkey_protect = c->m_key != 0 ? (uint8_t)c->m_key_protect_bits : 0;
+	so->prog.mkey_protect = c->m_key != 0 ?
+	    (uint8_t)c->m_key_protect_bits : 0;
 	so->prog.lmc = (uint8_t)c->lmc;
 	so->prog.subnet_timeout = 18;
 	so->prog.packet_life = 0x12;
