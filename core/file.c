@@ -119,3 +119,45 @@ file_check_replace(const char *path, char *why, size_t whylen)
 	}
 	return 0;
 }
+
+int
+file_replace(const char *path, int (*write)(FILE *fp, void *arg), void *arg)
+{
+	size_t plen = strlen(path);
+	char *tmp = xmalloc(plen + sizeof(".tmp")), why[256];
+	FILE *fp = NULL;
+	int fd, serrno;
+
+	if (file_check_replace(path, why, sizeof(why)) < 0) {
+		free(tmp);
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(tmp, path, plen);
+	memcpy(tmp + plen, ".tmp", sizeof(".tmp"));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	    0644);
+	if (fd == -1 || (fp = fdopen(fd, "w")) == NULL)
+		goto fail;
+	if (write(fp, arg) < 0 || fflush(fp) == EOF || fsync(fileno(fp)) == -1)
+		goto fail;
+	if (fclose(fp) == EOF) {
+		fp = NULL;
+		goto fail;
+	}
+	fp = NULL;
+	if (rename(tmp, path) == -1)
+		goto fail;
+	free(tmp);
+	return 0;
+fail:
+	serrno = errno;
+	if (fp != NULL)
+		fclose(fp);
+	else if (fd != -1)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = serrno;
+	return -1;
+}

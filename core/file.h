@@ -9,6 +9,7 @@
 #define IBSMD_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 enum { FILE_OK, FILE_MISSING, FILE_INVALID };
 
@@ -30,5 +31,15 @@ int file_read(const char *path, size_t max, char **text, size_t *len,
  * aside).
  */
 int file_check_replace(const char *path, char *why, size_t whylen);
+
+/*
+ * Replace path whole: write(fp, arg) fills "path.tmp" (opened without
+ * following a link there), which is flushed, fsync'ed and renamed over
+ * path; a path that may not be replaced (file_check_replace) is left
+ * alone. 0, or -1 with errno (EINVAL for such a path), the temporary file
+ * removed. write returns 0, or -1 to give up.
+ */
+int file_replace(const char *path, int (*write)(FILE *fp, void *arg),
+    void *arg);
 
 #endif

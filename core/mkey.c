@@ -227,14 +227,25 @@ uint64_t
 mkey_presented(const struct mkey_cfg *c, const struct fabric *fresh,
     const struct fabric *cur, uint32_t mp)
 {
+	if (mp == FABRIC_NONE || mp >= fresh->nports)
+		return 0;
+	if (fresh->ports[mp].info_valid)
+		return mkey_present(c, fresh, mp);
+	return mkey_before_read(c, fresh, cur, mp);
+}
+
+uint64_t
+mkey_before_read(const struct mkey_cfg *c, const struct fabric *fresh,
+    const struct fabric *cur, uint32_t mp)
+{
 	const struct fabric_port *port;
 	uint32_t n;
 
 	if (mp == FABRIC_NONE || mp >= fresh->nports)
 		return 0;
 	port = &fresh->ports[mp];
-	if (port->info_valid || cur == NULL)
-		return mkey_present(c, fresh, mp);
+	if (cur == NULL)
+		return mkey_desired(c, fresh, mp);
 	n = fabric_node_by_guid(cur, fresh->nodes[port->node].guid);
 	if (n == FABRIC_NONE || port->num > cur->nodes[n].nports)
 		return mkey_desired(c, fresh, mp);

@@ -73,6 +73,10 @@ uint64_t mkey_present(const struct mkey_cfg *c, const struct fabric *f,
  * PortInfo once read, else cur's of the same node and port, else ours. */
 uint64_t mkey_presented(const struct mkey_cfg *c, const struct fabric *fresh,
     const struct fabric *cur, uint32_t mp);
+/* What it presents before fresh has read mp's PortInfo (that read's own
+ * key): cur's knowledge of the port, else ours. */
+uint64_t mkey_before_read(const struct mkey_cfg *c, const struct fabric *fresh,
+    const struct fabric *cur, uint32_t mp);
 
 /* What a PortInfo read through managed port mp's key check says of its
  * key, sent is the M_Key the Get presented: */

@@ -11,6 +11,11 @@ tests_unit_check_mad_SOURCES = tests/unit/check_mad.c $(FAKE_TRANSPORT) \
 	mad/mad.h mad/mad.c mad/smp.h mad/smp.c
 tests_unit_check_mad_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_mad_LDADD = libcore.a $(CHECK_LIBS)
+check_PROGRAMS += tests/unit/check_mad_bytes
+tests_unit_check_mad_bytes_SOURCES = tests/unit/check_mad_bytes.c $(FAKE_TRANSPORT) \
+	mad/mad.h mad/mad.c mad/smp.h mad/smp.c
+tests_unit_check_mad_bytes_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_mad_bytes_LDADD = libcore.a $(CHECK_LIBS)
 tests_unit_check_listen_SOURCES = tests/unit/check_listen.c $(FAKE_TRANSPORT) \
 	mad/mad.h mad/mad.c mad/smp.h mad/smp.c
 tests_unit_check_listen_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <infiniband/mad.h>
 
 #include "core/alloc.h"
+#include "core/file.h"
 #include "core/guidhash.h"
 #include "core/log.h"
 #include "sm/mkeys.h"
@@ -240,11 +240,9 @@ mkeys_classify(struct mkeys *mk, struct fabric *fresh,
 			    mad_get_field(port->info, 0,
 			    IB_PORT_MKEY_PROT_BITS_F) != 0)
 				mk->seen = true;
-			/* what its PortInfo Get presented: cur's knowledge
-			 * (fresh's info is the answer itself) */
-			port->info_valid = 0;
-			sent = mkey_presented(&mk->cfg, fresh, cur, mp);
-			port->info_valid = 1;
+			/* what its PortInfo Get presented (fresh's info is
+			 * the answer itself) */
+			sent = mkey_before_read(&mk->cfg, fresh, cur, mp);
 			seen = mkey_classify(&mk->cfg, fresh, mp, port->info,
 			    sent);
 			if (seen == MKEY_OTHER && mk->cfg.takeover)
@@ -292,29 +290,16 @@ mkeys_classify(struct mkeys *mk, struct fabric *fresh,
 }
 
 static int
-nb_save(struct mkeys *mk)
+write_nb(FILE *fp, void *arg)
 {
-	char tmp[4200];
-	FILE *fp;
+	const struct mkeys *mk = arg;
 	size_t i;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", mk->path);
-	if ((fp = fopen(tmp, "w")) == NULL)
-		return -1;
 	fprintf(fp, "# ibsmd M_Key neighbours: <node guid> <port> <guid of "
 	    "the port (a switch: its port 0) cabled there>\n");
 	for (i = 0; i < mk->nnb; i++)
 		fprintf(fp, "0x%016" PRIx64 " %u 0x%016" PRIx64 "\n",
 		    mk->nb[i].node, mk->nb[i].port, mk->nb[i].peer);
-	if (fflush(fp) != 0 || fsync(fileno(fp)) != 0) {
-		fclose(fp);
-		unlink(tmp);
-		return -1;
-	}
-	if (fclose(fp) != 0 || rename(tmp, mk->path) != 0) {
-		unlink(tmp);
-		return -1;
-	}
 	return 0;
 }
 
@@ -361,7 +346,7 @@ mkeys_adopted(struct mkeys *mk, const struct fabric *f)
 	mk->nb = v;
 	mk->nnb = n;
 	mk->st.neighbors = n;
-	if (nb_save(mk) != 0)
+	if (file_replace(mk->path, write_nb, mk) != 0)
 		log_warn("mkey: cannot save %s", mk->path);
 }
 

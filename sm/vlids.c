@@ -1,13 +1,10 @@
 /*
  * sm/vlids.c: the vport LIDs last seen running (sm/vlids.h).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/file.h"
@@ -99,51 +96,23 @@ vlids_load(struct vlids *l, const char *path, unsigned *bad, char *why,
 	return 0;
 }
 
-int
-vlids_save(const struct vlids *l, const char *path)
+static int
+write_vlids(FILE *fp, void *arg)
 {
-	size_t plen = strlen(path);
-	char *tmp = xmalloc(plen + sizeof(".tmp")), why[256];
-	FILE *fp = NULL;
-	int fd, serrno;
+	const struct vlids *l = arg;
 
-	if (file_check_replace(path, why, sizeof(why)) < 0) {
-		free(tmp);
-		errno = EINVAL;
-		return -1;
-	}
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, ".tmp", sizeof(".tmp"));
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
-	    0644);
-	if (fd == -1 || (fp = fdopen(fd, "w")) == NULL)
-		goto fail;
 	fprintf(fp, "# ibsmd: vport LIDs last seen running: VPortGUID LID "
 	    "physical port GUID\n");
 	for (size_t i = 0; i < l->n; i++)
 		fprintf(fp, "0x%016" PRIx64 " %u 0x%016" PRIx64 "\n",
 		    l->v[i].guid, l->v[i].lid, l->v[i].host);
-	if (fflush(fp) == EOF || fsync(fileno(fp)) == -1)
-		goto fail;
-	if (fclose(fp) == EOF) {
-		fp = NULL;
-		goto fail;
-	}
-	fp = NULL;
-	if (rename(tmp, path) == -1)
-		goto fail;
-	free(tmp);
 	return 0;
-fail:
-	serrno = errno;
-	if (fp != NULL)
-		fclose(fp);
-	else if (fd != -1)
-		close(fd);
-	unlink(tmp);
-	free(tmp);
-	errno = serrno;
-	return -1;
+}
+
+int
+vlids_save(const struct vlids *l, const char *path)
+{
+	return file_replace(path, write_vlids, (void *)l);
 }
 
 long

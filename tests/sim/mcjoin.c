@@ -43,6 +43,8 @@
 
 #include <infiniband/umad.h>
 
+#include "tests/fixture/bytes.h"
+
 #define MAD_SIZE        256
 #define SA_CLASS        0x03
 #define SA_VERSION      2
@@ -65,39 +67,6 @@ static int portid = -1, agent = -1;
 static umad_port_t port;
 static uint64_t tid = 0x10000;
 static int timeout_ms = 1000;
-
-static void
-put16(uint8_t *b, uint16_t v)
-{
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *b, uint32_t v)
-{
-	put16(b, (uint16_t)(v >> 16));
-	put16(b + 2, (uint16_t)v);
-}
-
-static void
-put64(uint8_t *b, uint64_t v)
-{
-	put32(b, (uint32_t)(v >> 32));
-	put32(b + 4, (uint32_t)v);
-}
-
-static uint16_t
-get16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
-static uint32_t
-get32(const uint8_t *b)
-{
-	return (uint32_t)get16(b) << 16 | get16(b + 2);
-}
 
 /* The record of one request, in wire order (56 bytes). */
 struct req {

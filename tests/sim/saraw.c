@@ -36,47 +36,12 @@
 
 #include <infiniband/umad.h>
 
+#include "tests/fixture/bytes.h"
+
 #define MAD_SIZE        256
 #define SA_HDR          56
 #define SA_DATA         200
 #define QKEY_GSI        0x80010000u
-
-static void
-put16(uint8_t *b, uint16_t v)
-{
-	b[0] = (uint8_t)(v >> 8);
-	b[1] = (uint8_t)v;
-}
-
-static void
-put32(uint8_t *b, uint32_t v)
-{
-	put16(b, (uint16_t)(v >> 16));
-	put16(b + 2, (uint16_t)v);
-}
-
-static void
-put64(uint8_t *b, uint64_t v)
-{
-	put32(b, (uint32_t)(v >> 32));
-	put32(b + 4, (uint32_t)v);
-}
-
-static uint16_t
-get16(const uint8_t *b)
-{
-	return (uint16_t)(b[0] << 8 | b[1]);
-}
-
-static uint64_t
-get64(const uint8_t *b)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | b[i];
-	return v;
-}
 
 static void
 usage(void)
