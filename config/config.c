@@ -184,9 +184,15 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	},
 	[CFG_OPT_LMC] = {
 		.name = "lmc", .type = CFG_UINT, .offset = OFF(lmc),
-		.min = 0, .max = 0, .def = "0",
-		.doc = "LID mask control: 2^lmc LIDs per port; LMC > 0 is not "
-		    "supported yet.",
+		.min = 0, .max = 7, .def = "0",
+		.doc = "LID mask control: 2^lmc LIDs per CA and router port, "
+		    "over distinct paths.",
+	},
+	[CFG_OPT_LMC_ESP0] = {
+		.name = "lmc_esp0", .type = CFG_BOOL, .offset = OFF(lmc_esp0),
+		.def = "false",
+		.doc = "Give switch port 0 2^lmc LIDs too, where it is an "
+		    "enhanced port 0.",
 	},
 	[CFG_OPT_M_KEY] = {
 		.name = "m_key", .type = CFG_GUID, .offset = OFF(m_key),

@@ -97,6 +97,7 @@ enum cfg_opt_id {
 	CFG_OPT_SM_POLL_RETRIES,
 	CFG_OPT_SUBNET_PREFIX,
 	CFG_OPT_LMC,
+	CFG_OPT_LMC_ESP0,
 	CFG_OPT_M_KEY,
 	CFG_OPT_M_KEY_LEASE_PERIOD,
 	CFG_OPT_M_KEY_PROTECT_BITS,
@@ -221,6 +222,7 @@ struct ibsmd_config {
 	unsigned sm_poll_retries;
 	uint64_t subnet_prefix;
 	unsigned lmc;
+	bool lmc_esp0;			/* switch port 0 gets 2^lmc LIDs too */
 	uint64_t m_key;
 	unsigned m_key_lease_period;	/* seconds */
 	unsigned m_key_protect_bits;

@@ -51,7 +51,7 @@ static const struct osm_option table[] = {
 	A("sa_key", "sa_key", "0x0000000000000001"),
 	A("subnet_prefix", "subnet_prefix", "0xfe80000000000000"),
 	A("lmc", "lmc", "0"),
-	F("lmc_esp0", "FALSE", "LMC is 0 everywhere, switch port 0 included"),
+	A("lmc_esp0", "lmc_esp0", "FALSE"),
 	F("sm_sl", "0", "ibsmd writes SMSL 0 to every port"),
 	F("packet_life_time", "0x12", "ibsmd writes LifeTimeValue 0x12 to "
 	    "every switch"),

@@ -141,6 +141,8 @@ fabric_count(const struct fabric *f, struct fabric_counts *k)
 	for (uint32_t p = 0; p < f->nports; p++) {
 		if (fabric_port_is_endport(f, p)) {
 			k->endports++;
+			if (f->ports[p].lid != 0)
+				k->lids += 1u << f->ports[p].lmc;
 			if (f->nodes[f->ports[p].node].type != NODE_SWITCH)
 				k->ca_ports++;
 		}

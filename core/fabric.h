@@ -139,6 +139,7 @@ struct fabric_counts {
 	unsigned switches, cas, routers;        /* nodes by type */
 	unsigned endports;      /* ports that carry a LID */
 	unsigned ca_ports;      /* of those, CA and router ports */
+	unsigned lids;          /* LIDs they answer to (2^lmc each) */
 	unsigned links;
 };
 void fabric_count(const struct fabric *f, struct fabric_counts *k);

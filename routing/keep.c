@@ -109,12 +109,7 @@ owners(const struct fabric *f, const struct lft_set *s)
 	uint32_t *owner = xcalloc((size_t)s->max_lid + 1, sizeof(*owner));
 
 	for (uint32_t lid = 0; lid <= s->max_lid; lid++)
-		owner[lid] = FABRIC_NONE;
-	for (uint32_t p = 0; p < f->nports; p++)
-		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0 &&
-		    f->ports[p].lid <= s->max_lid &&
-		    owner[f->ports[p].lid] == FABRIC_NONE)
-			owner[f->ports[p].lid] = p;
+		owner[lid] = fabric_port_by_lid(f, (uint16_t)lid);
 	return owner;
 }
 

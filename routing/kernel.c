@@ -75,22 +75,28 @@ static void
 graph_dests(const struct fabric *f, const struct lft_set *s,
     struct kernel_graph *g)
 {
-	uint32_t max = s->max_lid, *lid_sw, *fill, p, lid, sw;
+	uint32_t max = s->max_lid, *lid_sw, *fill, p, lid, sw, top, l;
 	uint8_t *lid_port;
 
 	lid_sw = xcalloc((size_t)max + 1, sizeof(*lid_sw));
 	lid_port = xcalloc((size_t)max + 1, sizeof(*lid_port));
 	for (lid = 0; lid <= max; lid++)
 		lid_sw[lid] = FABRIC_NONE;
-	/* a LID given twice is a LID manager bug: the first port keeps it */
+	/* every LID of a port's 2^lmc; a LID given twice is a LID manager
+	 * bug: the first port keeps it */
 	for (p = 0; p < f->nports; p++) {
 		lid = f->ports[p].lid;
-		if (lid == 0 || lid > max || lid_sw[lid] != FABRIC_NONE ||
-		    !fabric_port_is_endport(f, p))
+		if (lid == 0 || lid > max || !fabric_port_is_endport(f, p))
 			continue;
-		lid_sw[lid] = kernel_attach(f, s, p, &lid_port[lid]);
-		if (lid_sw[lid] == FABRIC_NONE)
-			lid_sw[lid] = FABRIC_NONE - 1;  /* seen, unroutable */
+		top = lid + (1u << f->ports[p].lmc) - 1;
+		sw = kernel_attach(f, s, p, &lid_port[lid]);
+		if (sw == FABRIC_NONE)
+			sw = FABRIC_NONE - 1;   /* seen, unroutable */
+		for (l = lid; l <= top && l <= max; l++)
+			if (lid_sw[l] == FABRIC_NONE) {
+				lid_sw[l] = sw;
+				lid_port[l] = lid_port[lid];
+			}
 	}
 	g->dst_off = xcalloc(s->nsw + 1, sizeof(*g->dst_off));
 	for (lid = 1; lid <= max; lid++)

@@ -436,18 +436,15 @@ sum_loads(const struct walk *w, const struct lft_set *s, const uint8_t *dest,
 	rep->mean_port_load = used ? (double)total / used : 0.0;
 }
 
-/* The end port that owns each LID (the first, if a LID is given twice). */
+/* The end port that owns each LID, every LID of a 2^lmc block (the
+ * first, if a LID is given twice). */
 static uint32_t *
 lid_owners(const struct fabric *f, uint32_t max)
 {
-	uint32_t *owner = xcalloc((size_t)max + 1, sizeof(*owner)), lid, p;
+	uint32_t *owner = xcalloc((size_t)max + 1, sizeof(*owner)), lid;
 
 	for (lid = 0; lid <= max; lid++)
-		owner[lid] = FABRIC_NONE;
-	for (p = 0; p < f->nports; p++)
-		if (fabric_port_is_endport(f, p) && f->ports[p].lid != 0 &&
-		    owner[f->ports[p].lid] == FABRIC_NONE)
-			owner[f->ports[p].lid] = p;
+		owner[lid] = fabric_port_by_lid(f, (uint16_t)lid);
 	return owner;
 }
 
@@ -516,12 +513,47 @@ routing_report_fill(const struct fabric *f, const struct lft_set *s,
 	free(w.egress);
 }
 
+/* Add to load the routes from every switch with CAs (cas of them) to lid,
+ * each directed inter-switch port crossed; returns the most on one. */
+static uint64_t
+lid_load(const struct fabric *f, const struct lft_set *s,
+    const uint32_t *cas, uint64_t *load, uint16_t lid)
+{
+	uint64_t max = 0;
+
+	for (uint32_t from = 0; from < s->nsw; from++) {
+		uint32_t sw = from, hops = 0;
+
+		if (cas[from] == 0)
+			continue;
+		while (hops++ < s->nsw) {
+			uint32_t n = s->sw_node[sw], out, q;
+			uint8_t e = lft_row(s, sw)[lid];
+
+			if (e == LFT_NO_ROUTE || e == 0 ||
+			    e > f->nodes[n].nports)
+				break;
+			out = fabric_port_idx(f, n, e);
+			if ((q = f->ports[out].peer) == FABRIC_NONE ||
+			    f->nodes[f->ports[q].node].type != NODE_SWITCH)
+				break;          /* delivered, or lost */
+			load[out] += cas[from];
+			if (load[out] > max)
+				max = load[out];
+			sw = s->node_sw[f->ports[q].node];
+			if (sw == FABRIC_NONE)
+				break;
+		}
+	}
+	return max;
+}
+
 uint64_t
 routing_max_link_routes(const struct fabric *f, const struct lft_set *s)
 {
 	uint32_t *cas = xcalloc(s->nsw, sizeof(*cas));
 	uint64_t *load = xcalloc(f->nports, sizeof(*load));
-	uint64_t max = 0;
+	uint64_t max = 0, m;
 
 	/* CA ports (sources) per switch they are cabled to */
 	for (uint32_t p = 0; p < f->nports; p++) {
@@ -536,37 +568,17 @@ routing_max_link_routes(const struct fabric *f, const struct lft_set *s)
 		    s->node_sw[n] != FABRIC_NONE)
 			cas[s->node_sw[n]]++;
 	}
+	/* to every LID of each CA port's 2^lmc, each sent to as often */
 	for (uint32_t p = 0; p < f->nports; p++) {
 		const struct fabric_port *dst = &f->ports[p];
-		uint16_t lid = dst->lid;
+		uint32_t lid, top = dst->lid + (1u << dst->lmc) - 1;
 
 		if (f->nodes[dst->node].type == NODE_SWITCH || !dst->present ||
-		    lid == 0 || lid > s->max_lid)
+		    dst->lid == 0)
 			continue;
-		for (uint32_t from = 0; from < s->nsw; from++) {
-			uint32_t sw = from, hops = 0;
-
-			if (cas[from] == 0)
-				continue;
-			while (hops++ < s->nsw) {
-				uint32_t n = s->sw_node[sw], out, q;
-				uint8_t e = lft_row(s, sw)[lid];
-
-				if (e == LFT_NO_ROUTE || e == 0 ||
-				    e > f->nodes[n].nports)
-					break;
-				out = fabric_port_idx(f, n, e);
-				if ((q = f->ports[out].peer) == FABRIC_NONE ||
-				    f->nodes[f->ports[q].node].type != NODE_SWITCH)
-					break;          /* delivered, or lost */
-				load[out] += cas[from];
-				if (load[out] > max)
-					max = load[out];
-				sw = s->node_sw[f->ports[q].node];
-				if (sw == FABRIC_NONE)
-					break;
-			}
-		}
+		for (lid = dst->lid; lid <= top && lid <= s->max_lid; lid++)
+			if ((m = lid_load(f, s, cas, load, (uint16_t)lid)) > max)
+				max = m;
 	}
 	free(cas);
 	free(load);

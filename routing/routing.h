@@ -99,7 +99,7 @@ uint64_t routing_blocks_changed(const struct fabric *f, const struct lft_set *s,
     const struct fabric *prev_fabric, const struct lft_set *prev);
 
 /* The busiest inter-switch link for all-to-all traffic between CA ports:
- * every CA port sending to every other CA port's LID along the tables,
+ * every CA port sending to each LID (all 2^lmc) of every other CA port,
  * the routes crossing each directed inter-switch link counted, the most
  * returned (what fabcheck --loads calls max_link_load). This, not the
  * LIDs a port forwards, is what a cable carries when every host talks

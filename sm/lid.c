@@ -41,9 +41,11 @@ struct lid_map {
 	struct guid_hash by_guid;	/* GUID -> entry index */
 	uint16_t *owner;	/* per LID: entry index + 1, 0 = free */
 	uint32_t gen;		/* lid_assign call number */
-	uint32_t step;		/* this call's 2^lmc */
-	uint32_t fblk;		/* this call: no free block below */
-	uint32_t tblk;		/* this call: no block to take over below */
+	uint32_t step;		/* the current request's block: 2^lmc, or 1 */
+	uint32_t lmc_step;	/* this call's 2^lmc */
+	unsigned cls;		/* the current request's: 0 2^lmc, 1 one LID */
+	uint32_t fblk[2];	/* this call, per cls: no free block below */
+	uint32_t tblk[2];	/* this call, per cls: no block to take over below */
 	int dirty;
 	char why[160];		/* why the last load or save failed */
 };
@@ -79,14 +81,17 @@ static void
 freed(struct lid_map *m, uint32_t base, uint32_t top)
 {
 	uint32_t lid, blk;
+	unsigned c;
 
 	for (lid = base; lid <= top; lid++)
 		if (m->owner[lid] == 0) {
-			blk = lid & ~(m->step - 1);
-			if (blk < m->fblk)
-				m->fblk = blk;
-			if (blk < m->tblk)
-				m->tblk = blk;
+			for (c = 0; c < 2; c++) {
+				blk = lid & ~((c ? 1 : m->lmc_step) - 1);
+				if (blk < m->fblk[c])
+					m->fblk[c] = blk;
+				if (blk < m->tblk[c])
+					m->tblk[c] = blk;
+			}
 			return;
 		}
 }
@@ -156,7 +161,7 @@ lid_map_new(void)
 	    (m->owner = calloc(LID_END, sizeof(*m->owner))) == NULL)
 		fatal("lid: out of memory");
 	guid_hash_init(&m->by_guid);
-	m->step = 1;
+	m->step = m->lmc_step = 1;
 	return m;
 }
 
@@ -678,6 +683,8 @@ assign_one(struct lid_map *m, struct lid_req *r)
 	int idx = lookup(m, r->guid);
 	uint32_t base;
 
+	m->cls = r->single ? 1 : 0;
+	m->step = r->single ? 1 : m->lmc_step;
 	if (r->guid == 0) {
 		r->lid = 0;
 		log_warnx("lid: a port without a GUID gets no LID");
@@ -701,13 +708,13 @@ assign_one(struct lid_map *m, struct lid_req *r)
 		r->lid = r->cur;
 		return O_KEPT;
 	}
-	if ((base = scan(m, idx, &m->fblk, usable)) != 0) {
+	if ((base = scan(m, idx, &m->fblk[m->cls], usable)) != 0) {
 		idx = settle(m, idx, r->guid, base);
 		r->lid = (uint16_t)base;
 		return O_NEW;
 	}
 	/* Last resort: the lowest block reserved for absent GUIDs. */
-	if ((base = scan(m, idx, &m->tblk, takeable)) != 0) {
+	if ((base = scan(m, idx, &m->tblk[m->cls], takeable)) != 0) {
 		claim_block(m, idx, r->guid, base, true);
 		r->lid = (uint16_t)base;
 		return O_TAKEN;
@@ -760,8 +767,9 @@ lid_assign(struct lid_map *m, struct lid_req *reqs, size_t n, uint8_t lmc)
 		return -1;
 	}
 	next_gen(m);
-	m->step = 1u << lmc;
-	m->fblk = m->tblk = m->step;
+	m->lmc_step = 1u << lmc;
+	m->fblk[0] = m->tblk[0] = m->lmc_step;
+	m->fblk[1] = m->tblk[1] = 1;
 	/* Absent GUIDs, whose reservations may be taken over, are those
 	 * not stamped here. */
 	for (i = 0; i < n; i++)
@@ -796,7 +804,7 @@ size_t
 lid_map_learn(struct lid_map *m, const struct lid_req *reqs, size_t n,
     uint8_t lmc)
 {
-	uint32_t step = 1u << (lmc > LMC_MAX ? 0 : lmc), lid, top;
+	uint32_t lstep = 1u << (lmc > LMC_MAX ? 0 : lmc), step, lid, top;
 	uint8_t *count;
 	size_t i, changed = 0;
 	int idx;
@@ -805,11 +813,13 @@ lid_map_learn(struct lid_map *m, const struct lid_req *reqs, size_t n,
 	if ((count = calloc(LID_END, 1)) == NULL)
 		fatal("lid: out of memory");
 	for (i = 0; i < n; i++)
-		if (valid_base(reqs[i].cur, step) && count[reqs[i].cur] < 2)
+		if (valid_base(reqs[i].cur, reqs[i].single ? 1 : lstep) &&
+		    count[reqs[i].cur] < 2)
 			count[reqs[i].cur]++;
 	for (i = 0; i < n; i++) {
 		const struct lid_req *r = &reqs[i];
 
+		step = r->single ? 1 : lstep;
 		/* A LID two ports claim is nobody's to learn. */
 		if (!valid_base(r->cur, step) || count[r->cur] != 1)
 			continue;

@@ -11,6 +11,7 @@
 #ifndef IBSMD_LID_H
 #define IBSMD_LID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,8 @@ struct lid_req {
 	uint64_t guid;          /* port GUID */
 	uint16_t cur;           /* LID the port holds in the fabric now (0: none) */
 	uint16_t lid;           /* out: base LID assigned */
+	bool single;            /* one LID whatever the LMC, not aligned:
+				 * a base switch port 0 (lmc_esp0 off) */
 };
 
 struct lid_map *lid_map_new(void);
@@ -42,7 +45,8 @@ const char *lid_map_why(const struct lid_map *m);
  * (-1, lid_map_why() says why). Returns 0 or -1 with errno set. */
 int lid_map_save(struct lid_map *m, const char *path);
 
-/* Assign base LIDs (aligned to 2^lmc) to the n requests, in order of
+/* Assign base LIDs (aligned to 2^lmc; one LID to a single request) to
+ * the n requests, in order of
  * priority (the SM's port first). Rules, first that applies:
  *  1. the LID remembered for the GUID in m;
  *  2. the LID the port holds now, when valid, aligned, and claimed by no

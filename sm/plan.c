@@ -10,9 +10,19 @@
 #include "core/alloc.h"
 #include "core/query.h"
 
+bool
+plan_port_single(const struct fabric *f, uint32_t p, bool lmc_esp0)
+{
+	const struct fabric_node *n = &f->nodes[f->ports[p].node];
+
+	return n->type == NODE_SWITCH && (!lmc_esp0 || !n->sw_info_valid ||
+	    !mad_get_field((void *)n->sw_info, 0, IB_SW_ENHANCED_PORT0_F));
+}
+
 size_t
 plan_lid_requests(const struct fabric *f, const struct vport_set *vs,
-    enum cfg_virt virt_mode, struct lid_req **reqsp, uint32_t **idxp)
+    enum cfg_virt virt_mode, bool lmc_esp0, struct lid_req **reqsp,
+    uint32_t **idxp)
 {
 	size_t cap = (size_t)f->nports + vs->n + 1, n = 0;
 	struct lid_req *reqs = xcalloc(cap, sizeof(*reqs));
@@ -29,6 +39,7 @@ plan_lid_requests(const struct fabric *f, const struct vport_set *vs,
 			reqs[n].guid = port->guid;
 			reqs[n].cur = port->info_valid ? (uint16_t)mad_get_field(
 			    (void *)port->info, 0, IB_PORT_LID_F) : 0;
+			reqs[n].single = plan_port_single(f, p, lmc_esp0);
 			idx[n++] = p;
 		}
 	/* vports with LIDRequired (enabled; ignore: those running, see
@@ -40,6 +51,7 @@ plan_lid_requests(const struct fabric *f, const struct vport_set *vs,
 			continue;
 		reqs[n].guid = vp->guid;
 		reqs[n].cur = vp->cur_lid;
+		reqs[n].single = true;
 		idx[n++] = f->nports + v;
 	}
 	*reqsp = reqs;

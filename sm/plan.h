@@ -25,7 +25,12 @@
  * request i's port, or f->nports + its vport index. Returns the count;
  * *reqsp and *idxp are the caller's to free. */
 size_t plan_lid_requests(const struct fabric *f, const struct vport_set *vs,
-    enum cfg_virt virt_mode, struct lid_req **reqsp, uint32_t **idxp);
+    enum cfg_virt virt_mode, bool lmc_esp0, struct lid_req **reqsp,
+    uint32_t **idxp);
+/* Whether end port p takes one LID whatever the LMC (its request's
+ * single): a switch's port 0, unless lmc_esp0 and the switch has an
+ * enhanced port 0 (as OpenSM). vports take one LID each. */
+bool plan_port_single(const struct fabric *f, uint32_t p, bool lmc_esp0);
 
 struct plan_pkeys {
 	const struct pkey_policy *policy;       /* NULL: leave P_Keys alone */

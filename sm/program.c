@@ -683,7 +683,7 @@ addr_differs(const struct programmer *pr, const struct fabric_port *port)
 	const uint8_t *i = port->info;
 
 	return get(i, IB_PORT_LID_F) != port->lid ||
-	    get(i, IB_PORT_LMC_F) != pr->o.lmc ||
+	    get(i, IB_PORT_LMC_F) != port->lmc ||
 	    get(i, IB_PORT_SMLID_F) != pr->sm_lid ||
 	    mad_get_field64((void *)i, 0, IB_PORT_GID_PREFIX_F) !=
 	    pr->o.subnet_prefix ||
@@ -767,7 +767,7 @@ phase_ports(struct programmer *pr)
 		mad_set_field(d, 0, IB_PORT_CLIENT_REREG_F, rereg);
 		if (fabric_port_is_endport(f, p)) {
 			mad_set_field(d, 0, IB_PORT_LID_F, port->lid);
-			mad_set_field(d, 0, IB_PORT_LMC_F, pr->o.lmc);
+			mad_set_field(d, 0, IB_PORT_LMC_F, port->lmc);
 			mad_set_field(d, 0, IB_PORT_SMLID_F, pr->sm_lid);
 			mad_set_field(d, 0, IB_PORT_SMSL_F, 0);
 			mad_set_field64(d, 0, IB_PORT_GID_PREFIX_F,

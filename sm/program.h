@@ -31,7 +31,6 @@ struct program_opts {
 	struct mkey_cfg mkeys;  /* the M_Key each end port is given */
 	uint16_t mkey_lease;
 	uint8_t mkey_protect;
-	uint8_t lmc;
 	uint8_t subnet_timeout;
 	uint8_t packet_life;    /* SwitchInfo LifeTimeValue */
 };

@@ -206,6 +206,7 @@ reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 	so->interval = c->sweep_interval;
 	so->state_dir = d->state_dir;
 	so->lmc = (uint8_t)c->lmc;
+	so->lmc_esp0 = c->lmc_esp0;
 	so->prog.subnet_prefix = c->subnet_prefix;
 	so->prog.mkeys = (struct mkey_cfg){ .key = c->m_key,
 	    .per_port = c->m_key_per_port, .takeover = c->m_key_takeover };
@@ -215,7 +216,6 @@ reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 	 * port look as if it held a key nobody knows (core/mkey.h) */
 	so->prog.mkey_protect = c->m_key != 0 ?
 	    (uint8_t)c->m_key_protect_bits : 0;
-	so->prog.lmc = (uint8_t)c->lmc;
 	so->prog.subnet_timeout = 18;
 	so->prog.packet_life = 0x12;
 	(void)reload_engines(c, so);

@@ -365,8 +365,8 @@ start_heavy(struct sweep *sw)
 static size_t
 lid_requests(struct sweep *sw, struct lid_req **reqsp, uint32_t **idxp)
 {
-	return plan_lid_requests(sw->next, sw->next_vp, sw->o.virt_mode, reqsp,
-	    idxp);
+	return plan_lid_requests(sw->next, sw->next_vp, sw->o.virt_mode,
+	    sw->o.lmc_esp0, reqsp, idxp);
 }
 
 void
@@ -419,7 +419,8 @@ assign_lids(struct sweep *sw)
 	rc = lid_assign(sw->lids, reqs, n, sw->o.lmc);
 	for (size_t i = 0; i < n; i++)
 		if (idx[i] < f->nports)
-			fabric_set_lid(f, idx[i], reqs[i].lid, sw->o.lmc);
+			fabric_set_lid(f, idx[i], reqs[i].lid,
+			    reqs[i].single ? 0 : sw->o.lmc);
 		else
 			sw_set_vport_own_lid(sw, &sw->next_vp->v[idx[i] -
 			    f->nports], reqs[i].lid);

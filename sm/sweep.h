@@ -37,6 +37,7 @@ struct sweep_opts {
 	double interval;                /* light sweep period in s; 0 = none */
 	const char *state_dir;          /* guid2lid and stats live here */
 	uint8_t lmc;
+	bool lmc_esp0;                  /* switch port 0 gets 2^lmc LIDs too */
 	struct program_opts prog;
 	const struct routing_engine *chain[SWEEP_MAX_ENGINES];
 	size_t nchain;

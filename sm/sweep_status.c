@@ -278,17 +278,18 @@ sweep_summary(const struct sweep *sw, char *buf, size_t len)
 	fabric_count(f, &k);
 	for (uint32_t p = 0; p < f->nports; p++) {
 		uint16_t l = f->ports[p].lid;
+		uint32_t top = l + (1u << f->ports[p].lmc) - 1;
 
 		if (!fabric_port_is_endport(f, p) || l == 0)
 			continue;
 		if (lo == 0 || l < lo)
 			lo = l;
-		if (l > hi)
-			hi = l;
+		if (top > hi)
+			hi = (uint16_t)top;
 	}
 	snprintf(buf, len, "%u nodes (%u switches, %u CA ports), %u LIDs "
 	    "(%u-%u), routed by %s, %" PRIu64 " SMPs sent, %.3f s since start",
-	    f->nnodes, k.switches, k.ca_ports, k.endports, lo, hi,
+	    f->nnodes, k.switches, k.ca_ports, k.lids, lo, hi,
 	    sw->report.engine,
 	    mad_total_sent(sw->mad), sw_now() - sw->started);
 }

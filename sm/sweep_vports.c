@@ -187,6 +187,7 @@ on_vports_reread(void *arg, const struct vports_result *r)
 		if (vport_wants_lid(&sw->next_vp->v[v])) {
 			reqs[n].guid = sw->next_vp->v[v].guid;
 			reqs[n].cur = sw->next_vp->v[v].cur_lid;
+			reqs[n].single = true;
 			idx[n++] = v;
 		}
 	if (lid_assign(sw->lids, reqs, n, sw->o.lmc) < 0)

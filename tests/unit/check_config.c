@@ -917,8 +917,8 @@ static const struct {
 	  "hex digits)" },
 	{ "state_dir", "",
 	  "command line: state_dir: empty path" },
-	{ "lmc", "1",
-	  "command line: lmc: 1 is out of range (only 0 is supported)" },
+	{ "lmc", "8",
+	  "command line: lmc: 8 is out of range (0 to 7)" },
 	{ "smp_timeout", "010",
 	  "command line: smp_timeout: 010 has a leading zero (write decimal "
 	  "without it, or hex after 0x)" },

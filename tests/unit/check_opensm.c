@@ -243,10 +243,8 @@ START_TEST(test_convert_changed)
 	ck_assert_str_eq(value_of(&cfg, "virtualization.mode"), "enabled");
 	ck_assert_str_eq(value_of(&cfg,
 	    "virtualization.max_ports_in_process"), "32");
-	ck_assert_str_eq(value_of(&cfg, "lmc"), "0");
+	ck_assert_str_eq(value_of(&cfg, "lmc"), "2");
 	/* and what was not carried says why */
-	ck_assert_ptr_nonnull(strstr(out, "#   lmc 2: ibsmd refuses it: lmc: 2 "
-	    "is out of range (only 0 is supported)\n"));
 	ck_assert_ptr_nonnull(strstr(out, "#   qos TRUE: ibsmd programs no "
 	    "QoS"));
 	ck_assert_ptr_nonnull(strstr(out, "#   lash_start_vl 2: LASH routing "

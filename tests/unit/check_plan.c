@@ -73,7 +73,7 @@ START_TEST(test_lid_requests)
 	for (uint32_t p = 0; p < f.nports; p++)
 		ends += fabric_port_is_endport(&f, p);
 	/* virtualization off: the end ports, the SM's first */
-	n = plan_lid_requests(&f, &vs, 0, &reqs, &idx);
+	n = plan_lid_requests(&f, &vs, 0, false, &reqs, &idx);
 	ck_assert_uint_eq(n, ends);
 	ck_assert_uint_eq(idx[0], f.sm_port);
 	ck_assert_uint_eq(reqs[0].guid, f.ports[f.sm_port].guid);
@@ -87,7 +87,7 @@ START_TEST(test_lid_requests)
 	free(reqs);
 	free(idx);
 	/* on: and the vport that wants a LID of its own, past the ports */
-	n = plan_lid_requests(&f, &vs, 2, &reqs, &idx);
+	n = plan_lid_requests(&f, &vs, 2, false, &reqs, &idx);
 	ck_assert_uint_eq(n, ends + 1);
 	ck_assert_uint_eq(idx[n - 1], f.nports + 0);
 	ck_assert_uint_eq(reqs[n - 1].guid, 0x1111);
