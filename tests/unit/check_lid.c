@@ -527,6 +527,63 @@ START_TEST(test_lmc_change)
 }
 END_TEST
 
+/* Single requests (base switch ports 0, vports) take one LID, unaligned,
+ * between the aligned blocks of the others; a port that becomes single
+ * (lmc_esp0 turned off) keeps its base and gives the rest back; the file
+ * says base and top as OpenSM writes them. */
+START_TEST(test_lmc_single)
+{
+	struct lid_map *m = lid_map_new(), *n;
+	struct lid_req r[5] = {
+		{ .guid = G(1), .single = true },	/* the SM's switch */
+		{ .guid = G(2) },
+		{ .guid = G(3), .single = true },
+		{ .guid = G(4), .single = true, .cur = 9 },
+		{ .guid = G(5) },
+	};
+	struct lid_req e = { .guid = G(1) };
+	char *text;
+
+	ck_assert_int_eq(lid_assign(m, r, 5, 2), 0);
+	ck_assert_uint_eq(r[0].lid, 1);
+	ck_assert_uint_eq(r[1].lid, 4);
+	ck_assert_uint_eq(r[2].lid, 2);
+	ck_assert_uint_eq(r[3].lid, 9);		/* in no block yet: kept */
+	ck_assert_uint_eq(r[4].lid, 12);	/* 8-11 holds 9 */
+	n = reload(m);
+	text = read_file(tpath("reload"));
+	ck_assert_ptr_nonnull(strstr(text, "0x0002c90300000001 1 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "0x0002c90300000002 4 7\n"));
+	ck_assert_ptr_nonnull(strstr(text, "0x0002c90300000004 9 9\n"));
+	ck_assert_ptr_nonnull(strstr(text, "0x0002c90300000005 12 15\n"));
+	free(text);
+	lid_map_free(n);
+	/* A block for G(1): its 1 is misaligned, the lowest free block is
+	 * 16 (8-11 still holds G(4)'s 9), and 1 is free again. */
+	ck_assert_int_eq(lid_assign(m, &e, 1, 2), 0);
+	ck_assert_uint_eq(e.lid, 16);
+	/* single again: the base is kept, 17-19 given back */
+	e.single = true;
+	e.cur = 16;
+	ck_assert_int_eq(lid_assign(m, &e, 1, 2), 0);
+	ck_assert_uint_eq(e.lid, 16);
+	n = reload(m);
+	text = read_file(tpath("reload"));
+	ck_assert_ptr_nonnull(strstr(text, "0x0002c90300000001 16 16\n"));
+	free(text);
+	lid_map_free(n);
+	/* a new block port now finds 8-11 free only if 9 goes: it does not */
+	e = (struct lid_req){ .guid = G(6) };
+	ck_assert_int_eq(lid_assign(m, &e, 1, 2), 0);
+	ck_assert_uint_eq(e.lid, 20);
+	/* and a new single one takes the lowest free LID, 1 */
+	e = (struct lid_req){ .guid = G(7), .single = true };
+	ck_assert_int_eq(lid_assign(m, &e, 1, 2), 0);
+	ck_assert_uint_eq(e.lid, 1);
+	lid_map_free(m);
+}
+END_TEST
+
 /* A range given up in the middle of a call is found again by the next
  * port looking for the lowest free range. */
 START_TEST(test_lowest_after_move)
@@ -902,6 +959,7 @@ lid_suite(void)
 	tcase_add_test(tc, test_large_fabric);
 	tcase_add_test(tc, test_lmc2);
 	tcase_add_test(tc, test_lmc_change);
+	tcase_add_test(tc, test_lmc_single);
 	tcase_add_test(tc, test_lowest_after_move);
 	tcase_add_test(tc, test_bad_lmc);
 	suite_add_tcase(s, tc);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <infiniband/mad.h>
+
 #include "core/fabric.h"
 #include "core/vattr.h"
 #include "core/vport.h"
@@ -92,6 +94,47 @@ START_TEST(test_lid_requests)
 	ck_assert_uint_eq(idx[n - 1], f.nports + 0);
 	ck_assert_uint_eq(reqs[n - 1].guid, 0x1111);
 	ck_assert_uint_eq(reqs[n - 1].cur, 901);
+	ck_assert(reqs[n - 1].single);          /* a vport: one LID */
+	free(reqs);
+	free(idx);
+}
+END_TEST
+
+/* Which end ports take one LID whatever the LMC: switch ports 0, unless
+ * lmc_esp0 and the switch says EnhancedPort0 (as OpenSM). */
+START_TEST(test_lid_single)
+{
+	struct lid_req *reqs;
+	uint32_t *idx, sw = FABRIC_NONE, ca = FABRIC_NONE;
+	size_t n;
+
+	for (uint32_t p = 0; p < f.nports; p++) {
+		if (!fabric_port_is_endport(&f, p))
+			continue;
+		if (f.nodes[f.ports[p].node].type == NODE_SWITCH)
+			sw = p;
+		else
+			ca = p;
+	}
+	ck_assert_uint_ne(sw, FABRIC_NONE);
+	ck_assert_uint_ne(ca, FABRIC_NONE);
+	ck_assert(plan_port_single(&f, sw, false));
+	ck_assert(!plan_port_single(&f, ca, false));
+	ck_assert(!plan_port_single(&f, ca, true));
+	/* a base port 0 stays single with lmc_esp0 */
+	f.nodes[f.ports[sw].node].sw_info_valid = 1;
+	mad_set_field(f.nodes[f.ports[sw].node].sw_info, 0,
+	    IB_SW_ENHANCED_PORT0_F, 0);
+	ck_assert(plan_port_single(&f, sw, true));
+	mad_set_field(f.nodes[f.ports[sw].node].sw_info, 0,
+	    IB_SW_ENHANCED_PORT0_F, 1);
+	ck_assert(!plan_port_single(&f, sw, true));
+	ck_assert(plan_port_single(&f, sw, false));
+	/* and the requests say so */
+	n = plan_lid_requests(&f, &vs, 0, true, &reqs, &idx);
+	for (size_t i = 0; i < n; i++)
+		ck_assert(reqs[i].single == (idx[i] == sw ? false :
+		    f.nodes[f.ports[idx[i]].node].type == NODE_SWITCH));
 	free(reqs);
 	free(idx);
 }
@@ -278,6 +321,7 @@ main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_lid_requests);
+	tcase_add_test(tc, test_lid_single);
 	tcase_add_test(tc, test_no_policy);
 	tcase_add_test(tc, test_pkeys_enforce);
 	tcase_add_test(tc, test_pkeys_indices);
