@@ -35,3 +35,5 @@ EXTRA_DIST += bench/virt bench/virt.c \
 	bench/results/2026-11-23-virt.md
 # issue 30 point 4: the performance manager's cost, ibsmd vs OpenSM
 EXTRA_DIST += bench/perfmgr bench/results/2026-11-29-perfmgr.md
+# issue 28: link load with LMC 0/1/2 against OpenSM
+EXTRA_DIST += bench/lmc

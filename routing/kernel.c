@@ -76,10 +76,11 @@ graph_dests(const struct fabric *f, const struct lft_set *s,
     struct kernel_graph *g)
 {
 	uint32_t max = s->max_lid, *lid_sw, *fill, p, lid, sw, top, l;
-	uint8_t *lid_port;
+	uint8_t *lid_port, *lid_rank;
 
 	lid_sw = xcalloc((size_t)max + 1, sizeof(*lid_sw));
 	lid_port = xcalloc((size_t)max + 1, sizeof(*lid_port));
+	lid_rank = xcalloc((size_t)max + 1, sizeof(*lid_rank));
 	for (lid = 0; lid <= max; lid++)
 		lid_sw[lid] = FABRIC_NONE;
 	/* every LID of a port's 2^lmc; a LID given twice is a LID manager
@@ -96,6 +97,7 @@ graph_dests(const struct fabric *f, const struct lft_set *s,
 			if (lid_sw[l] == FABRIC_NONE) {
 				lid_sw[l] = sw;
 				lid_port[l] = lid_port[lid];
+				lid_rank[l] = (uint8_t)(l - lid);
 			}
 	}
 	g->dst_off = xcalloc(s->nsw + 1, sizeof(*g->dst_off));
@@ -106,16 +108,38 @@ graph_dests(const struct fabric *f, const struct lft_set *s,
 		g->dst_off[sw + 1] += g->dst_off[sw];
 	g->dst_lid = xcalloc(g->dst_off[s->nsw], sizeof(*g->dst_lid));
 	g->dst_port = xcalloc(g->dst_off[s->nsw], sizeof(*g->dst_port));
+	g->dst_rank = xcalloc(g->dst_off[s->nsw], sizeof(*g->dst_rank));
 	fill = xcalloc(s->nsw, sizeof(*fill));
 	for (lid = 1; lid <= max; lid++) {
 		if ((sw = lid_sw[lid]) >= s->nsw)
 			continue;
+		/* a block cut short by a LID given twice: the rest stand
+		 * alone */
+		if (lid_rank[lid] != 0 && (fill[sw] == 0 ||
+		    g->dst_lid[g->dst_off[sw] + fill[sw] - 1] != lid - 1))
+			lid_rank[lid] = 0;
+		g->multi |= lid_rank[lid] != 0;
+		g->dst_rank[g->dst_off[sw] + fill[sw]] = lid_rank[lid];
 		g->dst_lid[g->dst_off[sw] + fill[sw]] = (uint16_t)lid;
 		g->dst_port[g->dst_off[sw] + fill[sw]++] = lid_port[lid];
 	}
 	free(fill);
 	free(lid_sw);
 	free(lid_port);
+	free(lid_rank);
+}
+
+static void
+graph_systems(const struct fabric *f, const struct lft_set *s,
+    struct kernel_graph *g)
+{
+	const struct fabric_node *n;
+
+	g->sys = xcalloc(s->nsw ? s->nsw : 1, sizeof(*g->sys));
+	for (uint32_t sw = 0; sw < s->nsw; sw++) {
+		n = &f->nodes[s->sw_node[sw]];
+		g->sys[sw] = n->sysguid != 0 ? n->sysguid : n->guid;
+	}
 }
 
 void
@@ -125,6 +149,7 @@ kernel_graph_build(const struct fabric *f, const struct lft_set *s,
 	g->nsw = s->nsw;
 	graph_links(f, s, g);
 	graph_dests(f, s, g);
+	graph_systems(f, s, g);
 }
 
 void
@@ -136,6 +161,8 @@ kernel_graph_free(struct kernel_graph *g)
 	free(g->dst_off);
 	free(g->dst_lid);
 	free(g->dst_port);
+	free(g->dst_rank);
+	free(g->sys);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -310,12 +337,36 @@ kernel_candidates(const struct kernel_graph *g, struct kernel_row *x,
 	uint32_t first = g->off[sw];
 	unsigned q, bits, c = 0;
 
+	uint32_t e;
+
 	for (q = 0; q < x->planes; q++)
 		for (bits = x->plane[q * x->stride + t]; bits != 0;
-		    bits &= bits - 1)
-			x->cand[c++] = g->port[first + 8 * q +
-			    (unsigned)__builtin_ctz(bits)];
+		    bits &= bits - 1) {
+			e = first + 8 * q + (unsigned)__builtin_ctz(bits);
+			x->cand_sw[c] = g->sw[e];
+			x->cand[c++] = g->port[e];
+		}
 	return c;
+}
+
+/* Is candidate j the first that leads to its switch? */
+static bool
+first_of(const uint32_t *cand_sw, unsigned j)
+{
+	for (unsigned i = 0; i < j; i++)
+		if (cand_sw[i] == cand_sw[j])
+			return false;
+	return true;
+}
+
+/* Is candidate j the first that leads into its system? */
+static bool
+first_sys(const struct kernel_graph *g, const uint32_t *cand_sw, unsigned j)
+{
+	for (unsigned i = 0; i < j; i++)
+		if (g->sys[cand_sw[i]] == g->sys[cand_sw[j]])
+			return false;
+	return true;
 }
 
 /* Whether kernel_candidates() would list none (0), one (1) or more (2),
@@ -368,13 +419,125 @@ keep_prev(const struct kernel_graph *g, const struct kernel_row *x,
 		p = lid <= prev_max ? prev[lid] : LFT_NO_ROUTE;
 		if (p != LFT_NO_ROUTE && (ok[p >> 6] >> (p & 63) & 1)) {
 			row[lid] = p;
-			cnt[p]++;
+			cnt[p] += g->dst_rank[j] == 0;
 		} else {
 			row[lid] = LFT_NO_ROUTE;
 			left++;
 		}
 	}
 	return left;
+}
+
+void
+kernel_lmc_order(const struct kernel_graph *g, struct kernel_row *x,
+    unsigned c)
+{
+	uint64_t key[256], k;
+	unsigned i, j, first, sfirst, same_sw, sw_in_sys, sys_before;
+
+	for (i = 0; i < c; i++) {
+		same_sw = sw_in_sys = sys_before = 0;
+		first = sfirst = i;
+		for (j = 0; j < i; j++) {
+			if (x->cand_sw[j] == x->cand_sw[i]) {
+				same_sw++;
+				if (j < first)
+					first = j;
+			}
+			if (g->sys[x->cand_sw[j]] == g->sys[x->cand_sw[i]] &&
+			    j < sfirst)
+				sfirst = j;
+		}
+		/* switches of i's system, and systems, met before i's */
+		for (j = 0; j < i; j++) {
+			if (!first_of(x->cand_sw, j))
+				continue;
+			if (j < first && g->sys[x->cand_sw[j]] ==
+			    g->sys[x->cand_sw[i]])
+				sw_in_sys++;
+			if (j < sfirst && first_sys(g, x->cand_sw, j))
+				sys_before++;
+		}
+		key[i] = (uint64_t)same_sw << 48 | (uint64_t)sw_in_sys << 32 |
+		    (uint64_t)sys_before << 16 | i;
+	}
+	for (i = 1; i < c; i++)         /* c is small: insertion sort */
+		for (j = i, k = key[i]; j > 0 && key[j - 1] > k; j--) {
+			key[j] = key[j - 1];
+			key[j - 1] = k;
+		}
+	for (i = 0; i < c; i++)
+		x->order[i] = x->cand[key[i] & 0xffff];
+}
+
+void
+kernel_lmc_block(const struct kernel_graph *g, struct kernel_row *x,
+    unsigned c, uint8_t *row, uint32_t block, uint32_t n)
+{
+	uint64_t used[4] = { 0, 0, 0, 0 };
+	unsigned pos = 0, i, m, r;
+	uint8_t p, q, base;
+	uint16_t lid;
+
+	for (i = 0; i < n; i++)
+		if ((p = row[g->dst_lid[block + i]]) != LFT_NO_ROUTE)
+			used[p >> 6] |= 1ULL << (p & 63);
+	base = row[g->dst_lid[block]];
+	for (i = 0; i < c; i++)
+		if (x->order[i] == base) {
+			pos = i;
+			break;
+		}
+	for (i = 1; i < n; i++) {
+		lid = g->dst_lid[block + i];
+		if (row[lid] != LFT_NO_ROUTE)
+			continue;
+		r = g->dst_rank[block + i];
+		p = x->order[(pos + r) % c];
+		for (m = 0; m < c; m++) {
+			q = x->order[(pos + r + m) % c];
+			if (!(used[q >> 6] >> (q & 63) & 1)) {
+				p = q;
+				break;
+			}
+		}
+		row[lid] = p;
+		used[p >> 6] |= 1ULL << (p & 63);
+	}
+}
+
+/* The LIDs of the deferred destination switches defer[i] .. defer[k - 1]
+ * after their ports' base LIDs, block by block. */
+static void
+lmc_run(const struct kernel_graph *g, struct kernel_row *x, unsigned c,
+    uint8_t *row, uint32_t i, uint32_t k)
+{
+	uint32_t t, j, n, end;
+
+	kernel_lmc_order(g, x, c);
+	for (; i < k; i++) {
+		t = x->defer[i];
+		end = g->dst_off[t + 1];
+		for (j = g->dst_off[t]; j < end; j += n) {
+			for (n = 1; j + n < end && g->dst_rank[j + n] == n; n++)
+				;
+			if (n > 1)
+				kernel_lmc_block(g, x, c, row, j, n);
+		}
+	}
+}
+
+/* Base LIDs (rank 0) among the destinations of switch t. */
+static uint32_t
+base_lids(const struct kernel_graph *g, uint32_t t)
+{
+	uint32_t j, n = 0;
+
+	if (!g->multi)
+		return g->dst_off[t + 1] - g->dst_off[t];
+	for (j = g->dst_off[t]; j < g->dst_off[t + 1]; j++)
+		n += g->dst_rank[j] == 0;
+	return n;
 }
 
 uint32_t
@@ -411,28 +574,34 @@ kernel_fill_row(const struct kernel_graph *g, struct kernel_row *x,
 			continue;       /* all kept */
 		for (j = g->dst_off[t]; j < g->dst_off[t + 1]; j++)
 			row[g->dst_lid[j]] = x->cand[0];
-		cnt[x->cand[0]] += n;
+		cnt[x->cand[0]] += base_lids(g, t);
 	}
 	for (i = 0; i < nd; i = k) {
 		nl = 0;
 		for (k = i; k < nd && same_choice(x, x->defer[i], x->defer[k]);
 		    k++) {
 			t = x->defer[k];
-			if (prev == NULL) {
+			if (prev == NULL && !g->multi) {
 				n = g->dst_off[t + 1] - g->dst_off[t];
 				memcpy(x->lids + nl, g->dst_lid + g->dst_off[t],
 				    n * sizeof(*x->lids));
 				nl += n;
 				continue;
 			}
+			/* base LIDs spread; the others of a block follow */
 			for (j = g->dst_off[t]; j < g->dst_off[t + 1]; j++) {
 				lid = g->dst_lid[j];
-				if (row[lid] == LFT_NO_ROUTE)
+				if (prev == NULL)
+					row[lid] = LFT_NO_ROUTE;
+				if (row[lid] == LFT_NO_ROUTE &&
+				    g->dst_rank[j] == 0)
 					x->lids[nl++] = lid;
 			}
 		}
 		c = kernel_candidates(g, x, sw, x->defer[i]);
 		kernel_spread(row, cnt, x->cand, c, x->lids, nl);
+		if (g->multi)
+			lmc_run(g, x, c, row, i, k);
 	}
 	return lost;
 }

@@ -33,7 +33,9 @@ uint32_t kernel_attach(const struct fabric *f, const struct lft_set *s,
  * they are cabled to: those of switch i are dst_lid[dst_off[i]] ..
  * dst_lid[dst_off[i+1]-1] in LID order, each with the port there that
  * leads to it (0: the switch's own LID). A LID given twice keeps its first
- * port. */
+ * port. Every LID of a port's 2^lmc is a destination: dst_rank says which
+ * of its block (0: the base LID), so the LIDs of one port are the base
+ * entry and the entries after it with ranks 1, 2, ... */
 struct kernel_graph {
 	uint32_t nsw;
 	uint32_t *off;          /* [nsw + 1] */
@@ -42,6 +44,10 @@ struct kernel_graph {
 	uint32_t *dst_off;      /* [nsw + 1] */
 	uint16_t *dst_lid;
 	uint8_t *dst_port;
+	uint8_t *dst_rank;      /* LID - its port's base LID */
+	bool multi;             /* some rank is not 0 (LMC > 0) */
+	uint64_t *sys;          /* [nsw] system image GUID (node GUID when
+				 * none): switches of one chassis share it */
 };
 void kernel_graph_build(const struct fabric *f, const struct lft_set *s,
     struct kernel_graph *g);
@@ -112,6 +118,8 @@ struct kernel_row {
 	unsigned planes;        /* in use for the current switch */
 	uint8_t *plane;         /* [KERNEL_PLANES][stride] */
 	uint8_t cand[256];
+	uint32_t cand_sw[256];  /* the switch each candidate leads to */
+	uint8_t order[256];     /* candidates in turns over systems, switches */
 	uint32_t *defer;        /* [nsw] destination switches with a choice */
 	uint16_t *lids;         /* [all destination LIDs] one run of them */
 };
@@ -122,7 +130,7 @@ void kernel_row_fini(struct kernel_row *x);
 uint8_t *kernel_row_planes(struct kernel_row *x, const struct kernel_graph *g,
     uint32_t sw);
 /* Candidate ports of switch sw towards switch t, into x->cand in port
- * order; returns how many. */
+ * order (and the switch each leads to in x->cand_sw); returns how many. */
 unsigned kernel_candidates(const struct kernel_graph *g, struct kernel_row *x,
     uint32_t sw, uint32_t t);
 /*
@@ -132,11 +140,31 @@ unsigned kernel_candidates(const struct kernel_graph *g, struct kernel_row *x,
  * LIDs whose previous port is still a candidate keep it; the others are
  * spread over the candidates, the destination switches that share a set
  * of candidates as one run of LIDs, after the forced choices so that the
- * free ones even out around them. Returns how many destination switches
- * (with LIDs, sw excluded) no candidate leads to: they are left without a
- * route.
+ * free ones even out around them. Only base LIDs are counted and spread
+ * so: with LMC > 0 they fall as they would with LMC 0, and the other LIDs
+ * of a port follow its base LID's port in turns (kernel_lmc_order), each
+ * LID of a block on a port no other LID of it takes while the candidates
+ * last, on another neighbour switch (another system first) while those
+ * last. Returns how many destination switches (with LIDs, sw excluded) no
+ * candidate leads to: they are left without a route.
  */
 uint32_t kernel_fill_row(const struct kernel_graph *g, struct kernel_row *x,
     uint32_t sw, uint8_t *row, const uint8_t *prev, uint16_t prev_max);
+
+/* The c candidates of x->cand (x->cand_sw filled) into x->order in turns:
+ * first one port to each neighbour system, then to each other switch of
+ * those systems, then second ports to the same switches, and so on, port
+ * order breaking ties; stepping through x->order from any place reaches
+ * another system, else another switch, before the same one again. */
+void kernel_lmc_order(const struct kernel_graph *g, struct kernel_row *x,
+    unsigned c);
+
+/* The LIDs of one port's block that are not routed yet (row[lid] ==
+ * LFT_NO_ROUTE) after its base LID: block holds the ranks' entries of g
+ * from the base one on (n of them). Each takes, stepping through the c
+ * ports of x->order from its base LID's port by its rank, the first that
+ * no LID of the block takes yet; all taken: the one its rank reaches. */
+void kernel_lmc_block(const struct kernel_graph *g, struct kernel_row *x,
+    unsigned c, uint8_t *row, uint32_t block, uint32_t n);
 
 #endif

@@ -583,7 +583,8 @@ def check(fab, lfts, sminfo, opts, rep):
         rep.add('shortest', msg)
 
     if opts.loads:
-        summary_loads = link_loads(fab, lfts, owner, usable)
+        summary_loads = link_loads(fab, lfts, owner, usable,
+                                   all_lids=opts.loads_all_lids)
     cdg = None
     if opts.cdg:
         cdg = check_cdg(fab, lfts, owner, usable, rep)
@@ -609,16 +610,18 @@ def check(fab, lfts, sminfo, opts, rep):
     return summary
 
 
-def link_loads(fab, lfts, owner, usable):
+def link_loads(fab, lfts, owner, usable, all_lids=False):
     """(f) Load of the routes as read: every CA port sends to every other CA
     port's LID (all-to-all, LMC 0 base LIDs), and each directed
     switch-to-switch cable counts the routes that cross it; each switch
     egress port towards a switch also counts the CA LIDs its switch's LFT
     sends through it. Routes that do not arrive are left out (the walk
-    check reports them)."""
+    check reports them). With all_lids the same is done again to every LID
+    of each CA port's 2^LMC (max_link_load_all)."""
     nodes = fab.nodes
     sw = set(g for g, n in nodes.items() if n.kind == 'SW')
     ca_lid = {}                       # CA LID -> its switch
+    ca_all = {}                       # every CA LID -> its switch
     srcs = collections.Counter()      # switch -> CA ports behind it
     for lid, (g, p) in owner.items():
         if nodes[g].kind == 'SW':
@@ -626,10 +629,20 @@ def link_loads(fab, lfts, owner, usable):
         peer = fab.link.get((g, p))
         if peer is None or peer[0] not in sw or not usable((g, p)):
             continue
+        ca_all[lid] = peer[0]
         if lid != nodes[g].lid.get(p):
             continue
         ca_lid[lid] = peer[0]
         srcs[peer[0]] += 1
+    res = _link_loads(fab, lfts, usable, sw, ca_lid, srcs)
+    if all_lids:
+        res['max_link_load_all'] = _link_loads(fab, lfts, usable, sw, ca_all,
+                                               srcs)['max_link_load']
+    return res
+
+
+def _link_loads(fab, lfts, usable, sw, ca_lid, srcs):
+    nodes = fab.nodes
     link = collections.Counter()      # (switch, port) -> routes crossing
     port_lids = collections.Counter() # (switch, port) -> CA LIDs sent there
     for lid, t_sw in ca_lid.items():
@@ -1022,6 +1035,9 @@ def main():
     ap.add_argument('--cdg', action='store_true',
                     help='also require an acyclic channel dependency graph (deadlock-free '
                          'routes on one VL); a cycle is reported with its channels')
+    ap.add_argument('--loads-all-lids', action='store_true',
+                    help='with --loads, also max_link_load_all: the same over '
+                    'every LID of each CA port (LMC > 0)')
     ap.add_argument('--loads', action='store_true',
                     help='print the busiest cable\'s all-to-all CA routes and the busiest '
                          'switch port\'s CA LIDs (max_link_load, max_port_lids)')

@@ -432,6 +432,44 @@ START_TEST(test_empty)
 }
 END_TEST
 
+/*
+ * LMC 1 on a ring of four switches routed by updn (no credit loop), then
+ * the second LIDs of the HCAs on switches 1 and 3 sent clockwise all the
+ * way: only those non-base LIDs close the cycle, and the check sees it.
+ */
+START_TEST(test_lmc_cycle)
+{
+	struct fabric f;
+	struct lft_set s;
+	char why[128] = "";
+	uint32_t p, q, home, sw;
+	uint16_t lid;
+
+	fabric_init(&f);
+	testfab_ring(&f, 4, 1);
+	testfab_lids_lmc(&f, 1);
+	ck_assert_int_eq(lft_set_init(&s, &f), 0);
+	ck_assert_int_eq(re_updn.route(&f, &(struct routing_opts){ 0 }, &s,
+	    why, sizeof(why)), 0);
+	ck_assert_int_eq(cdg_acyclic(&f, &s, NULL), 1);
+	for (p = 0; p < f.nports; p++) {
+		if (f.nodes[f.ports[p].node].type == NODE_SWITCH ||
+		    f.ports[p].lmc != 1 || (q = f.ports[p].peer) == FABRIC_NONE)
+			continue;
+		home = f.ports[q].node;
+		if (home != 1 && home != 3)
+			continue;
+		lid = (uint16_t)(f.ports[p].lid + 1);
+		for (sw = 0; sw < s.nsw; sw++)
+			lft_row(&s, sw)[lid] = s.sw_node[sw] == home ?
+			    f.ports[q].num : 1;
+	}
+	ck_assert_int_eq(cdg_acyclic(&f, &s, NULL), 0);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+END_TEST
+
 static Suite *
 cdg_suite(void)
 {
@@ -447,6 +485,7 @@ cdg_suite(void)
 	tcase_add_test(tc, test_scrambled);
 	tcase_add_test(tc, test_many_lids);
 	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_lmc_cycle);
 	suite_add_tcase(s, tc);
 	return s;
 }

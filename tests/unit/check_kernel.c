@@ -326,6 +326,59 @@ START_TEST(test_fill_row)
 }
 END_TEST
 
+/*
+ * The turns the LIDs of a block take: six candidates to four switches of
+ * three systems (ports 1-2 to switch 0, 3 to switch 1, both of system 1;
+ * 4-5 to switch 2 of system 2; 6 to switch 3 of system 3): one port to
+ * each system first, then the other switch of system 1, then the second
+ * ports. A block of four LIDs whose base took port 4 steps on from it.
+ */
+START_TEST(test_lmc_order)
+{
+	uint64_t sys[4] = { 1, 1, 2, 3 };
+	uint32_t dst_off[2] = { 0, 8 };
+	uint16_t dst_lid[8] = { 4, 5, 6, 7, 8, 9, 10, 11 };
+	uint8_t dst_rank[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
+	uint8_t row[16], want[6] = { 1, 4, 6, 3, 2, 5 };
+	struct kernel_graph g = { .nsw = 1, .sys = sys, .dst_off = dst_off,
+	    .dst_lid = dst_lid, .dst_rank = dst_rank, .multi = true };
+	struct kernel_row x;
+	unsigned i;
+
+	memset(&x, 0, sizeof(x));
+	for (i = 0; i < 6; i++) {
+		x.cand[i] = (uint8_t)(i + 1);
+		x.cand_sw[i] = i < 2 ? 0 : i < 3 ? 1 : i < 5 ? 2 : 3;
+	}
+	kernel_lmc_order(&g, &x, 6);
+	ck_assert_mem_eq(x.order, want, sizeof(want));
+
+	memset(row, LFT_NO_ROUTE, sizeof(row));
+	row[4] = 4;
+	kernel_lmc_block(&g, &x, 6, row, 0, 4);
+	ck_assert_uint_eq(row[5], 6);
+	ck_assert_uint_eq(row[6], 3);
+	ck_assert_uint_eq(row[7], 2);
+	/* a LID already routed (kept) holds its port: the others skip it */
+	memset(row, LFT_NO_ROUTE, sizeof(row));
+	row[8] = 1;
+	row[10] = 6;
+	kernel_lmc_block(&g, &x, 6, row, 4, 4);
+	ck_assert_uint_eq(row[9], 4);
+	ck_assert_uint_eq(row[10], 6);
+	ck_assert_uint_eq(row[11], 3);
+	/* fewer candidates than LIDs: the turn each rank reaches */
+	memset(row, LFT_NO_ROUTE, sizeof(row));
+	row[4] = 2;
+	x.order[0] = 1;
+	x.order[1] = 2;
+	kernel_lmc_block(&g, &x, 2, row, 0, 4);
+	ck_assert_uint_eq(row[5], 1);
+	ck_assert_uint_eq(row[6], 2);
+	ck_assert_uint_eq(row[7], 1);
+}
+END_TEST
+
 static Suite *
 kernel_suite(void)
 {
@@ -338,6 +391,7 @@ kernel_suite(void)
 	tcase_add_test(tc, test_spread);
 	tcase_add_test(tc, test_prev_row);
 	tcase_add_test(tc, test_fill_row);
+	tcase_add_test(tc, test_lmc_order);
 	suite_add_tcase(s, tc);
 	return s;
 }

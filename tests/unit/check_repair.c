@@ -662,6 +662,49 @@ START_TEST(test_updn_order)
 }
 END_TEST
 
+/*
+ * LMC 2 and 1: every LID of a block is repaired like a LID of its own (its
+ * entries changed only where its route crossed the lost cable, every
+ * LID delivered, as a fresh route would), and up/down repairs stay free
+ * of credit loops over every LID.
+ */
+START_TEST(test_lmc)
+{
+	struct fabric a, b;
+	struct outcome o;
+	uint32_t agg0 = 8 * 8 / 2;
+
+	build(&a, FT2, 8);
+	build(&b, FT2, 8);
+	testfab_lids_lmc(&a, 2);
+	testfab_lids_lmc(&b, 2);
+	testfab_unlink(&b, 0, 5);
+	testfab_unlink(&b, 5, 6);
+	run(&re_minhop, REPAIR_SHORTEST, &a, &b, &o);
+	assert_good(&o, false);
+	ck_assert_uint_eq(o.st.unreached, 0);
+	ck_assert_uint_eq(o.st.shortest, o.st.pairs);
+	ck_assert_uint_gt(o.changed, 0);
+	/* LIDs beyond the base ones were moved too */
+	ck_assert_uint_gt(o.r.lids, 16);
+	fabric_fini(&a);
+	fabric_fini(&b);
+
+	build(&a, FT3, 8);
+	build(&b, FT3, 8);
+	testfab_lids_lmc(&a, 1);
+	testfab_lids_lmc(&b, 1);
+	testfab_unlink(&b, 1, 8 / 2 + 1);
+	testfab_unlink(&b, agg0 + 8 / 2, 8 / 2 + 1);
+	run(&re_updn, REPAIR_UPDOWN, &a, &b, &o);
+	assert_good(&o, true);
+	ck_assert_uint_eq(o.st.unreached, 0);
+	ck_assert_uint_gt(o.changed, 0);
+	fabric_fini(&a);
+	fabric_fini(&b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -684,6 +727,7 @@ main(void)
 	tcase_add_test(tc, test_local_every_cable);
 	tcase_add_test(tc, test_no_prev);
 	tcase_add_test(tc, test_updn_order);
+	tcase_add_test(tc, test_lmc);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1143,6 +1144,102 @@ START_TEST(test_report)
 }
 END_TEST
 
+/* ---- LMC: every LID of a block routed, the block's LIDs apart ---- */
+
+enum lmc_shape { LMC_FT2_8, LMC_FT3_8, LMC_DOUBLED };
+
+static void
+route_ok_lmc(const struct fabric *f, struct lft_set *s)
+{
+	route_ok(f, &no_opts, s);
+}
+
+static void
+lmc_build(struct fabric *f, enum lmc_shape sh, uint8_t lmc)
+{
+	fabric_init(f);
+	if (sh == LMC_FT2_8)
+		testfab_ft2(f, 8);
+	else if (sh == LMC_FT3_8)
+		testfab_ft3(f, 8);
+	else
+		testfab_ft2_doubled(f);
+	if (lmc > 0)
+		testfab_lids_lmc(f, lmc);
+}
+
+/* The busiest link over the base LIDs alone: the CA ports' blocks
+ * shrunk to their base LID (which stays aligned). */
+static uint64_t
+base_max_link(struct fabric *f, const struct lft_set *s)
+{
+	for (uint32_t p = 0; p < f->nports; p++)
+		if (f->ports[p].lmc != 0)
+			fabric_set_lid(f, p, f->ports[p].lid, 0);
+	return routing_max_link_routes(f, s);
+}
+
+/*
+ * Route shape with LMC 0 and with lmc; with lmc every LID arrives, the
+ * base LIDs load the links no more than LMC 0's LIDs did, all LIDs no
+ * more than 2^lmc times that, and at every switch with CAs the LIDs of a
+ * remote port leave by distinct ports (to distinct neighbour switches
+ * when apart says there are enough).
+ */
+static void
+lmc_case(enum lmc_shape sh, uint8_t lmc, bool apart)
+{
+	struct fabric f0, f;
+	struct lft_set s0, s;
+	struct testfab_stats st;
+	struct testfab_lmc sp;
+	uint64_t m0, all, base;
+
+	lmc_build(&f0, sh, 0);
+	route_ok_lmc(&f0, &s0);
+	m0 = routing_max_link_routes(&f0, &s0);
+	lmc_build(&f, sh, lmc);
+	route_ok_lmc(&f, &s);
+	testfab_check(&f, &s, &st);
+	ck_assert_uint_eq(st.unreached, 0);
+	ck_assert_uint_gt(st.pairs, 0);
+	ck_assert_msg(cdg_acyclic(&f, &s, NULL), "shape %d lmc %u: a credit loop",
+	    sh, lmc);
+	testfab_lmc_spread(&f, &s, &sp);
+	ck_assert_uint_gt(sp.blocks, 0);
+	ck_assert_msg(sp.distinct_ports == sp.blocks, "shape %d lmc %u: %llu "
+	    "of %llu blocks on distinct ports", sh, lmc,
+	    (unsigned long long)sp.distinct_ports,
+	    (unsigned long long)sp.blocks);
+	if (apart)
+		ck_assert_msg(sp.distinct_switches == sp.blocks, "shape %d "
+		    "lmc %u: %llu of %llu blocks to distinct switches", sh,
+		    lmc, (unsigned long long)sp.distinct_switches,
+		    (unsigned long long)sp.blocks);
+	all = routing_max_link_routes(&f, &s);
+	base = base_max_link(&f, &s);
+	ck_assert_msg(base <= m0, "shape %d lmc %u: base LIDs' busiest link "
+	    "%llu, LMC 0's %llu", sh, lmc, (unsigned long long)base,
+	    (unsigned long long)m0);
+	ck_assert_msg(all <= m0 << lmc, "shape %d lmc %u: busiest link %llu, "
+	    "LMC 0's %llu", sh, lmc, (unsigned long long)all,
+	    (unsigned long long)m0);
+	lft_set_fini(&s);
+	lft_set_fini(&s0);
+	fabric_fini(&f);
+	fabric_fini(&f0);
+}
+
+START_TEST(test_lmc)
+{
+	lmc_case(LMC_FT2_8, 1, true);
+	lmc_case(LMC_FT2_8, 2, true);
+	lmc_case(LMC_FT3_8, 2, true);
+	lmc_case(LMC_DOUBLED, 1, true);
+	lmc_case(LMC_DOUBLED, 2, false);
+}
+END_TEST
+
 static Suite *
 updn_suite(void)
 {
@@ -1167,6 +1264,7 @@ updn_suite(void)
 	tcase_add_test(tc, test_odd_cabling);
 	tcase_add_test(tc, test_no_switch);
 	tcase_add_test(tc, test_report);
+	tcase_add_test(tc, test_lmc);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -70,6 +70,27 @@ testfab_lids(struct fabric *f)
 }
 
 void
+testfab_lids_lmc(struct fabric *f, uint8_t lmc)
+{
+	uint32_t p, n = 1u << lmc;
+	uint32_t lid = n;       /* blocks aligned, from the first */
+
+	for (p = 0; p < f->nports; p++)
+		fabric_set_lid(f, p, 0, 0);
+	for (p = 0; p < f->nports; p++) {
+		if (!fabric_port_is_endport(f, p))
+			continue;
+		if (f->nodes[f->ports[p].node].type == NODE_SWITCH) {
+			fabric_set_lid(f, p, (uint16_t)lid++, 0);
+			continue;
+		}
+		lid = (lid + n - 1) & ~(n - 1);
+		fabric_set_lid(f, p, (uint16_t)lid, lmc);
+		lid += n;
+	}
+}
+
+void
 testfab_ft2(struct fabric *f, unsigned k)
 {
 	unsigned half = k / 2, i, j;
@@ -417,13 +438,15 @@ testfab_check_lids(const struct fabric *f, const struct lft_set *s,
 	uint32_t *d = distances(f, s), p, sw, t, out = 0, dist;
 	uint32_t *load = xcalloc(f->nports, sizeof(*load));
 	uint8_t *seen = xcalloc((size_t)UINT16_MAX + 1, 1);
-	uint16_t lid;
+	uint32_t lid, top;
 	char why[120];
 	long hops;
 
 	memset(st, 0, sizeof(*st));
+	/* every LID of each end port's 2^lmc */
 	for (p = 0; p < f->nports; p++) {
-		lid = f->ports[p].lid;
+	    top = f->ports[p].lid + (1u << f->ports[p].lmc);
+	    for (lid = f->ports[p].lid; lid < top && lid <= UINT16_MAX; lid++) {
 		if (!fabric_port_is_endport(f, p) || lid == 0 || seen[lid] ||
 		    (only != NULL && !only[lid]))
 			continue;
@@ -431,7 +454,8 @@ testfab_check_lids(const struct fabric *f, const struct lft_set *s,
 		t = home(f, s, p);
 		for (sw = 0; sw < s->nsw; sw++) {
 			st->pairs++;
-			hops = follow(f, s, sw, lid, p, &out, why, sizeof(why));
+			hops = follow(f, s, sw, (uint16_t)lid, p, &out, why,
+			    sizeof(why));
 			record(st, hops, load, out);
 			dist = t == DIST_INF ? DIST_INF : d[(size_t)sw * s->nsw + t];
 			if (dist == DIST_INF && hops < 0) {
@@ -453,9 +477,83 @@ testfab_check_lids(const struct fabric *f, const struct lft_set *s,
 				    "switch %u (node %u) LID %u: %s", sw,
 				    s->sw_node[sw], lid, why);
 		}
+	    }
 	}
 	loads(f, load, st);
 	free(load);
 	free(seen);
 	free(d);
+}
+
+void
+testfab_ft2_doubled(struct fabric *f)
+{
+	uint32_t leaf[4], spine[2], i, j;
+
+	for (i = 0; i < 4; i++)
+		leaf[i] = testfab_switch(f, 8);
+	for (i = 0; i < 2; i++)
+		spine[i] = testfab_switch(f, 8);
+	for (i = 0; i < 4; i++) {
+		for (j = 0; j < 4; j++)
+			testfab_connect(f, leaf[i], (uint8_t)(1 + j),
+			    testfab_ca(f, 1), 1);
+		for (j = 0; j < 4; j++)
+			testfab_connect(f, leaf[i], (uint8_t)(5 + j),
+			    spine[j / 2], (uint8_t)(1 + 2 * i + j % 2));
+	}
+	testfab_lids(f);
+}
+
+/* Does switch node n have a CA cabled to it? */
+static int
+has_ca(const struct fabric *f, uint32_t n)
+{
+	uint32_t q;
+
+	for (unsigned num = 1; num <= f->nodes[n].nports; num++) {
+		q = f->ports[f->nodes[n].port0 + num].peer;
+		if (q != FABRIC_NONE &&
+		    f->nodes[f->ports[q].node].type != NODE_SWITCH)
+			return 1;
+	}
+	return 0;
+}
+
+void
+testfab_lmc_spread(const struct fabric *f, const struct lft_set *s,
+    struct testfab_lmc *r)
+{
+	uint32_t sw, p, q, n, i, j, far[256], lids;
+	uint8_t e[256];
+	int ports, sws;
+
+	memset(r, 0, sizeof(*r));
+	for (sw = 0; sw < s->nsw; sw++) {
+		n = s->sw_node[sw];
+		if (!has_ca(f, n))
+			continue;
+		for (p = 0; p < f->nports; p++) {
+			if (f->ports[p].lmc == 0 || f->ports[p].lid == 0 ||
+			    (q = f->ports[p].peer) == FABRIC_NONE ||
+			    f->ports[q].node == n)
+				continue;
+			lids = 1u << f->ports[p].lmc;
+			ports = sws = 1;
+			for (i = 0; i < lids; i++) {
+				e[i] = lft_row(s, sw)[f->ports[p].lid + i];
+				far[i] = e[i] == 0 || e[i] > f->nodes[n].nports ||
+				    (q = f->ports[fabric_port_idx(f, n,
+				    e[i])].peer) == FABRIC_NONE ? FABRIC_NONE :
+				    f->ports[q].node;
+				for (j = 0; j < i; j++) {
+					ports &= e[j] != e[i];
+					sws &= far[j] != far[i];
+				}
+			}
+			r->blocks++;
+			r->distinct_ports += ports;
+			r->distinct_switches += sws;
+		}
+	}
 }

@@ -26,6 +26,10 @@ void testfab_unlink(struct fabric *f, uint32_t n, uint8_t num);
 /* LIDs 1, 2, ... to end ports (switch port 0, present CA ports) in port
  * index order; every other port gets 0. */
 void testfab_lids(struct fabric *f);
+/* The same with LMC lmc: each CA port an aligned block of 2^lmc LIDs
+ * (the first at 2^lmc), each switch the next free LID, in port index
+ * order; the LIDs given before are dropped first. */
+void testfab_lids_lmc(struct fabric *f, uint8_t lmc);
 
 /* Two-level fat tree of k-port switches (k even): leaves are nodes
  * 0 .. k-1, spines k .. k + k/2 - 1, then the HCAs. Leaf i ports 1 .. k/2
@@ -57,6 +61,22 @@ void testfab_ring(struct fabric *f, unsigned n, unsigned hcas);
 #define TESTFAB_RANDOM_PORTS 16
 void testfab_random(struct fabric *f, unsigned n, unsigned hcas,
     unsigned extra, uint64_t seed);
+
+/* A switch with CAs sending to the 2^lmc LIDs of a CA port on another
+ * switch (lmc > 0): how often its LIDs leave by distinct ports, and to
+ * distinct neighbour switches. */
+struct testfab_lmc {
+	uint64_t blocks;
+	uint64_t distinct_ports;
+	uint64_t distinct_switches;
+};
+void testfab_lmc_spread(const struct fabric *f, const struct lft_set *s,
+    struct testfab_lmc *r);
+
+/* A two-level fat tree with every leaf cabled twice to each spine: 4
+ * leaves of 8 ports (nodes 0-3; ports 1-4 HCAs, 5-6 to spine 0, 7-8 to
+ * spine 1), 2 spines (nodes 4-5), then the HCAs; LIDs as testfab_lids(). */
+void testfab_ft2_doubled(struct fabric *f);
 
 struct testfab_stats {
 	uint64_t pairs;         /* (switch, destination LID) pairs */
