@@ -334,10 +334,8 @@ unsigned
 kernel_candidates(const struct kernel_graph *g, struct kernel_row *x,
     uint32_t sw, uint32_t t)
 {
-	uint32_t first = g->off[sw];
+	uint32_t first = g->off[sw], e;
 	unsigned q, bits, c = 0;
-
-	uint32_t e;
 
 	for (q = 0; q < x->planes; q++)
 		for (bits = x->plane[q * x->stride + t]; bits != 0;
