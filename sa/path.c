@@ -671,9 +671,12 @@ apm_guid(const struct sa_view *v, uint32_t e)
  * (osm_sa_multipath_record.c: mpr_rcv_get_apm_paths):
  *   - each side's two ends are ordered by their physical port's GUID,
  *     S0 < S1, D0 < D1;
- *   - with a, b the base LIDs of S0 and D0, lo and hi the smaller and
- *     the larger, and l the subnet's LMC, the base offset is
- *     ((lo >> l) << 4 | (hi >> l)) mod 103;
+ *   - with a, b the base LIDs of S0 and D0 as OpenSM holds them, in
+ *     network byte order read as a host integer (on the little-endian
+ *     hosts it runs on, the two bytes swapped: LID 4 is 1024), lo and hi
+ *     the smaller and the larger of those, and l the subnet's LMC, the
+ *     base offset is ((lo >> l) << 4 | (hi >> l)) mod 103 (ibsmd swaps
+ *     on every host, so that it answers as OpenSM on x86 and ARM);
  *   - (S0, D0) and (S0, D1) start at that offset, (S1, D0) and (S1, D1)
  *     at the next (apm_pair);
  *   - of the two diagonals {(S0, D0), (S1, D1)} and {(S0, D1), (S1, D0)},
@@ -708,6 +711,8 @@ apm_paths(struct query *qy, const uint32_t *ends)
 	}
 	lid_range(v, s0, false, 0, &a, &t_hi);
 	lid_range(v, d0, false, 0, &b, &t_hi);
+	a = (a & 0xFF) << 8 | a >> 8;
+	b = (b & 0xFF) << 8 | b >> 8;
 	lo = a < b ? a : b;
 	hi = a < b ? b : a;
 	base = (((lo >> l) << 4) | (hi >> l)) % 103;

@@ -156,3 +156,5 @@ SIM_TESTS += tests/sim/mkey_fixture.sh
 # interop with OpenSM (the fixture enforcing M_Key)
 SIM_TESTS += tests/sim/mkey_keys.sh tests/sim/mkey_rogue.sh
 SIM_TESTS += tests/sim/mkey_recover.sh tests/sim/mkey_opensm.sh
+# issue 28: PathRecord and MultiPathRecord with LMC 1 and 2 against OpenSM
+SIM_TESTS += tests/sim/lmc_sa.sh

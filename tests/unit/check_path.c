@@ -1220,9 +1220,11 @@ END_TEST
 /*
  * Two sources, two destinations, NumbPath 2: APM's two paths (OpenSM's
  * mpr_rcv_get_apm_paths). GUIDs: a < c, b < e. LMC 1, base LIDs 0x40 and
- * 0x50: base offset ((0x40 >> 1) << 4 | 0x50 >> 1) mod 103 = 552 mod 103
- * = 37, so a's pairs start at offset 1, c's at 0: a -> b (0x41, 0x51),
- * a -> e (0x41, 0x53), c -> b (0x42, 0x50), c -> e (0x42, 0x52).
+ * 0x50, byte-swapped as OpenSM hashes them: 0x4000 and 0x5000; base
+ * offset ((0x4000 >> 1) << 4 | 0x5000 >> 1) mod 103 = 141312 mod 103 = 99,
+ * so a's pairs start at offset 1, c's at 0: a -> b (0x41, 0x51), a -> e
+ * (0x41, 0x53), c -> b (0x42, 0x50), c -> e (0x42, 0x52). (Unswapped the
+ * offset would be 37: the same parity; apm_lmc2 tells them apart.)
  */
 START_TEST(multipath_apm)
 {
@@ -1294,6 +1296,33 @@ START_TEST(multipath_apm)
 	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M | MPR_CM_REVERSIBLE, src,
 	    2, dst, 2, 2, 0, &o), SA_STATUS_OK);
 	ask_rev = false;
+	expect_pairs(&o, diag0, 2);
+	sa_out_fini(&o);
+}
+END_TEST
+
+/* LMC 2, blocks at 0x40 (a), 0x44 (c), 0x50 (b), 0x54 (e): swapped,
+ * ((0x4000 >> 2) << 4 | 0x5000 >> 2) mod 103 = 101: a's pairs start at
+ * offset 1, c's at 2 (unswapped: 70, offsets 2 and 3). */
+START_TEST(multipath_apm_lmc2)
+{
+	const uint64_t M = MPR_CM_SGID_COUNT | MPR_CM_DGID_COUNT |
+	    MPR_CM_NUMB_PATH;
+	static const uint16_t diag0[][3] = {
+		{ 0x41, 0x51, 0 }, { 0x46, 0x56, 0 },
+	};
+	uint32_t src[2] = { A, Cc }, dst[2] = { B, E };
+	struct sa_out o;
+
+	fabric_set_lid(&F, A, 0x40, 2);
+	fabric_set_lid(&F, Cc, 0x44, 2);
+	fabric_set_lid(&F, B, 0x50, 2);
+	fabric_set_lid(&F, E, 0x54, 2);
+	lft_set_fini(&L);
+	route();
+	use_multipath();
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 2, dst, 2, 2, 0, &o),
+	    SA_STATUS_OK);
 	expect_pairs(&o, diag0, 2);
 	sa_out_fini(&o);
 }
@@ -1418,6 +1447,7 @@ main(void)
 	tcase_add_test(tf, multipath);
 	tcase_add_test(tf, multipath_lmc);
 	tcase_add_test(tf, multipath_apm);
+	tcase_add_test(tf, multipath_apm_lmc2);
 	suite_add_tcase(s, tf);
 	tcase_set_timeout(tb, 60);
 	tcase_add_test(tb, get_is_o_hops);
