@@ -2,6 +2,25 @@
  * PathRecord and MultiPathRecord: see sa/path.h. OpenSM's
  * osm_sa_path_record.c and osm_sa_multipath_record.c are the behaviour
  * baseline; where this differs, the comment says so.
+ *
+ * With LMC a port pair has several (SLID, DLID) pairs. The order of the
+ * records, as OpenSM's (osm_sa_path_record.c, pr_rcv_get_port_pair_paths;
+ * osm_sa_multipath_record.c, mpr_rcv_get_port_pair_paths), for source
+ * LIDs s0 .. sm and destination LIDs d0 .. dn (a port's block, or the
+ * one LID a request gives in SLID or DLID):
+ *   1. (s0, d0), (s1, d1), ... until either range is used up:
+ *      preference 0, the paths the engines spread over distinct routes;
+ *   2. every other pair, source LID major, destination LID minor, skipping
+ *      the pairs of 1 (equal offsets): preference 2;
+ *   a pair whose route does not arrive (or fails the request's selectors,
+ *   partitions or reversibility) is skipped. A PathRecord GetTable stops
+ *   each port pair after NumbPath records when the mask has NumbPath (0:
+ *   none), else gives every pair; a Get gives one. A MultiPathRecord
+ *   counts NumbPath (127 without it) over the whole answer, and with two
+ *   sources, two destinations and NumbPath 2 answers APM's two paths
+ *   (apm_paths). Each record is computed from its own LIDs: MTU and rate
+ *   along the forwarding tables' route to its DLID, reversibility along
+ *   the route back to its SLID (sa/path.h).
  */
 #include "autoconfig.h"
 
@@ -28,6 +47,8 @@ struct path_state {
 	struct guid_hash by_guid;       /* port GUID -> end port index */
 	uint32_t *ends;                 /* end ports, in index order */
 	size_t nends, cap;
+	uint8_t lmc;                    /* the subnet's: the largest of its
+					 * end ports' (CA ports all have it) */
 	struct sa_path_counters cnt;
 };
 
@@ -47,6 +68,7 @@ struct query {
 struct params {
 	uint8_t mtu, rate, life, sl;
 	uint16_t pkey;
+	unsigned links;         /* crossed by the route */
 };
 
 /* ------------------------------------------------------------ the index */
@@ -85,12 +107,15 @@ path_view_changed(void *state, const struct sa_view *old,
 	(void)old;
 	guid_hash_clear(&st->by_guid);
 	st->nends = 0;
+	st->lmc = 0;
 	if (v == NULL || v->f == NULL)
 		return;
 	f = v->f;
 	for (p = 0; p < f->nports; p++) {
 		if (!fabric_port_is_endport(f, p) || f->ports[p].guid == 0)
 			continue;
+		if (f->ports[p].lid != 0 && f->ports[p].lmc > st->lmc)
+			st->lmc = f->ports[p].lmc;
 		/* A GUID seen twice names its first port, as the LID index
 		 * does. */
 		if (guid_hash_get(&st->by_guid, f->ports[p].guid) ==
@@ -172,12 +197,13 @@ take_port(const struct fabric_port *p, unsigned *mtu, unsigned *mbps)
 
 /*
  * Walk from end port s to dlid; the smallest MTUCap and rate over the
- * source, every switch's ingress and egress port, and the destination.
- * Returns false when the route does not arrive or a figure is unknown.
+ * source, every switch's ingress and egress port, and the destination,
+ * and the links crossed (*links). Returns false when the route does not
+ * arrive or a figure is unknown.
  */
 static bool
 route_limits(struct query *qy, uint32_t s, uint16_t dlid, unsigned *mtu,
-    unsigned *mbps)
+    unsigned *mbps, unsigned *links)
 {
 	const struct fabric *f = qy->c->v->f;
 	struct query_hop hops[PATH_MAX_HOPS];
@@ -191,6 +217,7 @@ route_limits(struct query *qy, uint32_t s, uint16_t dlid, unsigned *mtu,
 	qy->st->cnt.hops += n;
 	if (e != QUERY_WALK_ARRIVED)
 		return false;
+	*links = n - 1;         /* hops[0] is the source's node */
 	*mtu = *mbps = 0;
 	take_port(&f->ports[s], mtu, mbps);
 	for (k = 0; k < n; k++) {
@@ -290,7 +317,7 @@ path_params(struct query *qy, uint32_t s, uint32_t d, uint16_t dlid,
 	/* a vport's route is its physical port's: walk to that LID (the
 	 * vport LID's entries are copies of it) */
 	if (!route_limits(qy, ps, pd != d ? v->f->ports[pd].lid : dlid, &mtu,
-	    &mbps))
+	    &mbps, &pp->links))
 		return false;
 	pp->mtu = (uint8_t)mtu;
 	pp->rate = (uint8_t)sa_rate_code(mbps);
@@ -338,10 +365,11 @@ shares_lid(const struct sa_view *v, uint32_t e)
 	    !(v->vports->v[e - v->f->nports].flags & VATTR_VP_LID_REQUIRED);
 }
 
-/* One record for (s, slid) -> (d, dlid), if there is a path. */
+/* The record for (s, slid) -> (d, dlid) in *rec, and the links its
+ * route crosses in *links, if there is a path. */
 static bool
-lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
-    uint16_t dlid, uint8_t preference)
+lid_pair_make(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
+    uint16_t dlid, uint8_t preference, uint8_t *rec, unsigned *links)
 {
 	const struct sa_view *v = qy->c->v;
 	struct params fwd, rev;
@@ -354,6 +382,7 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 	if ((qy->mask & PR_CM_REVERSIBLE) && qy->want->reversible &&
 	    !reversible)
 		return false;
+	*links = fwd.links;
 	memset(&r, 0, sizeof(r));
 	/* A given SGID comes back as given (it may be link-local); the DGID
 	 * is always the subnet's. ServiceID, TClass, FlowLabel and
@@ -388,7 +417,22 @@ lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 	 * Without it the traffic reaches the PF. */
 	if (shares_lid(v, s) || shares_lid(v, d))
 		r.hop_limit = SA_VPORT_HOP_LIMIT;
-	sa_path_encode(&r, sa_out_add(qy->out));
+	sa_path_encode(&r, rec);
+	return true;
+}
+
+/* One record for (s, slid) -> (d, dlid) added to the answer, if there is
+ * a path. */
+static bool
+lid_pair(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
+    uint16_t dlid, uint8_t preference)
+{
+	uint8_t rec[SA_PATH_REC_SIZE];
+	unsigned links;
+
+	if (!lid_pair_make(qy, s, slid, d, dlid, preference, rec, &links))
+		return false;
+	memcpy(sa_out_add(qy->out), rec, SA_PATH_REC_SIZE);
 	return true;
 }
 
@@ -411,10 +455,26 @@ lid_range(const struct sa_view *v, uint32_t e, bool given, uint16_t lid,
 	*hi = p->lid == 0 ? 0 : p->lid + (1u << p->lmc) - 1;
 }
 
+/* Whether the requester may see paths between s and d: the three share
+ * a partition pairwise. */
+static bool
+pair_visible(const struct query *qy, uint32_t s, uint32_t d)
+{
+	const struct sa_view *v = qy->c->v;
+
+	return sa_scope_share(v, qy->requester, s) &&
+	    sa_scope_share(v, qy->requester, d) && sa_scope_share(v, s, d);
+}
+
 /*
- * The paths between end ports s and d: with LMC, first the pairs of LIDs
- * at the same offset (preference 0), then the others (preference 2), at
- * most want NumbPath of them (Get: 1).
+ * The paths between end ports s and d, in OpenSM's order (see the top of
+ * this file): the LID ranges are s's and d's blocks, or the one LID the
+ * request gives (SLID, DLID); first the pairs at the same offset into
+ * the two ranges, both offsets rising together until either range ends
+ * (preference 0); then every other pair, source offset major and
+ * destination offset minor, skipping equal offsets (preference 2). A
+ * pair with no path is skipped and does not count. At most want NumbPath
+ * records (every one without NumbPath; Get: 1).
  */
 static void
 port_pair(struct query *qy, uint32_t s, uint32_t d)
@@ -423,8 +483,7 @@ port_pair(struct query *qy, uint32_t s, uint32_t d)
 	unsigned slo, shi, dlo, dhi, sl, dl, so, dof, want, n = 0;
 
 	qy->st->cnt.pairs++;
-	if (!sa_scope_share(v, qy->requester, s) ||
-	    !sa_scope_share(v, qy->requester, d) || !sa_scope_share(v, s, d))
+	if (!pair_visible(qy, s, d))
 		return;
 	lid_range(v, s, qy->mask & PR_CM_SLID, qy->want->slid, &slo, &shi);
 	lid_range(v, d, qy->mask & PR_CM_DLID, qy->want->dlid, &dlo, &dhi);
@@ -557,12 +616,140 @@ path_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 
 /* ------------------------------------------------------------ MultiPath */
 
+/* A path for APM between s and d (osm_sa_multipath_record.c,
+ * mpr_rcv_get_apm_port_pair_paths): start at offset base % (size of the
+ * range) into each end's LID block, try as many pairs as the smaller
+ * block has LIDs, both offsets rising together and wrapping, and take the
+ * first pair with a path (preference 0). */
+struct apm_path {
+	bool found;
+	unsigned links;
+	uint8_t rec[SA_PATH_REC_SIZE];
+};
+
+static void
+apm_pair(struct query *qy, uint32_t s, uint32_t d, unsigned base,
+    struct apm_path *ap)
+{
+	const struct sa_view *v = qy->c->v;
+	unsigned slo, shi, dlo, dhi, ns, nd, so, dof, k;
+
+	ap->found = false;
+	qy->st->cnt.pairs++;
+	if (!pair_visible(qy, s, d))
+		return;
+	lid_range(v, s, false, 0, &slo, &shi);
+	lid_range(v, d, false, 0, &dlo, &dhi);
+	if (slo == 0 || dlo == 0)
+		return;
+	ns = shi - slo + 1;
+	nd = dhi - dlo + 1;
+	so = base % ns;
+	dof = base % nd;
+	for (k = 0; k < (ns < nd ? ns : nd); k++) {
+		if (lid_pair_make(qy, s, (uint16_t)(slo + so), d,
+		    (uint16_t)(dlo + dof), 0, ap->rec, &ap->links)) {
+			ap->found = true;
+			return;
+		}
+		so = (so + 1) % ns;
+		dof = (dof + 1) % nd;
+	}
+}
+
+/* The physical port's GUID of end e, by which OpenSM orders APM ends. */
+static uint64_t
+apm_guid(const struct sa_view *v, uint32_t e)
+{
+	return v->f->ports[sa_end_phys(v, e)].guid;
+}
+
 /*
- * GetMulti(MultiPathRecord): every source GID with every destination GID,
- * in order, up to NumbPath paths in all (127 without it), answered with
- * PathRecords. Not done: the IndependenceSelector and OpenSM's special
- * case of two sources, two destinations and NumbPath 2 (disjoint paths
- * for APM); with LMC 0 each pair has one path anyway.
+ * Two sources, two destinations, NumbPath 2: two paths for Automatic Path
+ * Migration, from different sources to different destinations, on
+ * different LID offsets. The facts are OpenSM's
+ * (osm_sa_multipath_record.c: mpr_rcv_get_apm_paths):
+ *   - each side's two ends are ordered by their physical port's GUID,
+ *     S0 < S1, D0 < D1;
+ *   - with a, b the base LIDs of S0 and D0 as OpenSM holds them, in
+ *     network byte order read as a host integer (on the little-endian
+ *     hosts it runs on, the two bytes swapped: LID 4 is 1024), lo and hi
+ *     the smaller and the larger of those, and l the subnet's LMC, the
+ *     base offset is ((lo >> l) << 4 | (hi >> l)) mod 103 (ibsmd swaps
+ *     on every host, so that it answers as OpenSM on x86 and ARM);
+ *   - (S0, D0) and (S0, D1) start at that offset, (S1, D0) and (S1, D1)
+ *     at the next (apm_pair);
+ *   - of the two diagonals {(S0, D0), (S1, D1)} and {(S0, D1), (S1, D0)},
+ *     the one whose shorter path crosses fewer links wins, the first on a
+ *     tie; its records go out in that order.
+ * Where ibsmd differs: a diagonal with more paths found wins over one with
+ * fewer (OpenSM compares the shorter path of each, counting a diagonal
+ * with none as 0 links, so it can answer with fewer paths, or none, where
+ * the other diagonal had two); and the requester must share a partition
+ * with both ends of a path, as for every other PathRecord (OpenSM does
+ * not check the requester here).
+ */
+static void
+apm_paths(struct query *qy, const uint32_t *ends)
+{
+	const struct sa_view *v = qy->c->v;
+	uint32_t s0 = ends[0], s1 = ends[1], d0 = ends[2], d1 = ends[3], t;
+	unsigned a, b, lo, hi, t_hi, base, l = qy->st->lmc;
+	struct apm_path m[2][2];
+	unsigned found[2], mins[2], i;
+	const struct apm_path *win[2];
+
+	if (apm_guid(v, s1) < apm_guid(v, s0)) {
+		t = s0;
+		s0 = s1;
+		s1 = t;
+	}
+	if (apm_guid(v, d1) < apm_guid(v, d0)) {
+		t = d0;
+		d0 = d1;
+		d1 = t;
+	}
+	lid_range(v, s0, false, 0, &a, &t_hi);
+	lid_range(v, d0, false, 0, &b, &t_hi);
+	a = (a & 0xFF) << 8 | a >> 8;
+	b = (b & 0xFF) << 8 | b >> 8;
+	lo = a < b ? a : b;
+	hi = a < b ? b : a;
+	base = (((lo >> l) << 4) | (hi >> l)) % 103;
+	apm_pair(qy, s0, d0, base, &m[0][0]);
+	apm_pair(qy, s0, d1, base, &m[0][1]);
+	apm_pair(qy, s1, d0, base + 1, &m[1][0]);
+	apm_pair(qy, s1, d1, base + 1, &m[1][1]);
+	for (i = 0; i < 2; i++) {
+		/* diagonal 0: (0,0), (1,1); diagonal 1: (0,1), (1,0) */
+		const struct apm_path *x = &m[0][i], *y = &m[1][1 - i];
+
+		found[i] = x->found + y->found;
+		mins[i] = 0;
+		if (x->found)
+			mins[i] = x->links;
+		if (y->found && (mins[i] == 0 || y->links < mins[i]))
+			mins[i] = y->links;
+	}
+	i = found[1] > found[0] ||
+	    (found[1] == found[0] && mins[1] < mins[0]);
+	win[0] = &m[0][i];
+	win[1] = &m[1][1 - i];
+	for (unsigned k = 0; k < 2 && !done(qy); k++)
+		if (win[k]->found)
+			memcpy(sa_out_add(qy->out), win[k]->rec,
+			    SA_PATH_REC_SIZE);
+}
+
+/*
+ * GetMulti(MultiPathRecord), answered with PathRecords, as OpenSM's
+ * osm_mpr_rcv_process: two source GIDs, two destination GIDs and a
+ * NumbPath field of 2 (OpenSM reads the field whether or not the mask
+ * has it) ask for APM's two paths (apm_paths); otherwise every source GID
+ * with every destination GID, in the order given, each pair's paths in
+ * port_pair's order (the disjoint, same-offset ones first), up to
+ * NumbPath paths in all (127 without it: mpr_rcv_process_pairs). Not
+ * done: the IndependenceSelector, which OpenSM ignores too.
  */
 static unsigned
 mpath_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
@@ -611,9 +798,14 @@ mpath_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 		else
 			rc = gid_port(&qy, gid, &ports[i]);
 	}
-	for (i = 0; i < m.sgid_count && rc == SA_STATUS_OK && !done(&qy); i++)
-		for (j = m.sgid_count; j < ngids && !done(&qy); j++)
-			port_pair(&qy, ports[i], ports[j]);
+	if (rc == SA_STATUS_OK && m.sgid_count == 2 && m.dgid_count == 2 &&
+	    m.numb_path == 2)
+		apm_paths(&qy, ports);
+	else
+		for (i = 0; i < m.sgid_count && rc == SA_STATUS_OK &&
+		    !done(&qy); i++)
+			for (j = m.sgid_count; j < ngids && !done(&qy); j++)
+				port_pair(&qy, ports[i], ports[j]);
 	free(ports);
 	return rc;
 }

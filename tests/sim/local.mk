@@ -158,5 +158,6 @@ SIM_TESTS += tests/sim/mkey_fixture.sh
 # interop with OpenSM (the fixture enforcing M_Key)
 SIM_TESTS += tests/sim/mkey_keys.sh tests/sim/mkey_rogue.sh
 SIM_TESTS += tests/sim/mkey_recover.sh tests/sim/mkey_opensm.sh
-# issue 28: LMC
-SIM_TESTS += tests/sim/lmc_lids.sh
+# issue 28: LMC: the LIDs read back, PathRecord and MultiPathRecord with
+# LMC 1 and 2 against OpenSM
+SIM_TESTS += tests/sim/lmc_lids.sh tests/sim/lmc_sa.sh

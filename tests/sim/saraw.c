@@ -6,7 +6,7 @@
  * SIM_HOST picks the node) and prints the answer. The header is encoded
  * here byte by byte (IBA 13.4.2, 15.2.1), independently of ibsmd.
  *
- *   saraw [-t timeout_ms] [-k smkey] METHOD ATTR [MODIFIER [MASK [HEX]]]
+ *   saraw [-t timeout_ms] [-k smkey] [-r] [-a] METHOD ATTR [MODIFIER [MASK [HEX]]]
  *   saraw -A [-t timeout_ms] [-k smkey]
  *
  * METHOD and ATTR are numbers (0x12 GetTable, 0x0011 NodeRecord), MASK
@@ -14,9 +14,13 @@
  * spaces and colons ignored). The agent takes RMPP (version 1), so a table
  * comes back whole under the umadfix fixture.
  *
+ * -r sends the request as an RMPP transfer (RMPP header ACTIVE), as a
+ * GetMulti must be (OpenSM refuses one without it); the umad layer
+ * segments it. -a prints the whole answer.
+ *
  * Prints "status=0xSSSS method=0xMM attr=0xAAAA attroff=N datalen=N" and,
- * when there is data, "data=HEX" (at most the first 400 bytes), or
- * "timeout". Exit status 0 when an answer came, 2 on timeout, 1 on a
+ * when there is data, "data=HEX" (at most the first 400 bytes, all with
+ * -a), or "timeout". Exit status 0 when an answer came, 2 on timeout, 1 on a
  * usage or setup error.
  *
  * -A sends every request method of the class (Get, Set, Report,
@@ -46,8 +50,8 @@
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: saraw [-t ms] [-k smkey] METHOD ATTR "
-	    "[MODIFIER [MASK [HEX]]]\n");
+	fprintf(stderr, "usage: saraw [-t ms] [-k smkey] [-r] [-a] METHOD "
+	    "ATTR [MODIFIER [MASK [HEX]]]\n");
 	exit(1);
 }
 
@@ -76,6 +80,7 @@ struct conn {
 	size_t cap;
 	unsigned timeout, retries;
 	uint64_t tid;
+	bool rmpp;              /* send requests as RMPP transfers */
 };
 
 /* Send one request (data: n bytes); 0 with the answer in c->umad and its
@@ -98,6 +103,11 @@ request(struct conn *c, unsigned method, unsigned attr, unsigned mod,
 	put32(m + 20, mod);
 	put64(m + 36, smkey);
 	put64(m + 48, mask);
+	if (c->rmpp) {
+		m[24] = 1;      /* RMPPVersion */
+		m[25] = 1;      /* RMPPType DATA */
+		m[26] = 0x01;   /* RMPPFlags: Active (the layer sets the rest) */
+	}
 	memcpy(m + SA_HDR, data, n);
 	umad_set_addr(c->umad, c->port.sm_lid, 1, c->port.sm_sl, QKEY_GSI);
 	if (umad_send(c->fd, c->agent, c->umad, MAD_SIZE, (int)c->timeout,
@@ -134,12 +144,14 @@ main(int argc, char **argv)
 	uint64_t smkey = 0, mask = 0;
 	int ch, len;
 	long rmpp_len;
-	bool all = false;
+	bool all = false, whole = false;
 	const char *p;
 
-	while ((ch = getopt(argc, argv, "At:k:")) != -1) {
+	while ((ch = getopt(argc, argv, "At:k:ra")) != -1) {
 		switch (ch) {
 		case 'A': all = true; break;
+		case 'r': c.rmpp = true; break;
+		case 'a': whole = true; break;
 		case 't': c.timeout = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'k': smkey = strtoull(optarg, NULL, 0); break;
 		default: usage();
@@ -220,7 +232,7 @@ main(int argc, char **argv)
 	    get16(m + 44), rmpp_len > 0 ? rmpp_len : 0);
 	if (rmpp_len > 0) {
 		printf("data=");
-		for (long i = 0; i < rmpp_len && i < 400; i++)
+		for (long i = 0; i < rmpp_len && (whole || i < 400); i++)
 			printf("%02x", m[SA_HDR + i]);
 		printf("\n");
 	}

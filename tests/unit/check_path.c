@@ -838,7 +838,234 @@ START_TEST(lmc_pairs)
 }
 END_TEST
 
+/*
+ * LMC: the order of the (SLID, DLID) pairs, as OpenSM's
+ * pr_rcv_get_port_pair_paths gives them (sa/path.c): the same offsets
+ * first (preference 0), then source major, destination minor (2).
+ */
+
+/* Give a and b LID blocks, route every LID, index the view again. */
+static void
+lmc_lids(uint16_t alid, uint8_t almc, uint16_t blid, uint8_t blmc)
+{
+	fabric_set_lid(&F, A, alid, almc);
+	fabric_set_lid(&F, B, blid, blmc);
+	lft_set_fini(&L);
+	route();
+	sa_attr_path_record.view_changed(ST, &V, &V);
+}
+
+/* Switch node n sends lid out of port. */
+static void
+set_route(uint32_t n, uint16_t lid, uint8_t port)
+{
+	lft_row(&L, L.node_sw[n])[lid] = port;
+}
+
+/* The records of o are, in order, the (SLID, DLID, Preference) of want. */
+static void
+expect_pairs(const struct sa_out *o, const uint16_t (*want)[3], size_t n)
+{
+	struct sa_path r;
+
+	ck_assert_uint_eq(o->n, n);
+	for (size_t i = 0; i < n; i++) {
+		rec_at(o, i, &r);
+		ck_assert_msg(r.slid == want[i][0] && r.dlid == want[i][1] &&
+		    r.preference == want[i][2],
+		    "record %zu: (0x%x, 0x%x, %u), want (0x%x, 0x%x, %u)", i,
+		    r.slid, r.dlid, r.preference, want[i][0], want[i][1],
+		    want[i][2]);
+	}
+}
+
+/* Ask a -> b by GIDs (and more, as mask says) and check the order. */
+static void
+ask_pairs(uint8_t method, uint64_t mask, struct sa_path *w,
+    const uint16_t (*want)[3], size_t n)
+{
+	struct sa_out o;
+
+	gid(w->sgid, PREFIX, A);
+	gid(w->dgid, PREFIX, B);
+	ck_assert_uint_eq(ask(method, PR_CM_SGID | PR_CM_DGID | mask, w, &o),
+	    SA_STATUS_OK);
+	expect_pairs(&o, want, n);
+	sa_out_fini(&o);
+}
+
+START_TEST(lmc1_order)
+{
+	static const uint16_t all[][3] = {
+		{ 0x40, 0x50, 0 }, { 0x41, 0x51, 0 },
+		{ 0x40, 0x51, 2 }, { 0x41, 0x50, 2 },
+	};
+	static const uint16_t by_dlid[][3] = {
+		{ 0x40, 0x51, 0 }, { 0x41, 0x51, 2 },
+	};
+	static const uint16_t by_slid[][3] = {
+		{ 0x41, 0x50, 0 }, { 0x41, 0x51, 2 },
+	};
+	struct sa_path w = { 0 };
+
+	lmc_lids(0x40, 1, 0x50, 1);
+	ask_pairs(MAD_GETTABLE, 0, &w, all, 4);
+	/* NumbPath: the first n, per port pair; 0: none */
+	w.numb_path = 3;
+	ask_pairs(MAD_GETTABLE, PR_CM_NUMB_PATH, &w, all, 3);
+	w.numb_path = 1;
+	ask_pairs(MAD_GETTABLE, PR_CM_NUMB_PATH, &w, all, 1);
+	w.numb_path = 0;
+	ask_pairs(MAD_GETTABLE, PR_CM_NUMB_PATH, &w, all, 0);
+	w.numb_path = 100;
+	ask_pairs(MAD_GETTABLE, PR_CM_NUMB_PATH, &w, all, 4);
+	/* a given LID of the block: that LID only, offsets counted in the
+	 * ranges asked for */
+	w.dlid = 0x51;
+	ask_pairs(MAD_GETTABLE, PR_CM_DLID, &w, by_dlid, 2);
+	w.slid = 0x41;
+	ask_pairs(MAD_GETTABLE, PR_CM_SLID, &w, by_slid, 2);
+	ask_pairs(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID, &w, all + 1, 1);
+	/* Get: the first */
+	ask_pairs(MAD_GET, 0, &w, all, 1);
+	ask_pairs(MAD_GET, PR_CM_DLID, &w, by_dlid, 1);
+}
+END_TEST
+
+START_TEST(lmc2_order)
+{
+	static const uint16_t all[][3] = {
+		{ 0x40, 0x50, 0 }, { 0x41, 0x51, 0 },
+		{ 0x42, 0x52, 0 }, { 0x43, 0x53, 0 },
+		{ 0x40, 0x51, 2 }, { 0x40, 0x52, 2 }, { 0x40, 0x53, 2 },
+		{ 0x41, 0x50, 2 }, { 0x41, 0x52, 2 }, { 0x41, 0x53, 2 },
+		{ 0x42, 0x50, 2 }, { 0x42, 0x51, 2 }, { 0x42, 0x53, 2 },
+		{ 0x43, 0x50, 2 }, { 0x43, 0x51, 2 }, { 0x43, 0x52, 2 },
+	};
+	static const uint16_t by_slid[][3] = {
+		{ 0x42, 0x50, 0 }, { 0x42, 0x51, 2 }, { 0x42, 0x52, 2 },
+		{ 0x42, 0x53, 2 },
+	};
+	static const uint16_t by_dlid[][3] = {
+		{ 0x40, 0x53, 0 }, { 0x41, 0x53, 2 }, { 0x42, 0x53, 2 },
+		{ 0x43, 0x53, 2 },
+	};
+	/* blocks of different sizes: the same offsets while both last */
+	static const uint16_t mixed[][3] = {
+		{ 0x40, 0x50, 0 }, { 0x41, 0x51, 0 },
+		{ 0x40, 0x51, 2 }, { 0x41, 0x50, 2 }, { 0x42, 0x50, 2 },
+		{ 0x42, 0x51, 2 }, { 0x43, 0x50, 2 }, { 0x43, 0x51, 2 },
+	};
+	static const uint16_t slid_dlid[][3] = { { 0x42, 0x51, 0 } };
+	struct sa_path w = { 0 }, r;
+	struct sa_out o;
+
+	lmc_lids(0x40, 2, 0x50, 2);
+	ask_pairs(MAD_GETTABLE, 0, &w, all, 16);
+	w.numb_path = 6;
+	ask_pairs(MAD_GETTABLE, PR_CM_NUMB_PATH, &w, all, 6);
+	w.slid = 0x42;
+	ask_pairs(MAD_GETTABLE, PR_CM_SLID, &w, by_slid, 4);
+	w.dlid = 0x53;
+	ask_pairs(MAD_GETTABLE, PR_CM_DLID, &w, by_dlid, 4);
+	/* LIDs alone name the ports, whichever LID of the block */
+	w.dlid = 0x51;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID, &w, &o),
+	    SA_STATUS_OK);
+	expect_pairs(&o, slid_dlid, 1);
+	rec_at(&o, 0, &r);
+	ck_assert_uint_eq(r.sgid[15], (uint8_t)F.ports[A].guid);
+	ck_assert_uint_eq(r.dgid[15], (uint8_t)F.ports[B].guid);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask(MAD_GET, PR_CM_SLID | PR_CM_DLID, &w, &o),
+	    SA_STATUS_OK);
+	expect_pairs(&o, slid_dlid, 1);
+	sa_out_fini(&o);
+	/* a LID past the block names nobody */
+	w.dlid = 0x54;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SLID | PR_CM_DLID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 0);
+	sa_out_fini(&o);
+	lmc_lids(0x40, 2, 0x50, 1);
+	ask_pairs(MAD_GETTABLE, 0, &w, mixed, 8);
+}
+END_TEST
+
+/*
+ * Each record is its own path's: a cable S1.7 - S3.7 (4X QDR, 4096)
+ * beside the slow way through S2 (S2.6 - S3.6: 1X, 1024). LID 0x50 of b
+ * goes through S2, 0x51 over the cable; back, a's 0x40 over the cable and
+ * 0x41 through S2, then nowhere.
+ */
+START_TEST(lmc_own_path)
+{
+	static const uint16_t all[][3] = {
+		{ 0x40, 0x50, 0 }, { 0x41, 0x51, 0 },
+		{ 0x40, 0x51, 2 }, { 0x41, 0x50, 2 },
+	};
+	/* MTU, rate codes of each record of all[] */
+	static const uint8_t mtu[] = { 3, 5, 5, 3 }, rate[] = { 3, 7, 7, 3 };
+	struct sa_path w = { 0 }, r;
+	struct sa_out o;
+	size_t i;
+
+	testfab_connect(&F, nS1, 7, nS3, 7);
+	set_info(fabric_port_idx(&F, nS1, 7), 2, 4, 5);
+	set_info(fabric_port_idx(&F, nS3, 7), 2, 4, 5);
+	lmc_lids(0x40, 1, 0x50, 1);
+	set_route(nS1, 0x50, 5);
+	set_route(nS2, 0x50, 6);
+	set_route(nS1, 0x51, 7);
+	set_route(nS3, 0x40, 7);
+	set_route(nS3, 0x41, 6);
+	set_route(nS2, 0x41, 5);
+	gid(w.sgid, PREFIX, A);
+	gid(w.dgid, PREFIX, B);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SGID | PR_CM_DGID, &w, &o),
+	    SA_STATUS_OK);
+	expect_pairs(&o, all, 4);
+	for (i = 0; i < 4; i++) {
+		rec_at(&o, i, &r);
+		ck_assert_msg(r.mtu == mtu[i] && r.rate == rate[i],
+		    "record %zu: MTU %u rate %u, want %u %u", i, r.mtu, r.rate,
+		    mtu[i], rate[i]);
+		ck_assert(r.reversible);
+	}
+	sa_out_fini(&o);
+	/* a selector keeps the paths that meet it, in order */
+	w.mtu_sel = SA_SEL_GT;
+	w.mtu = 4;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SGID | PR_CM_DGID |
+	    PR_CM_MTU_SEL | PR_CM_MTU, &w, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 2);
+	rec_at(&o, 0, &r);
+	ck_assert(r.slid == 0x41 && r.dlid == 0x51);
+	rec_at(&o, 1, &r);
+	ck_assert(r.slid == 0x40 && r.dlid == 0x51);
+	sa_out_fini(&o);
+	/* the way back to 0x41 lost: its records are not reversible */
+	set_route(nS3, 0x41, LFT_NO_ROUTE);
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SGID | PR_CM_DGID, &w, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 4);
+	for (i = 0; i < 4; i++) {
+		rec_at(&o, i, &r);
+		ck_assert(r.reversible == (r.slid == 0x40));
+	}
+	sa_out_fini(&o);
+	w.reversible = true;
+	ck_assert_uint_eq(ask(MAD_GETTABLE, PR_CM_SGID | PR_CM_DGID |
+	    PR_CM_REVERSIBLE, &w, &o), SA_STATUS_OK);
+	expect_pairs(&o, (const uint16_t[][3]){ { 0x40, 0x50, 0 },
+	    { 0x40, 0x51, 2 } }, 2);
+	sa_out_fini(&o);
+}
+END_TEST
+
 /* ------------------------------------------------------------ MultiPath */
+
+static bool ask_rev;     /* ask_multi asks for reversible paths */
 
 static unsigned
 ask_multi(uint8_t method, uint64_t mask, const uint32_t *src, unsigned ns,
@@ -847,7 +1074,8 @@ ask_multi(uint8_t method, uint64_t mask, const uint32_t *src, unsigned ns,
 {
 	static uint8_t rec[SA_MPATH_FIXED_SIZE + 16 * 16];
 	struct sa_mpath m = { .sgid_count = (uint8_t)ns,
-	    .dgid_count = (uint8_t)nd, .numb_path = numb };
+	    .dgid_count = (uint8_t)nd, .numb_path = numb,
+	    .reversible = ask_rev };
 	unsigned i;
 	size_t len;
 
@@ -930,6 +1158,173 @@ START_TEST(multipath)
 		ck_assert_uint_eq(o.n, 15);
 		sa_out_fini(&o);
 	}
+}
+END_TEST
+
+/* The MultiPathRecord module's own state in place of the PathRecord one. */
+static void
+use_multipath(void)
+{
+	sa_attr_path_record.fini(ST);
+	ST = sa_attr_multipath_record.init(NULL, NULL);
+	sa_attr_multipath_record.view_changed(ST, NULL, &V);
+	C.state = ST;
+}
+
+/* a, c, b, e get blocks of 2 LIDs at 0x40, 0x42, 0x50, 0x52; every LID
+ * routed. */
+static void
+mpr_lmc1(void)
+{
+	fabric_set_lid(&F, A, 0x40, 1);
+	fabric_set_lid(&F, Cc, 0x42, 1);
+	fabric_set_lid(&F, B, 0x50, 1);
+	fabric_set_lid(&F, E, 0x52, 1);
+	lft_set_fini(&L);
+	route();
+	use_multipath();
+}
+
+START_TEST(multipath_lmc)
+{
+	const uint64_t M = MPR_CM_SGID_COUNT | MPR_CM_DGID_COUNT;
+	static const uint16_t ab[][3] = {
+		{ 0x40, 0x50, 0 }, { 0x41, 0x51, 0 },
+		{ 0x40, 0x51, 2 }, { 0x41, 0x50, 2 }, { 0x40, 0x52, 0 },
+	};
+	uint32_t src[1] = { A }, dst[2] = { B, E };
+	struct sa_out o;
+
+	mpr_lmc1();
+	/* one pair: PathRecord's order */
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 1, dst, 1, 0, 0, &o),
+	    SA_STATUS_OK);
+	expect_pairs(&o, ab, 4);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M | MPR_CM_NUMB_PATH, src,
+	    1, dst, 1, 3, 0, &o), SA_STATUS_OK);
+	expect_pairs(&o, ab, 3);
+	sa_out_fini(&o);
+	/* NumbPath counts over the whole answer: a -> b's 4, a -> e's first */
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M | MPR_CM_NUMB_PATH, src,
+	    1, dst, 2, 5, 0, &o), SA_STATUS_OK);
+	expect_pairs(&o, ab, 5);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 1, dst, 2, 0, 0, &o),
+	    SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 8);
+	sa_out_fini(&o);
+}
+END_TEST
+
+/*
+ * Two sources, two destinations, NumbPath 2: APM's two paths (OpenSM's
+ * mpr_rcv_get_apm_paths). GUIDs: a < c, b < e. LMC 1, base LIDs 0x40 and
+ * 0x50, byte-swapped as OpenSM hashes them: 0x4000 and 0x5000; base
+ * offset ((0x4000 >> 1) << 4 | 0x5000 >> 1) mod 103 = 141312 mod 103 = 99,
+ * so a's pairs start at offset 1, c's at 0: a -> b (0x41, 0x51), a -> e
+ * (0x41, 0x53), c -> b (0x42, 0x50), c -> e (0x42, 0x52). (Unswapped the
+ * offset would be 37: the same parity; apm_lmc2 tells them apart.)
+ */
+START_TEST(multipath_apm)
+{
+	const uint64_t M = MPR_CM_SGID_COUNT | MPR_CM_DGID_COUNT |
+	    MPR_CM_NUMB_PATH;
+	static const uint16_t diag0[][3] = {
+		{ 0x41, 0x51, 0 }, { 0x42, 0x52, 0 },
+	};
+	static const uint16_t diag1[][3] = {
+		{ 0x41, 0x53, 0 }, { 0x42, 0x50, 0 },
+	};
+	uint32_t src[2] = { A, Cc }, dst[2] = { B, E };
+	uint32_t rsrc[2] = { Cc, A }, rdst[2] = { E, B };
+	struct sa_out o;
+
+	ck_assert_uint_lt(F.ports[A].guid, F.ports[Cc].guid);
+	ck_assert_uint_lt(F.ports[B].guid, F.ports[E].guid);
+	mpr_lmc1();
+	/* every path 4 links: the first diagonal */
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 2, dst, 2, 2, 0, &o),
+	    SA_STATUS_OK);
+	expect_pairs(&o, diag0, 2);
+	sa_out_fini(&o);
+	/* the GIDs' order does not matter */
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, rsrc, 2, rdst, 2, 2, 0,
+	    &o), SA_STATUS_OK);
+	expect_pairs(&o, diag0, 2);
+	sa_out_fini(&o);
+	/* the NumbPath field asks for it even outside the mask (OpenSM) */
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M & ~(uint64_t)
+	    MPR_CM_NUMB_PATH, src, 2, dst, 2, 2, 0, &o), SA_STATUS_OK);
+	expect_pairs(&o, diag0, 2);
+	sa_out_fini(&o);
+	/* NumbPath 3: every pair in order, not APM */
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 2, dst, 2, 3, 0, &o),
+	    SA_STATUS_OK);
+	expect_pairs(&o, (const uint16_t[][3]){ { 0x40, 0x50, 0 },
+	    { 0x41, 0x51, 0 }, { 0x40, 0x51, 2 } }, 3);
+	sa_out_fini(&o);
+
+	/* a cable S1.7 - S3.7: 3 links, but 0x51 and 0x52 still go through
+	 * S2 (4 links): the second diagonal has the shorter path */
+	testfab_connect(&F, nS1, 7, nS3, 7);
+	set_info(fabric_port_idx(&F, nS1, 7), 2, 4, 5);
+	set_info(fabric_port_idx(&F, nS3, 7), 2, 4, 5);
+	lft_set_fini(&L);
+	route();
+	sa_attr_multipath_record.view_changed(ST, &V, &V);
+	set_route(nS1, 0x51, 5);
+	set_route(nS2, 0x51, 6);
+	set_route(nS1, 0x52, 5);
+	set_route(nS2, 0x52, 6);
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 2, dst, 2, 2, 0, &o),
+	    SA_STATUS_OK);
+	expect_pairs(&o, diag1, 2);
+	sa_out_fini(&o);
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, rsrc, 2, rdst, 2, 2, 0,
+	    &o), SA_STATUS_OK);
+	expect_pairs(&o, diag1, 2);
+	sa_out_fini(&o);
+	/* c -> b has no path left (0x50 and 0x51 unrouted at S1 would cut a
+	 * -> b too: cut 0x50 there, and c's 0x43 on the way back, asking
+	 * for reversible paths): the diagonal with two paths wins over the
+	 * one with the shorter path but one path (OpenSM would answer that
+	 * one path) */
+	set_route(nS1, 0x50, LFT_NO_ROUTE);
+	set_route(nS3, 0x43, LFT_NO_ROUTE);
+	ask_rev = true;
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M | MPR_CM_REVERSIBLE, src,
+	    2, dst, 2, 2, 0, &o), SA_STATUS_OK);
+	ask_rev = false;
+	expect_pairs(&o, diag0, 2);
+	sa_out_fini(&o);
+}
+END_TEST
+
+/* LMC 2, blocks at 0x40 (a), 0x44 (c), 0x50 (b), 0x54 (e): swapped,
+ * ((0x4000 >> 2) << 4 | 0x5000 >> 2) mod 103 = 101: a's pairs start at
+ * offset 1, c's at 2 (unswapped: 70, offsets 2 and 3). */
+START_TEST(multipath_apm_lmc2)
+{
+	const uint64_t M = MPR_CM_SGID_COUNT | MPR_CM_DGID_COUNT |
+	    MPR_CM_NUMB_PATH;
+	static const uint16_t diag0[][3] = {
+		{ 0x41, 0x51, 0 }, { 0x46, 0x56, 0 },
+	};
+	uint32_t src[2] = { A, Cc }, dst[2] = { B, E };
+	struct sa_out o;
+
+	fabric_set_lid(&F, A, 0x40, 2);
+	fabric_set_lid(&F, Cc, 0x44, 2);
+	fabric_set_lid(&F, B, 0x50, 2);
+	fabric_set_lid(&F, E, 0x54, 2);
+	lft_set_fini(&L);
+	route();
+	use_multipath();
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, M, src, 2, dst, 2, 2, 0, &o),
+	    SA_STATUS_OK);
+	expect_pairs(&o, diag0, 2);
+	sa_out_fini(&o);
 }
 END_TEST
 
@@ -1046,7 +1441,13 @@ main(void)
 	tcase_add_test(tf, partition_rule);
 	tcase_add_test(tf, partition_sl);
 	tcase_add_test(tf, lmc_pairs);
+	tcase_add_test(tf, lmc1_order);
+	tcase_add_test(tf, lmc2_order);
+	tcase_add_test(tf, lmc_own_path);
 	tcase_add_test(tf, multipath);
+	tcase_add_test(tf, multipath_lmc);
+	tcase_add_test(tf, multipath_apm);
+	tcase_add_test(tf, multipath_apm_lmc2);
 	suite_add_tcase(s, tf);
 	tcase_set_timeout(tb, 60);
 	tcase_add_test(tb, get_is_o_hops);
