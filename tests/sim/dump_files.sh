@@ -68,7 +68,15 @@ grep -q '{leaf zero}' "$T/our.lst" && grep -q '{compute-1}' "$T/our.lst" ||
     fail "opensm-subnet.lst does not name nodes by the map"
 log "opensm-subnet.lst: OpenSM's, line for line ($(wc -l <"$T/our.lst") links, names from the map)"
 
-g2l() { awk '/^0x/ { printf "%d %d\n", strtonum($1), strtonum($2) }' "$1" | sort; }
+# GUID and base LID as numbers (Debian's awk, mawk, has no strtonum)
+g2l() {
+	python3 -c 'import sys
+for l in open(sys.argv[1]):
+    w = l.split()
+    if w and w[0].startswith("0x"):
+        print(int(w[0], 16), int(w[1], 0))' "$1" | sort
+}
+[ -n "$(g2l "$T/osm/guid2lid")" ] || fail "OpenSM's guid2lid has no entry"
 diff -u <(g2l "$T/osm/guid2lid") <(g2l "$T/dump/guid2lid") >&2 ||
     fail "guid2lid differs from OpenSM's"
 log "guid2lid: OpenSM's ($(wc -l <"$T/dump/guid2lid") ports)"
