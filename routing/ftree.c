@@ -14,6 +14,16 @@
  * destinations spread evenly over the upper links), or the one the previous
  * tables show, when they show one still there.
  *
+ * LMC. The 2^lmc LIDs of a CA port get their main paths offset by offset
+ * (every port's base LID first, then every second LID, ...), so that the
+ * base LIDs, which most traffic uses, spread exactly as with LMC 0. Each
+ * further LID climbs into the parents the block's earlier LIDs left
+ * unused where there are any, at every rank: switches that reach it
+ * through the main paths then send the block's LIDs out of different up
+ * ports (different spines; on three levels different aggregation and
+ * core switches). Free choices in the tables, too, avoid the ports the
+ * block's other LIDs took, then even out each offset's LIDs on their own.
+ *
  * Routes. "Above t" means t itself or one of its ancestors.
  *  - A switch above t goes down, along P(x) when it is on it.
  *  - Another switch goes up to the node of P(x) at the meeting rank (the
@@ -93,6 +103,10 @@ struct scratch {
 	uint8_t fb_n;
 	uint8_t hub_port;
 	uint32_t cnt[256];
+	const uint8_t *lmask;   /* t->lmask */
+	/* [offset in the LMC block][port] LIDs so far (switch LIDs count
+	 * as offset 0), when some port has LMC > 0 */
+	uint32_t (*cnt_off)[256];       /* [t->maxmask + 1] */
 };
 
 static inline int
@@ -154,16 +168,43 @@ witness(const struct ft *t, uint32_t g, uint32_t v, uint32_t tt, uint16_t lid)
 	return -1;
 }
 
-/* The up cable of v that the main path of lid takes: the previous one,
- * else the least used, then the one into the least used parent. */
+/*
+ * How many main paths of lid's LMC block already made (those of lower
+ * offsets: they are made first) climb from v, at rank r, into parent p,
+ * and how many of those by the cable into p's port pnum.
+ */
 static void
-climb(const struct ft *t, uint32_t v, uint32_t tt, uint16_t lid,
+siblings_via(const struct ft *t, uint16_t lid, uint32_t v, uint32_t r,
+    uint32_t p, uint8_t pnum, uint32_t *same_p, uint32_t *same_c)
+{
+	uint8_t mask = t->lmask[lid];
+	uint16_t base = (uint16_t)(lid & ~mask), sib;
+	size_t b;
+
+	*same_p = *same_c = 0;
+	for (sib = base; sib < lid; sib++) {
+		b = (size_t)sib * t->h1;
+		if (t->pnode[b + r - 1] != p)
+			continue;
+		(*same_p)++;
+		if (t->pnode[b + r] == v && t->pport[b + r - 1] == pnum)
+			(*same_c)++;
+	}
+}
+
+/* The up cable of v (at rank r) that the main path of lid takes: the
+ * previous one, else, of those into the parents the fewest other LIDs of
+ * lid's LMC block went through (then by the fewest of their cables), the
+ * least used, then the one into the least used parent. */
+static void
+climb(const struct ft *t, uint32_t v, uint32_t r, uint32_t tt, uint16_t lid,
     const uint32_t *linkuse, const uint32_t *paruse, uint32_t *gout,
     uint8_t *numout)
 {
 	const struct fabric *f = t->f;
 	uint32_t port0 = f->nodes[t->out->sw_node[v]].port0, g, k, bg = NONE;
 	uint32_t p, q, lu, pu, blu = NONE, bpu = NONE;
+	uint32_t sp = 0, sc = 0, bsp = NONE, bsc = NONE;
 	uint8_t num, bnum = 0, old;
 
 	for (g = t->g_off[v]; g < t->g_off[v] + t->nup[v] && t->o->prev != NULL;
@@ -190,11 +231,20 @@ climb(const struct ft *t, uint32_t v, uint32_t tt, uint16_t lid,
 		for (k = t->g_poff[g]; k < t->g_poff[g + 1]; k++) {
 			num = t->g_port[k];
 			lu = linkuse[port0 + num];
-			if (bg == NONE || lu < blu || (lu == blu && pu < bpu)) {
+			if ((lid & t->lmask[lid]) != 0) {
+				q = f->ports[port0 + num].peer;
+				siblings_via(t, lid, v, r, p, f->ports[q].num,
+				    &sp, &sc);
+			}
+			if (bg == NONE || sp < bsp || (sp == bsp && (sc < bsc ||
+			    (sc == bsc && (lu < blu || (lu == blu &&
+			    pu < bpu)))))) {
 				bg = g;
 				bnum = num;
 				blu = lu;
 				bpu = pu;
+				bsp = sp;
+				bsc = sc;
 			}
 		}
 	}
@@ -213,7 +263,7 @@ main_path(struct ft *t, uint32_t tt, uint16_t lid, uint32_t *linkuse,
 
 	t->pnode[base + t->rank[tt]] = tt;
 	for (r = t->rank[tt]; r > 0; r--) {
-		climb(t, v, tt, lid, linkuse, paruse, &g, &num);
+		climb(t, v, r, tt, lid, linkuse, paruse, &g, &num);
 		p = t->g_sw[g];
 		q = f->nodes[t->out->sw_node[v]].port0 + num;
 		t->pnode[base + r - 1] = p;
@@ -224,21 +274,30 @@ main_path(struct ft *t, uint32_t tt, uint16_t lid, uint32_t *linkuse,
 	}
 }
 
-/* CA LIDs first, so that switch LIDs do not skew how CAs spread. */
+/*
+ * CA LIDs first, so that switch LIDs do not skew how CAs spread; with LMC,
+ * the base LIDs of every port first (they spread as they would with LMC
+ * 0), then the second LIDs of every block, and so on.
+ */
 static void
 main_paths(struct ft *t)
 {
 	uint32_t *linkuse = xcalloc(t->f->nports, sizeof(*linkuse));
-	uint32_t *paruse = xcalloc(t->nsw, sizeof(*paruse)), i, j, tt;
+	uint32_t *paruse = xcalloc(t->nsw, sizeof(*paruse)), i, j, tt, off;
 	size_t n = ((size_t)t->out->max_lid + 1) * t->h1;
+	uint16_t lid;
 
 	t->pnode = xcalloc(n, sizeof(*t->pnode));
 	t->pport = xcalloc(n, 1);
-	for (i = 0; i < t->nhosts; i++) {
-		tt = t->hosts[i];
-		for (j = t->ca_off[tt]; j < t->ca_off[tt + 1]; j++)
-			main_path(t, tt, t->ca_lid[j], linkuse, paruse);
-	}
+	for (off = 0; off <= t->maxmask; off++)
+		for (i = 0; i < t->nhosts; i++) {
+			tt = t->hosts[i];
+			for (j = t->ca_off[tt]; j < t->ca_off[tt + 1]; j++) {
+				lid = t->ca_lid[j];
+				if ((lid & t->lmask[lid]) == off)
+					main_path(t, tt, lid, linkuse, paruse);
+			}
+		}
 	for (tt = 0; tt < t->nsw; tt++)
 		if (t->sw_lid[tt] != 0)
 			main_path(t, tt, t->sw_lid[tt], linkuse, paruse);
@@ -340,6 +399,7 @@ put(struct scratch *x, uint8_t *row, uint16_t lid, uint8_t port)
 {
 	row[lid] = port;
 	x->cnt[port]++;
+	x->cnt_off[lid & x->lmask[lid]][port]++;
 }
 
 /* A choice among ports: made now when there is none to make. */
@@ -458,14 +518,71 @@ keep_prev(struct ft *t, struct scratch *x, uint32_t s, uint8_t *row)
 	return x->nitems;
 }
 
+/*
+ * With LMC: the candidate for lid with the fewest other LIDs of its block
+ * already on it (base LIDs ignore the others: they spread as with LMC 0),
+ * then the fewest LIDs of its offset, then the fewest LIDs; ties to the
+ * earliest.
+ */
+static void
+spread_lmc(struct scratch *x, uint8_t *row, uint16_t lid, const uint8_t *cand,
+    unsigned c)
+{
+	uint8_t mask = x->lmask[lid], off = lid & mask, port, best = cand[0];
+	uint32_t sib, bsib = NONE, bo = NONE, bn = NONE, k;
+	unsigned i;
+
+	for (i = 0; i < c; i++) {
+		port = cand[i];
+		sib = 0;
+		for (k = 0; off != 0 && k <= mask; k++)
+			sib += k != off && row[(lid & ~mask) + k] == port;
+		if (sib < bsib || (sib == bsib && (x->cnt_off[off][port] < bo ||
+		    (x->cnt_off[off][port] == bo && x->cnt[port] < bn)))) {
+			best = port;
+			bsib = sib;
+			bo = x->cnt_off[off][port];
+			bn = x->cnt[port];
+		}
+	}
+	put(x, row, lid, best);
+}
+
+/* The deferred choices with LMC: offset by offset, base LIDs first. */
+static void
+flush_lmc(struct ft *t, struct scratch *x, uint32_t k, uint8_t *row)
+{
+	uint32_t i, off;
+	uint16_t lid;
+
+	for (off = 0; off <= t->maxmask; off++) {
+		for (i = 0; i < k; i++) {
+			lid = x->items[i].lid;
+			if ((lid & x->lmask[lid]) == off)
+				spread_lmc(x, row, lid, x->items[i].ports,
+				    x->items[i].n);
+		}
+		for (i = 0; i < x->nanyup; i++) {
+			lid = x->anyup[i];
+			if ((lid & x->lmask[lid]) == off)
+				spread_lmc(x, row, lid, x->allup, x->nallup);
+		}
+	}
+}
+
 /* The deferred choices: previous ports where still candidates, then the
  * rest spread, the most constrained first, runs with the same candidates
- * together. */
+ * together (with LMC, see flush_lmc()). */
 static void
 flush(struct ft *t, struct scratch *x, uint32_t s, uint8_t *row)
 {
 	uint32_t i, j, k = keep_prev(t, x, s, row), n;
 
+	if (t->maxmask != 0) {
+		flush_lmc(t, x, k, row);
+		k = 0;
+		x->nanyup = 0;
+	}
 	for (i = 0; i < k; i = j) {
 		for (j = i, n = 0; j < k && x->items[j].ports ==
 		    x->items[i].ports && x->items[j].n == x->items[i].n; j++)
@@ -519,6 +636,7 @@ hub_port(struct ft *t, struct scratch *x, uint32_t s, uint8_t *row)
 	x->hub_port = row[lid];
 	for (i = 0; i < 256; i++)
 		x->cnt[i] = 0;
+	memset(x->cnt_off, 0, (size_t)(t->maxmask + 1) * sizeof(x->cnt_off[0]));
 }
 
 static void
@@ -528,6 +646,7 @@ fill_row(struct ft *t, struct scratch *x, uint32_t s)
 	uint32_t i, j, tt;
 
 	memset(x->cnt, 0, sizeof(x->cnt));
+	memset(x->cnt_off, 0, (size_t)(t->maxmask + 1) * sizeof(x->cnt_off[0]));
 	x->nitems = 0;
 	x->nanyup = 0;
 	x->npool = 0;
@@ -575,6 +694,7 @@ cleanup(struct ft *t)
 	free(t->ca_port);
 	free(t->sw_lid);
 	free(t->hosts);
+	free(t->lmask);
 	free(t->meet);
 	free(t->down);
 	free(t->pnode);
@@ -618,6 +738,8 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	main_paths(&t);
 
 	memset(&x, 0, sizeof(x));
+	x.lmask = t.lmask;
+	x.cnt_off = xcalloc((size_t)t.maxmask + 1, sizeof(x.cnt_off[0]));
 	x.upg = xcalloc(t.nsw, 1);
 	x.upp = xcalloc(t.nsw, 1);
 	x.allok = xcalloc(t.nsw, 1);
@@ -634,6 +756,7 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	free(x.anyup);
 	free(x.run);
 	free(x.pool);
+	free(x.cnt_off);
 	rc = 0;
 out:
 	cleanup(&t);

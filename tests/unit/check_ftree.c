@@ -1194,6 +1194,207 @@ START_TEST(test_checker_sees_cycles)
 }
 END_TEST
 
+/* ------------------------------------------------------------ LMC */
+
+/* LIDs in port order as testfab_lids() gives them, but each CA port an
+ * aligned block of 2^lmc (switch port 0: one LID). */
+static void
+lids_lmc(struct fabric *f, uint8_t lmc)
+{
+	uint32_t p;
+	uint16_t lid = 1, n = (uint16_t)(1u << lmc);
+
+	for (p = 0; p < f->nports; p++)
+		if (fabric_port_is_endport(f, p))
+			fabric_set_lid(f, p, 0, 0);
+	for (p = 0; p < f->nports; p++) {
+		if (!fabric_port_is_endport(f, p))
+			continue;
+		if (f->nodes[f->ports[p].node].type == NODE_SWITCH) {
+			fabric_set_lid(f, p, lid++, 0);
+			continue;
+		}
+		lid = (uint16_t)((lid + n - 1) & ~(n - 1));
+		fabric_set_lid(f, p, lid, lmc);
+		lid = (uint16_t)(lid + n);
+	}
+}
+
+/* Every switch reaches every LID of every CA port along a shortest path. */
+static void
+assert_lids_shortest(const struct fabric *f, const struct lft_set *s)
+{
+	struct testfab_stats st;
+	uint8_t *ca = calloc((size_t)UINT16_MAX + 1, 1);
+	uint32_t p, k;
+
+	ck_assert_ptr_nonnull(ca);
+	for (p = 0; p < f->nports; p++)
+		if (f->nodes[f->ports[p].node].type != NODE_SWITCH &&
+		    f->ports[p].lid != 0)
+			for (k = 0; k < (1u << f->ports[p].lmc); k++)
+				ca[f->ports[p].lid + k] = 1;
+	testfab_check_lids(f, s, ca, &st);
+	ck_assert_msg(st.bad == 0, "%llu bad pairs to CAs, first: %s",
+	    (unsigned long long)st.bad, st.first);
+	ck_assert_uint_eq(st.shortest, st.pairs);
+	ck_assert_uint_gt(st.pairs, 0);
+	free(ca);
+}
+
+/* The switch node a CA port hangs off, FABRIC_NONE if none. */
+static uint32_t
+leaf_of(const struct fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	if (q == FABRIC_NONE || f->nodes[f->ports[q].node].type != NODE_SWITCH)
+		return FABRIC_NONE;
+	return f->ports[q].node;
+}
+
+/*
+ * The share (in percent) of CA ports whose LIDs leave every other leaf
+ * through pairwise different up ports (as many different as the leaf has
+ * up ports, when it has fewer than 2^lmc). Leaves: switches with CAs; up
+ * ports: their ports cabled to switches.
+ */
+static unsigned
+lmc_spread_share(const struct fabric *f, const struct lft_set *s)
+{
+	uint32_t p, sw, n, q, k, nup, distinct, nca = 0, good = 0, own, nl;
+	const struct fabric_node *nd;
+	uint8_t *leaf = calloc(f->nnodes, 1), seen[256];
+	const uint8_t *row;
+	int ok;
+
+	ck_assert_ptr_nonnull(leaf);
+	for (p = 0; p < f->nports; p++)
+		if (f->nodes[f->ports[p].node].type != NODE_SWITCH &&
+		    (n = leaf_of(f, p)) != FABRIC_NONE)
+			leaf[n] = 1;
+	for (p = 0; p < f->nports; p++) {
+		if (f->nodes[f->ports[p].node].type == NODE_SWITCH ||
+		    f->ports[p].lid == 0 ||
+		    (own = leaf_of(f, p)) == FABRIC_NONE)
+			continue;
+		nl = 1u << f->ports[p].lmc;
+		nca++;
+		ok = 1;
+		for (sw = 0; sw < s->nsw && ok; sw++) {
+			n = s->sw_node[sw];
+			if (!leaf[n] || n == own)
+				continue;
+			nd = &f->nodes[n];
+			for (k = 1, nup = 0; k <= nd->nports; k++) {
+				q = f->ports[nd->port0 + k].peer;
+				nup += q != FABRIC_NONE && f->nodes[
+				    f->ports[q].node].type == NODE_SWITCH;
+			}
+			row = lft_row(s, sw);
+			memset(seen, 0, sizeof(seen));
+			for (k = 0, distinct = 0; k < nl; k++)
+				if (!seen[row[f->ports[p].lid + k]]++)
+					distinct++;
+			if (distinct < (nl < nup ? nl : nup))
+				ok = 0;
+		}
+		good += ok;
+	}
+	free(leaf);
+	ck_assert_uint_gt(nca, 0);
+	return good * 100 / nca;
+}
+
+/* LIDs of CA ports switch sw sends out of each port: base LIDs only
+ * (base != 0) or every LID. */
+static void
+ca_port_loads(const struct fabric *f, const struct lft_set *s, uint32_t sw,
+    int base, uint32_t *cnt)
+{
+	const uint8_t *row = lft_row(s, sw);
+	uint32_t lid, p;
+
+	memset(cnt, 0, 256 * sizeof(*cnt));
+	for (lid = 1; lid <= s->max_lid; lid++) {
+		p = fabric_port_by_lid(f, (uint16_t)lid);
+		if (p == FABRIC_NONE ||
+		    f->nodes[f->ports[p].node].type == NODE_SWITCH ||
+		    (base && lid != f->ports[p].lid))
+			continue;
+		cnt[row[lid]]++;
+	}
+}
+
+/*
+ * A fat tree (ft2 or ft3 of k) with LMC lmc: every LID delivered along a
+ * shortest path; the LIDs of every CA port leave every other leaf through
+ * different up ports; base LIDs load every port of every switch exactly as
+ * the LIDs do with LMC 0; no port carries more than 2^lmc times its
+ * busiest with LMC 0.
+ */
+static void
+check_lmc(int three, unsigned k, uint8_t lmc)
+{
+	struct fabric f0, f;
+	struct lft_set s0, s;
+	uint32_t sw, port, c0[256], c[256], busy0 = 0, busy = 0;
+
+	fabric_init(&f0);
+	fabric_init(&f);
+	if (three) {
+		testfab_ft3(&f0, k);
+		testfab_ft3(&f, k);
+	} else {
+		testfab_ft2(&f0, k);
+		testfab_ft2(&f, k);
+	}
+	lids_lmc(&f, lmc);
+	route_ftree(&f0, &s0);
+	route_ftree(&f, &s);
+	assert_all_reached(&f, &s);
+	assert_lids_shortest(&f, &s);
+	ck_assert_int_eq(cdg_cycle(&f, &s), 0);
+	ck_assert_uint_eq(lmc_spread_share(&f0, &s0), 100);
+	ck_assert_uint_eq(lmc_spread_share(&f, &s), 100);
+	ck_assert_uint_eq(s.nsw, s0.nsw);
+	for (sw = 0; sw < s.nsw; sw++) {
+		ck_assert_uint_eq(s.sw_node[sw], s0.sw_node[sw]);
+		ca_port_loads(&f0, &s0, sw, 1, c0);
+		ca_port_loads(&f, &s, sw, 1, c);
+		for (port = 0; port < 255; port++)
+			ck_assert_msg(c[port] == c0[port], "switch %u port %u: "
+			    "%u base LIDs with LMC %u, %u with LMC 0", sw, port,
+			    c[port], lmc, c0[port]);
+		ca_port_loads(&f, &s, sw, 0, c);
+		for (port = 1; port < 255; port++) {
+			busy0 = c0[port] > busy0 ? c0[port] : busy0;
+			busy = c[port] > busy ? c[port] : busy;
+		}
+	}
+	ck_assert_uint_le(busy, busy0 << lmc);
+	lft_set_fini(&s0);
+	lft_set_fini(&s);
+	fabric_fini(&f0);
+	fabric_fini(&f);
+}
+
+START_TEST(test_lmc_ft2)
+{
+	check_lmc(0, 8, 1);
+	check_lmc(0, 8, 2);
+	check_lmc(0, 16, 3);
+}
+END_TEST
+
+START_TEST(test_lmc_ft3)
+{
+	check_lmc(1, 4, 1);
+	check_lmc(1, 8, 1);
+	check_lmc(1, 8, 2);
+}
+END_TEST
+
 static Suite *
 ftree_suite(void)
 {
@@ -1220,6 +1421,8 @@ ftree_suite(void)
 	tcase_add_test(tc, test_parallel_links);
 	tcase_add_test(tc, test_unconnected_ca);
 	tcase_add_test(tc, test_chain);
+	tcase_add_test(tc, test_lmc_ft2);
+	tcase_add_test(tc, test_lmc_ft3);
 	suite_add_tcase(s, tc);
 	return s;
 }
