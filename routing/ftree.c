@@ -23,6 +23,9 @@
  * ports (different spines; on three levels different aggregation and
  * core switches). Free choices in the tables, too, avoid the ports the
  * block's other LIDs took, then even out each offset's LIDs on their own.
+ * The up ports a block can take at a leaf are bounded by the fewest up
+ * ports of the leaves on its way (a destination leaf with 3 uplinks
+ * reaches 3 aggregation switches, so 3 groups of cores).
  *
  * Routes. "Above t" means t itself or one of its ancestors.
  *  - A switch above t goes down, along P(x) when it is on it.
@@ -520,9 +523,11 @@ keep_prev(struct ft *t, struct scratch *x, uint32_t s, uint8_t *row)
 
 /*
  * With LMC: the candidate for lid with the fewest other LIDs of its block
- * already on it (base LIDs ignore the others: they spread as with LMC 0),
- * then the fewest LIDs of its offset, then the fewest LIDs; ties to the
- * earliest.
+ * already on it, then the fewest LIDs of its offset, then the fewest LIDs;
+ * ties to the earliest. A base LID too avoids the ports its block's other
+ * LIDs were forced to: on a complete tree its traffic has no choice to
+ * make, on a damaged one (a main path that cannot be followed) this keeps
+ * the block apart where the forced ones would otherwise meet it.
  */
 static void
 spread_lmc(struct scratch *x, uint8_t *row, uint16_t lid, const uint8_t *cand,
@@ -535,7 +540,7 @@ spread_lmc(struct scratch *x, uint8_t *row, uint16_t lid, const uint8_t *cand,
 	for (i = 0; i < c; i++) {
 		port = cand[i];
 		sib = 0;
-		for (k = 0; off != 0 && k <= mask; k++)
+		for (k = 0; mask != 0 && k <= mask; k++)
 			sib += k != off && row[(lid & ~mask) + k] == port;
 		if (sib < bsib || (sib == bsib && (x->cnt_off[off][port] < bo ||
 		    (x->cnt_off[off][port] == bo && x->cnt[port] < bn)))) {

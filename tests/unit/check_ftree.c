@@ -1306,39 +1306,61 @@ lmc_spread_share(const struct fabric *f, const struct lft_set *s)
 	return good * 100 / nca;
 }
 
-/* LIDs of CA ports switch sw sends out of each port: base LIDs only
- * (base != 0) or every LID. */
+/*
+ * All-to-all traffic: every CA port sends to every other CA port's base
+ * LID (base != 0) or to every LID of its block; load[p] counts the routes
+ * that leave by switch port p (fabric port index), walked over the tables.
+ */
 static void
-ca_port_loads(const struct fabric *f, const struct lft_set *s, uint32_t sw,
-    int base, uint32_t *cnt)
+traffic(const struct fabric *f, const struct lft_set *s, int base,
+    uint32_t *load)
 {
-	const uint8_t *row = lft_row(s, sw);
-	uint32_t lid, p;
+	uint32_t a, b, v, n, k, hops, nl;
+	uint16_t lid;
+	uint8_t port;
 
-	memset(cnt, 0, 256 * sizeof(*cnt));
-	for (lid = 1; lid <= s->max_lid; lid++) {
-		p = fabric_port_by_lid(f, (uint16_t)lid);
-		if (p == FABRIC_NONE ||
-		    f->nodes[f->ports[p].node].type == NODE_SWITCH ||
-		    (base && lid != f->ports[p].lid))
+	memset(load, 0, f->nports * sizeof(*load));
+	for (a = 0; a < f->nports; a++) {
+		if (f->nodes[f->ports[a].node].type == NODE_SWITCH ||
+		    f->ports[a].lid == 0 || leaf_of(f, a) == FABRIC_NONE)
 			continue;
-		cnt[row[lid]]++;
+		for (b = 0; b < f->nports; b++) {
+			if (b == a || f->nodes[f->ports[b].node].type ==
+			    NODE_SWITCH || f->ports[b].lid == 0)
+				continue;
+			nl = base ? 1 : 1u << f->ports[b].lmc;
+			for (k = 0; k < nl; k++) {
+				lid = (uint16_t)(f->ports[b].lid + k);
+				n = leaf_of(f, a);
+				for (hops = 0; hops < 16; hops++) {
+					v = s->node_sw[n];
+					port = lft_row(s, v)[lid];
+					ck_assert_uint_ne(port, LFT_NO_ROUTE);
+					load[f->nodes[n].port0 + port]++;
+					n = fabric_peer_node(f,
+					    f->nodes[n].port0 + port);
+					if (f->nodes[n].type != NODE_SWITCH)
+						break;
+				}
+				ck_assert_uint_eq(n, f->ports[b].node);
+			}
+		}
 	}
 }
 
 /*
  * A fat tree (ft2 or ft3 of k) with LMC lmc: every LID delivered along a
  * shortest path; the LIDs of every CA port leave every other leaf through
- * different up ports; base LIDs load every port of every switch exactly as
- * the LIDs do with LMC 0; no port carries more than 2^lmc times its
- * busiest with LMC 0.
+ * different up ports; all-to-all traffic to the base LIDs loads every
+ * port exactly as with LMC 0; to every LID, no port carries more than
+ * 2^lmc times the busiest with LMC 0.
  */
 static void
 check_lmc(int three, unsigned k, uint8_t lmc)
 {
 	struct fabric f0, f;
 	struct lft_set s0, s;
-	uint32_t sw, port, c0[256], c[256], busy0 = 0, busy = 0;
+	uint32_t p, *l0, *l, busy0 = 0, busy = 0;
 
 	fabric_init(&f0);
 	fabric_init(&f);
@@ -1357,22 +1379,25 @@ check_lmc(int three, unsigned k, uint8_t lmc)
 	ck_assert_int_eq(cdg_cycle(&f, &s), 0);
 	ck_assert_uint_eq(lmc_spread_share(&f0, &s0), 100);
 	ck_assert_uint_eq(lmc_spread_share(&f, &s), 100);
-	ck_assert_uint_eq(s.nsw, s0.nsw);
-	for (sw = 0; sw < s.nsw; sw++) {
-		ck_assert_uint_eq(s.sw_node[sw], s0.sw_node[sw]);
-		ca_port_loads(&f0, &s0, sw, 1, c0);
-		ca_port_loads(&f, &s, sw, 1, c);
-		for (port = 0; port < 255; port++)
-			ck_assert_msg(c[port] == c0[port], "switch %u port %u: "
-			    "%u base LIDs with LMC %u, %u with LMC 0", sw, port,
-			    c[port], lmc, c0[port]);
-		ca_port_loads(&f, &s, sw, 0, c);
-		for (port = 1; port < 255; port++) {
-			busy0 = c0[port] > busy0 ? c0[port] : busy0;
-			busy = c[port] > busy ? c[port] : busy;
-		}
+	ck_assert_uint_eq(f.nports, f0.nports);
+	l0 = calloc(f.nports, sizeof(*l0));
+	l = calloc(f.nports, sizeof(*l));
+	ck_assert_ptr_nonnull(l0);
+	ck_assert_ptr_nonnull(l);
+	traffic(&f0, &s0, 1, l0);
+	traffic(&f, &s, 1, l);
+	for (p = 0; p < f.nports; p++)
+		ck_assert_msg(l[p] == l0[p], "port %u of node %u: %u routes to "
+		    "base LIDs with LMC %u, %u with LMC 0", f.ports[p].num,
+		    f.ports[p].node, l[p], lmc, l0[p]);
+	traffic(&f, &s, 0, l);
+	for (p = 0; p < f.nports; p++) {
+		busy0 = l0[p] > busy0 ? l0[p] : busy0;
+		busy = l[p] > busy ? l[p] : busy;
 	}
 	ck_assert_uint_le(busy, busy0 << lmc);
+	free(l0);
+	free(l);
 	lft_set_fini(&s0);
 	lft_set_fini(&s);
 	fabric_fini(&f0);
