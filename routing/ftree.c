@@ -172,27 +172,35 @@ witness(const struct ft *t, uint32_t g, uint32_t v, uint32_t tt, uint16_t lid)
 }
 
 /*
- * How many main paths of lid's LMC block already made (those of lower
- * offsets: they are made first) climb from v, at rank r, into parent p,
- * and how many of those by the cable into p's port pnum.
+ * The main paths of lid's LMC block already made (those of lower offsets:
+ * they are made first) counted in t->sibn by their node at rank r - 1
+ * (add 1), or those counts taken back (add UINT32_MAX).
  */
 static void
-siblings_via(const struct ft *t, uint16_t lid, uint32_t v, uint32_t r,
-    uint32_t p, uint8_t pnum, uint32_t *same_p, uint32_t *same_c)
+siblings_count(const struct ft *t, uint16_t lid, uint32_t r, uint32_t add)
 {
-	uint8_t mask = t->lmask[lid];
-	uint16_t base = (uint16_t)(lid & ~mask), sib;
+	uint16_t base = (uint16_t)(lid & ~t->lmask[lid]), sib;
+
+	for (sib = base; sib < lid; sib++)
+		t->sibn[t->pnode[(size_t)sib * t->h1 + r - 1]] += add;
+}
+
+/* Of those that climb into parent p at rank r - 1, how many came from v
+ * by the cable into p's port pnum. */
+static uint32_t
+siblings_cable(const struct ft *t, uint16_t lid, uint32_t v, uint32_t r,
+    uint32_t p, uint8_t pnum)
+{
+	uint16_t base = (uint16_t)(lid & ~t->lmask[lid]), sib;
+	uint32_t n = 0;
 	size_t b;
 
-	*same_p = *same_c = 0;
 	for (sib = base; sib < lid; sib++) {
 		b = (size_t)sib * t->h1;
-		if (t->pnode[b + r - 1] != p)
-			continue;
-		(*same_p)++;
-		if (t->pnode[b + r] == v && t->pport[b + r - 1] == pnum)
-			(*same_c)++;
+		n += t->pnode[b + r - 1] == p && t->pnode[b + r] == v &&
+		    t->pport[b + r - 1] == pnum;
 	}
+	return n;
 }
 
 /* The up cable of v (at rank r) that the main path of lid takes: the
@@ -208,7 +216,7 @@ climb(const struct ft *t, uint32_t v, uint32_t r, uint32_t tt, uint16_t lid,
 	uint32_t port0 = f->nodes[t->out->sw_node[v]].port0, g, k, bg = NONE;
 	uint32_t p, q, lu, pu, blu = NONE, bpu = NONE;
 	uint32_t sp = 0, sc = 0, bsp = NONE, bsc = NONE;
-	uint8_t num, bnum = 0, old;
+	uint8_t num, bnum = 0, old, off = lid & t->lmask[lid];
 
 	for (g = t->g_off[v]; g < t->g_off[v] + t->nup[v] && t->o->prev != NULL;
 	    g++) {
@@ -228,17 +236,20 @@ climb(const struct ft *t, uint32_t v, uint32_t r, uint32_t tt, uint16_t lid,
 		*numout = bnum;
 		return;
 	}
+	if (off != 0)
+		siblings_count(t, lid, r, 1);
 	for (g = t->g_off[v]; g < t->g_off[v] + t->nup[v]; g++) {
 		p = t->g_sw[g];
 		pu = paruse[p];
 		for (k = t->g_poff[g]; k < t->g_poff[g + 1]; k++) {
 			num = t->g_port[k];
 			lu = linkuse[port0 + num];
-			if ((lid & t->lmask[lid]) != 0) {
+			if (off != 0 && (sp = t->sibn[p]) != 0) {
 				q = f->ports[port0 + num].peer;
-				siblings_via(t, lid, v, r, p, f->ports[q].num,
-				    &sp, &sc);
-			}
+				sc = siblings_cable(t, lid, v, r, p,
+				    f->ports[q].num);
+			} else
+				sc = 0;
 			if (bg == NONE || sp < bsp || (sp == bsp && (sc < bsc ||
 			    (sc == bsc && (lu < blu || (lu == blu &&
 			    pu < bpu)))))) {
@@ -251,6 +262,8 @@ climb(const struct ft *t, uint32_t v, uint32_t r, uint32_t tt, uint16_t lid,
 			}
 		}
 	}
+	if (off != 0)
+		siblings_count(t, lid, r, UINT32_MAX);
 	*gout = bg;
 	*numout = bnum;
 }
@@ -292,6 +305,7 @@ main_paths(struct ft *t)
 
 	t->pnode = xcalloc(n, sizeof(*t->pnode));
 	t->pport = xcalloc(n, 1);
+	t->sibn = xcalloc(t->nsw, sizeof(*t->sibn));
 	for (off = 0; off <= t->maxmask; off++)
 		for (i = 0; i < t->nhosts; i++) {
 			tt = t->hosts[i];
@@ -700,6 +714,7 @@ cleanup(struct ft *t)
 	free(t->sw_lid);
 	free(t->hosts);
 	free(t->lmask);
+	free(t->sibn);
 	free(t->meet);
 	free(t->down);
 	free(t->pnode);

@@ -55,6 +55,7 @@ struct ft {
 	 * switch LIDs and LIDs of ports with LMC 0 */
 	uint8_t *lmask;
 	uint8_t maxmask;        /* the largest of them */
+	uint32_t *sibn;         /* [nsw] main paths of a block per node */
 
 	/* [nsw * nsw] meeting rank + 1 of two switches, 0: no common
 	 * ancestor (symmetric) */
