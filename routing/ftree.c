@@ -14,6 +14,19 @@
  * destinations spread evenly over the upper links), or the one the previous
  * tables show, when they show one still there.
  *
+ * LMC. The 2^lmc LIDs of a CA port get their main paths offset by offset
+ * (every port's base LID first, then every second LID, ...), so that the
+ * base LIDs, which most traffic uses, spread exactly as with LMC 0. Each
+ * further LID climbs into the parents the block's earlier LIDs left
+ * unused where there are any, at every rank: switches that reach it
+ * through the main paths then send the block's LIDs out of different up
+ * ports (different spines; on three levels different aggregation and
+ * core switches). Free choices in the tables, too, avoid the ports the
+ * block's other LIDs took, then even out each offset's LIDs on their own.
+ * The up ports a block can take at a leaf are bounded by the fewest up
+ * ports of the leaves on its way (a destination leaf with 3 uplinks
+ * reaches 3 aggregation switches, so 3 groups of cores).
+ *
  * Routes. "Above t" means t itself or one of its ancestors.
  *  - A switch above t goes down, along P(x) when it is on it.
  *  - Another switch goes up to the node of P(x) at the meeting rank (the
@@ -93,6 +106,10 @@ struct scratch {
 	uint8_t fb_n;
 	uint8_t hub_port;
 	uint32_t cnt[256];
+	const uint8_t *lmask;   /* t->lmask */
+	/* [offset in the LMC block][port] LIDs so far (switch LIDs count
+	 * as offset 0), when some port has LMC > 0 */
+	uint32_t (*cnt_off)[256];       /* [t->maxmask + 1] */
 };
 
 static inline int
@@ -154,17 +171,52 @@ witness(const struct ft *t, uint32_t g, uint32_t v, uint32_t tt, uint16_t lid)
 	return -1;
 }
 
-/* The up cable of v that the main path of lid takes: the previous one,
- * else the least used, then the one into the least used parent. */
+/*
+ * The main paths of lid's LMC block already made (those of lower offsets:
+ * they are made first) counted in t->sibn by their node at rank r - 1
+ * (add 1), or those counts taken back (add UINT32_MAX).
+ */
 static void
-climb(const struct ft *t, uint32_t v, uint32_t tt, uint16_t lid,
+siblings_count(const struct ft *t, uint16_t lid, uint32_t r, uint32_t add)
+{
+	uint16_t base = (uint16_t)(lid & ~t->lmask[lid]), sib;
+
+	for (sib = base; sib < lid; sib++)
+		t->sibn[t->pnode[(size_t)sib * t->h1 + r - 1]] += add;
+}
+
+/* Of those that climb into parent p at rank r - 1, how many came from v
+ * by the cable into p's port pnum. */
+static uint32_t
+siblings_cable(const struct ft *t, uint16_t lid, uint32_t v, uint32_t r,
+    uint32_t p, uint8_t pnum)
+{
+	uint16_t base = (uint16_t)(lid & ~t->lmask[lid]), sib;
+	uint32_t n = 0;
+	size_t b;
+
+	for (sib = base; sib < lid; sib++) {
+		b = (size_t)sib * t->h1;
+		n += t->pnode[b + r - 1] == p && t->pnode[b + r] == v &&
+		    t->pport[b + r - 1] == pnum;
+	}
+	return n;
+}
+
+/* The up cable of v (at rank r) that the main path of lid takes: the
+ * previous one, else, of those into the parents the fewest other LIDs of
+ * lid's LMC block went through (then by the fewest of their cables), the
+ * least used, then the one into the least used parent. */
+static void
+climb(const struct ft *t, uint32_t v, uint32_t r, uint32_t tt, uint16_t lid,
     const uint32_t *linkuse, const uint32_t *paruse, uint32_t *gout,
     uint8_t *numout)
 {
 	const struct fabric *f = t->f;
 	uint32_t port0 = f->nodes[t->out->sw_node[v]].port0, g, k, bg = NONE;
 	uint32_t p, q, lu, pu, blu = NONE, bpu = NONE;
-	uint8_t num, bnum = 0, old;
+	uint32_t sp = 0, sc = 0, bsp = NONE, bsc = NONE;
+	uint8_t num, bnum = 0, old, off = lid & t->lmask[lid];
 
 	for (g = t->g_off[v]; g < t->g_off[v] + t->nup[v] && t->o->prev != NULL;
 	    g++) {
@@ -184,20 +236,34 @@ climb(const struct ft *t, uint32_t v, uint32_t tt, uint16_t lid,
 		*numout = bnum;
 		return;
 	}
+	if (off != 0)
+		siblings_count(t, lid, r, 1);
 	for (g = t->g_off[v]; g < t->g_off[v] + t->nup[v]; g++) {
 		p = t->g_sw[g];
 		pu = paruse[p];
 		for (k = t->g_poff[g]; k < t->g_poff[g + 1]; k++) {
 			num = t->g_port[k];
 			lu = linkuse[port0 + num];
-			if (bg == NONE || lu < blu || (lu == blu && pu < bpu)) {
+			if (off != 0 && (sp = t->sibn[p]) != 0) {
+				q = f->ports[port0 + num].peer;
+				sc = siblings_cable(t, lid, v, r, p,
+				    f->ports[q].num);
+			} else
+				sc = 0;
+			if (bg == NONE || sp < bsp || (sp == bsp && (sc < bsc ||
+			    (sc == bsc && (lu < blu || (lu == blu &&
+			    pu < bpu)))))) {
 				bg = g;
 				bnum = num;
 				blu = lu;
 				bpu = pu;
+				bsp = sp;
+				bsc = sc;
 			}
 		}
 	}
+	if (off != 0)
+		siblings_count(t, lid, r, UINT32_MAX);
 	*gout = bg;
 	*numout = bnum;
 }
@@ -213,7 +279,7 @@ main_path(struct ft *t, uint32_t tt, uint16_t lid, uint32_t *linkuse,
 
 	t->pnode[base + t->rank[tt]] = tt;
 	for (r = t->rank[tt]; r > 0; r--) {
-		climb(t, v, tt, lid, linkuse, paruse, &g, &num);
+		climb(t, v, r, tt, lid, linkuse, paruse, &g, &num);
 		p = t->g_sw[g];
 		q = f->nodes[t->out->sw_node[v]].port0 + num;
 		t->pnode[base + r - 1] = p;
@@ -224,21 +290,31 @@ main_path(struct ft *t, uint32_t tt, uint16_t lid, uint32_t *linkuse,
 	}
 }
 
-/* CA LIDs first, so that switch LIDs do not skew how CAs spread. */
+/*
+ * CA LIDs first, so that switch LIDs do not skew how CAs spread; with LMC,
+ * the base LIDs of every port first (they spread as they would with LMC
+ * 0), then the second LIDs of every block, and so on.
+ */
 static void
 main_paths(struct ft *t)
 {
 	uint32_t *linkuse = xcalloc(t->f->nports, sizeof(*linkuse));
-	uint32_t *paruse = xcalloc(t->nsw, sizeof(*paruse)), i, j, tt;
+	uint32_t *paruse = xcalloc(t->nsw, sizeof(*paruse)), i, j, tt, off;
 	size_t n = ((size_t)t->out->max_lid + 1) * t->h1;
+	uint16_t lid;
 
 	t->pnode = xcalloc(n, sizeof(*t->pnode));
 	t->pport = xcalloc(n, 1);
-	for (i = 0; i < t->nhosts; i++) {
-		tt = t->hosts[i];
-		for (j = t->ca_off[tt]; j < t->ca_off[tt + 1]; j++)
-			main_path(t, tt, t->ca_lid[j], linkuse, paruse);
-	}
+	t->sibn = xcalloc(t->nsw, sizeof(*t->sibn));
+	for (off = 0; off <= t->maxmask; off++)
+		for (i = 0; i < t->nhosts; i++) {
+			tt = t->hosts[i];
+			for (j = t->ca_off[tt]; j < t->ca_off[tt + 1]; j++) {
+				lid = t->ca_lid[j];
+				if ((lid & t->lmask[lid]) == off)
+					main_path(t, tt, lid, linkuse, paruse);
+			}
+		}
 	for (tt = 0; tt < t->nsw; tt++)
 		if (t->sw_lid[tt] != 0)
 			main_path(t, tt, t->sw_lid[tt], linkuse, paruse);
@@ -340,6 +416,7 @@ put(struct scratch *x, uint8_t *row, uint16_t lid, uint8_t port)
 {
 	row[lid] = port;
 	x->cnt[port]++;
+	x->cnt_off[lid & x->lmask[lid]][port]++;
 }
 
 /* A choice among ports: made now when there is none to make. */
@@ -458,14 +535,73 @@ keep_prev(struct ft *t, struct scratch *x, uint32_t s, uint8_t *row)
 	return x->nitems;
 }
 
+/*
+ * With LMC: the candidate for lid with the fewest other LIDs of its block
+ * already on it, then the fewest LIDs of its offset, then the fewest LIDs;
+ * ties to the earliest. A base LID too avoids the ports its block's other
+ * LIDs were forced to: on a complete tree its traffic has no choice to
+ * make, on a damaged one (a main path that cannot be followed) this keeps
+ * the block apart where the forced ones would otherwise meet it.
+ */
+static void
+spread_lmc(struct scratch *x, uint8_t *row, uint16_t lid, const uint8_t *cand,
+    unsigned c)
+{
+	uint8_t mask = x->lmask[lid], off = lid & mask, port, best = cand[0];
+	uint32_t sib, bsib = NONE, bo = NONE, bn = NONE, k;
+	unsigned i;
+
+	for (i = 0; i < c; i++) {
+		port = cand[i];
+		sib = 0;
+		for (k = 0; mask != 0 && k <= mask; k++)
+			sib += k != off && row[(lid & ~mask) + k] == port;
+		if (sib < bsib || (sib == bsib && (x->cnt_off[off][port] < bo ||
+		    (x->cnt_off[off][port] == bo && x->cnt[port] < bn)))) {
+			best = port;
+			bsib = sib;
+			bo = x->cnt_off[off][port];
+			bn = x->cnt[port];
+		}
+	}
+	put(x, row, lid, best);
+}
+
+/* The deferred choices with LMC: offset by offset, base LIDs first. */
+static void
+flush_lmc(struct ft *t, struct scratch *x, uint32_t k, uint8_t *row)
+{
+	uint32_t i, off;
+	uint16_t lid;
+
+	for (off = 0; off <= t->maxmask; off++) {
+		for (i = 0; i < k; i++) {
+			lid = x->items[i].lid;
+			if ((lid & x->lmask[lid]) == off)
+				spread_lmc(x, row, lid, x->items[i].ports,
+				    x->items[i].n);
+		}
+		for (i = 0; i < x->nanyup; i++) {
+			lid = x->anyup[i];
+			if ((lid & x->lmask[lid]) == off)
+				spread_lmc(x, row, lid, x->allup, x->nallup);
+		}
+	}
+}
+
 /* The deferred choices: previous ports where still candidates, then the
  * rest spread, the most constrained first, runs with the same candidates
- * together. */
+ * together (with LMC, see flush_lmc()). */
 static void
 flush(struct ft *t, struct scratch *x, uint32_t s, uint8_t *row)
 {
 	uint32_t i, j, k = keep_prev(t, x, s, row), n;
 
+	if (t->maxmask != 0) {
+		flush_lmc(t, x, k, row);
+		k = 0;
+		x->nanyup = 0;
+	}
 	for (i = 0; i < k; i = j) {
 		for (j = i, n = 0; j < k && x->items[j].ports ==
 		    x->items[i].ports && x->items[j].n == x->items[i].n; j++)
@@ -519,6 +655,7 @@ hub_port(struct ft *t, struct scratch *x, uint32_t s, uint8_t *row)
 	x->hub_port = row[lid];
 	for (i = 0; i < 256; i++)
 		x->cnt[i] = 0;
+	memset(x->cnt_off, 0, (size_t)(t->maxmask + 1) * sizeof(x->cnt_off[0]));
 }
 
 static void
@@ -528,6 +665,7 @@ fill_row(struct ft *t, struct scratch *x, uint32_t s)
 	uint32_t i, j, tt;
 
 	memset(x->cnt, 0, sizeof(x->cnt));
+	memset(x->cnt_off, 0, (size_t)(t->maxmask + 1) * sizeof(x->cnt_off[0]));
 	x->nitems = 0;
 	x->nanyup = 0;
 	x->npool = 0;
@@ -575,6 +713,8 @@ cleanup(struct ft *t)
 	free(t->ca_port);
 	free(t->sw_lid);
 	free(t->hosts);
+	free(t->lmask);
+	free(t->sibn);
 	free(t->meet);
 	free(t->down);
 	free(t->pnode);
@@ -618,6 +758,8 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	main_paths(&t);
 
 	memset(&x, 0, sizeof(x));
+	x.lmask = t.lmask;
+	x.cnt_off = xcalloc((size_t)t.maxmask + 1, sizeof(x.cnt_off[0]));
 	x.upg = xcalloc(t.nsw, 1);
 	x.upp = xcalloc(t.nsw, 1);
 	x.allok = xcalloc(t.nsw, 1);
@@ -634,6 +776,7 @@ route(const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
 	free(x.anyup);
 	free(x.run);
 	free(x.pool);
+	free(x.cnt_off);
 	rc = 0;
 out:
 	cleanup(&t);

@@ -50,6 +50,12 @@ struct ft {
 	uint16_t *sw_lid;       /* [nsw] the switch's own LID, 0: none */
 	uint32_t *hosts;        /* switches with CA LIDs */
 	uint32_t nhosts;
+	/* [max_lid + 1] 2^lmc - 1 of the CA port a LID belongs to (LMC
+	 * blocks are aligned: lid & mask is its offset in the block), 0 for
+	 * switch LIDs and LIDs of ports with LMC 0 */
+	uint8_t *lmask;
+	uint8_t maxmask;        /* the largest of them */
+	uint32_t *sibn;         /* [nsw] main paths of a block per node */
 
 	/* [nsw * nsw] meeting rank + 1 of two switches, 0: no common
 	 * ancestor (symmetric) */

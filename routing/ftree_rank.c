@@ -119,7 +119,8 @@ split_groups(struct ft *t)
 static void
 build_dests(struct ft *t)
 {
-	uint32_t sw, j, n = 0;
+	uint32_t sw, j, p, n = 0;
+	uint16_t lid;
 
 	t->sw_lid = xcalloc(t->nsw, sizeof(*t->sw_lid));
 	t->ca_off = xcalloc(t->nsw + 1, sizeof(*t->ca_off));
@@ -138,6 +139,17 @@ build_dests(struct ft *t)
 		t->nhosts += t->ca_off[sw] < n;
 	}
 	t->ca_off[t->nsw] = n;
+	t->lmask = xcalloc((size_t)t->out->max_lid + 1, 1);
+	for (j = 0; j < n; j++) {
+		lid = t->ca_lid[j];
+		p = fabric_port_by_lid(t->f, lid);
+		if (p == FABRIC_NONE || t->f->ports[p].lmc == 0 ||
+		    !fabric_port_has_lid(&t->f->ports[p], lid))
+			continue;
+		t->lmask[lid] = (uint8_t)((1u << t->f->ports[p].lmc) - 1);
+		if (t->lmask[lid] > t->maxmask)
+			t->maxmask = t->lmask[lid];
+	}
 	t->hosts = xcalloc(t->nhosts, sizeof(*t->hosts));
 	for (sw = 0, t->nhosts = 0; sw < t->nsw; sw++)
 		if (t->ca_off[sw + 1] > t->ca_off[sw])

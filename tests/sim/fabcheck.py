@@ -35,6 +35,15 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
       most routes crossing one directed switch-to-switch cable, and
       max_port_lids the most CA LIDs one switch sends out of one port
       towards a switch. Printed on a second line (and in --json).
+  (f') with --lmc-spread (a figure, not a check): how far the LIDs of each
+      CA port's LMC block take different ways. spread_share: the share of
+      CA ports whose 2^lmc LIDs leave every leaf (switch with CAs) but
+      their own through pairwise different ports (as many different as the
+      leaf has ports to switches, when it has fewer than 2^lmc); and the
+      loads of (f) over every LID (each CA port sends to every LID of every
+      other CA port): max_link_load_all, max_port_lids_all, with the base
+      LIDs' max_link_load_base beside them. In --json, unspread lists
+      the first CA ports that miss, with the leaf and the ports read.
   (g) with --changed-since FILE (tables kept by an earlier --save-routes
       FILE) and --cut NODE[PORT] (repeatable): every (switch, LID) entry
       that differs from the saved tables had, in the saved tables and
@@ -583,8 +592,9 @@ def check(fab, lfts, sminfo, opts, rep):
         rep.add('shortest', msg)
 
     if opts.loads:
-        summary_loads = link_loads(fab, lfts, owner, usable,
-                                   all_lids=opts.loads_all_lids)
+        summary_loads = link_loads(fab, lfts, owner, usable)
+    if opts.lmc_spread:
+        summary_spread = lmc_spread(fab, lfts, owner, usable)
     cdg = None
     if opts.cdg:
         cdg = check_cdg(fab, lfts, owner, usable, rep)
@@ -605,23 +615,24 @@ def check(fab, lfts, sminfo, opts, rep):
         summary['updown_gaps'] = gaps
     if opts.loads:
         summary['loads'] = summary_loads
+    if opts.lmc_spread:
+        summary['lmc_spread'] = summary_spread
     if cdg is not None:
         summary['cdg'] = cdg
     return summary
 
 
-def link_loads(fab, lfts, owner, usable, all_lids=False):
+def link_loads(fab, lfts, owner, usable, every_lid=False):
     """(f) Load of the routes as read: every CA port sends to every other CA
-    port's LID (all-to-all, LMC 0 base LIDs), and each directed
+    port's LID (all-to-all, base LIDs; every LID of the LMC blocks with
+    every_lid), and each directed
     switch-to-switch cable counts the routes that cross it; each switch
     egress port towards a switch also counts the CA LIDs its switch's LFT
     sends through it. Routes that do not arrive are left out (the walk
-    check reports them). With all_lids the same is done again to every LID
-    of each CA port's 2^LMC (max_link_load_all)."""
+    check reports them)."""
     nodes = fab.nodes
     sw = set(g for g, n in nodes.items() if n.kind == 'SW')
     ca_lid = {}                       # CA LID -> its switch
-    ca_all = {}                       # every CA LID -> its switch
     srcs = collections.Counter()      # switch -> CA ports behind it
     for lid, (g, p) in owner.items():
         if nodes[g].kind == 'SW':
@@ -629,20 +640,12 @@ def link_loads(fab, lfts, owner, usable, all_lids=False):
         peer = fab.link.get((g, p))
         if peer is None or peer[0] not in sw or not usable((g, p)):
             continue
-        ca_all[lid] = peer[0]
-        if lid != nodes[g].lid.get(p):
-            continue
         ca_lid[lid] = peer[0]
-        srcs[peer[0]] += 1
-    res = _link_loads(fab, lfts, usable, sw, ca_lid, srcs)
-    if all_lids:
-        res['max_link_load_all'] = _link_loads(fab, lfts, usable, sw, ca_all,
-                                               srcs)['max_link_load']
-    return res
-
-
-def _link_loads(fab, lfts, usable, sw, ca_lid, srcs):
-    nodes = fab.nodes
+        if lid == nodes[g].lid.get(p):
+            srcs[peer[0]] += 1
+    if not every_lid:
+        ca_lid = {lid: t for lid, t in ca_lid.items()
+                  if lid == nodes[owner[lid][0]].lid.get(owner[lid][1])}
     link = collections.Counter()      # (switch, port) -> routes crossing
     port_lids = collections.Counter() # (switch, port) -> CA LIDs sent there
     for lid, t_sw in ca_lid.items():
@@ -676,6 +679,56 @@ def _link_loads(fab, lfts, usable, sw, ca_lid, srcs):
     return {'max_link_load': ml, 'max_link': mlname,
             'max_port_lids': mp, 'max_port': mpname,
             'pairs': sum(srcs.values()) * (sum(srcs.values()) - 1)}
+
+
+def lmc_spread(fab, lfts, owner, usable):
+    """(f') The share of CA ports whose LIDs leave every other leaf through
+    different ports, and the loads over every LID."""
+    nodes = fab.nodes
+    sw = set(g for g, n in nodes.items() if n.kind == 'SW')
+    ups = collections.Counter()       # leaf -> its ports towards switches
+    leaves = set()
+    for (a, ap), (b, bp) in fab.link.items():
+        if a in sw and usable((a, ap)):
+            if b in sw:
+                ups[a] += 1
+            else:
+                leaves.add(a)
+    ca_ports = good = 0
+    shown = []
+    for n in nodes.values():
+        if n.kind == 'SW':
+            continue
+        for p, lid in n.lid.items():
+            peer = fab.link.get((n.guid, p))
+            if lid == 0 or peer is None or peer[0] not in sw or \
+                    not usable((n.guid, p)):
+                continue
+            ca_ports += 1
+            k = 1 << n.lmc.get(p, 0)
+            ok = True
+            for leaf in leaves:
+                if leaf == peer[0]:
+                    continue
+                lft = lfts.get(leaf, {'lft': {}})['lft']
+                ports = [lft.get(l) for l in range(lid, lid + k)]
+                if None in ports or len(set(ports)) < min(k, ups[leaf]):
+                    ok = False
+                    if len(shown) < MAX_SHOWN:
+                        shown.append('LIDs %d-%d of %s leave %s by ports %s (%d to '
+                                     'switches)' % (lid, lid + k - 1, n.name(p),
+                                                    nodes[leaf].name(), ports, ups[leaf]))
+                    break
+            good += ok
+    base = link_loads(fab, lfts, owner, usable)
+    every = link_loads(fab, lfts, owner, usable, every_lid=True)
+    return {'ca_ports': ca_ports, 'spread': good,
+            'spread_share': round(100.0 * good / ca_ports, 1) if ca_ports else 0.0,
+            'max_link_load_base': base['max_link_load'],
+            'max_link_load_all': every['max_link_load'],
+            'max_link_all': every['max_link'],
+            'max_port_lids_all': every['max_port_lids'],
+            'max_port_all': every['max_port'], 'unspread': shown}
 
 
 def check_cdg(fab, lfts, owner, usable, rep):
@@ -1035,12 +1088,12 @@ def main():
     ap.add_argument('--cdg', action='store_true',
                     help='also require an acyclic channel dependency graph (deadlock-free '
                          'routes on one VL); a cycle is reported with its channels')
-    ap.add_argument('--loads-all-lids', action='store_true',
-                    help='with --loads, also max_link_load_all: the same over '
-                    'every LID of each CA port (LMC > 0)')
     ap.add_argument('--loads', action='store_true',
                     help='print the busiest cable\'s all-to-all CA routes and the busiest '
                          'switch port\'s CA LIDs (max_link_load, max_port_lids)')
+    ap.add_argument('--lmc-spread', action='store_true',
+                    help='print the share of CA ports whose LIDs leave every other leaf '
+                         'through different ports, and the loads over every LID')
     ap.add_argument('--net', help='ibsim net file: every cable in it must be discovered '
                                   'unless declared down')
     ap.add_argument('--json', action='store_true', help='print a JSON summary')
@@ -1114,6 +1167,13 @@ def main():
         print('fabcheck: loads: max_link_load %d (%s) max_port_lids %d (%s) over %d CA pairs'
               % (ld['max_link_load'], ld['max_link'], ld['max_port_lids'], ld['max_port'],
                  ld['pairs']))
+    if opts.lmc_spread:
+        ls = summary['lmc_spread']
+        print('fabcheck: lmc-spread: spread_share %.1f %% (%d of %d CA ports) '
+              'max_link_load_all %d (%s) max_port_lids_all %d (%s) max_link_load_base %d'
+              % (ls['spread_share'], ls['spread'], ls['ca_ports'], ls['max_link_load_all'],
+                 ls['max_link_all'], ls['max_port_lids_all'], ls['max_port_all'],
+                 ls['max_link_load_base']))
     return 0
 
 

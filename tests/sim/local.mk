@@ -158,6 +158,7 @@ SIM_TESTS += tests/sim/mkey_fixture.sh
 # interop with OpenSM (the fixture enforcing M_Key)
 SIM_TESTS += tests/sim/mkey_keys.sh tests/sim/mkey_rogue.sh
 SIM_TESTS += tests/sim/mkey_recover.sh tests/sim/mkey_opensm.sh
-# issue 28: LMC: the LIDs read back, PathRecord and MultiPathRecord with
-# LMC 1 and 2 against OpenSM
-SIM_TESTS += tests/sim/lmc_lids.sh tests/sim/lmc_sa.sh
+# issue 28: LMC: the LIDs read back; PathRecord and MultiPathRecord with
+# LMC 1 and 2 against OpenSM; a port's LIDs through different uplinks
+# (fabcheck --lmc-spread) compared with OpenSM on the same fabric
+SIM_TESTS += tests/sim/lmc_lids.sh tests/sim/lmc_sa.sh tests/sim/lmc_routing.sh

@@ -1194,6 +1194,232 @@ START_TEST(test_checker_sees_cycles)
 }
 END_TEST
 
+/* ------------------------------------------------------------ LMC */
+
+/* LIDs in port order as testfab_lids() gives them, but each CA port an
+ * aligned block of 2^lmc (switch port 0: one LID). */
+static void
+lids_lmc(struct fabric *f, uint8_t lmc)
+{
+	uint32_t p;
+	uint16_t lid = 1, n = (uint16_t)(1u << lmc);
+
+	for (p = 0; p < f->nports; p++)
+		if (fabric_port_is_endport(f, p))
+			fabric_set_lid(f, p, 0, 0);
+	for (p = 0; p < f->nports; p++) {
+		if (!fabric_port_is_endport(f, p))
+			continue;
+		if (f->nodes[f->ports[p].node].type == NODE_SWITCH) {
+			fabric_set_lid(f, p, lid++, 0);
+			continue;
+		}
+		lid = (uint16_t)((lid + n - 1) & ~(n - 1));
+		fabric_set_lid(f, p, lid, lmc);
+		lid = (uint16_t)(lid + n);
+	}
+}
+
+/* Every switch reaches every LID of every CA port along a shortest path. */
+static void
+assert_lids_shortest(const struct fabric *f, const struct lft_set *s)
+{
+	struct testfab_stats st;
+	uint8_t *ca = calloc((size_t)UINT16_MAX + 1, 1);
+	uint32_t p, k;
+
+	ck_assert_ptr_nonnull(ca);
+	for (p = 0; p < f->nports; p++)
+		if (f->nodes[f->ports[p].node].type != NODE_SWITCH &&
+		    f->ports[p].lid != 0)
+			for (k = 0; k < (1u << f->ports[p].lmc); k++)
+				ca[f->ports[p].lid + k] = 1;
+	testfab_check_lids(f, s, ca, &st);
+	ck_assert_msg(st.bad == 0, "%llu bad pairs to CAs, first: %s",
+	    (unsigned long long)st.bad, st.first);
+	ck_assert_uint_eq(st.shortest, st.pairs);
+	ck_assert_uint_gt(st.pairs, 0);
+	free(ca);
+}
+
+/* The switch node a CA port hangs off, FABRIC_NONE if none. */
+static uint32_t
+leaf_of(const struct fabric *f, uint32_t p)
+{
+	uint32_t q = f->ports[p].peer;
+
+	if (q == FABRIC_NONE || f->nodes[f->ports[q].node].type != NODE_SWITCH)
+		return FABRIC_NONE;
+	return f->ports[q].node;
+}
+
+/*
+ * The share (in percent) of CA ports whose LIDs leave every other leaf
+ * through pairwise different up ports (as many different as the leaf has
+ * up ports, when it has fewer than 2^lmc). Leaves: switches with CAs; up
+ * ports: their ports cabled to switches.
+ */
+static unsigned
+lmc_spread_share(const struct fabric *f, const struct lft_set *s)
+{
+	uint32_t p, sw, n, q, k, nup, distinct, nca = 0, good = 0, own, nl;
+	const struct fabric_node *nd;
+	uint8_t *leaf = calloc(f->nnodes, 1), seen[256];
+	const uint8_t *row;
+	int ok;
+
+	ck_assert_ptr_nonnull(leaf);
+	for (p = 0; p < f->nports; p++)
+		if (f->nodes[f->ports[p].node].type != NODE_SWITCH &&
+		    (n = leaf_of(f, p)) != FABRIC_NONE)
+			leaf[n] = 1;
+	for (p = 0; p < f->nports; p++) {
+		if (f->nodes[f->ports[p].node].type == NODE_SWITCH ||
+		    f->ports[p].lid == 0 ||
+		    (own = leaf_of(f, p)) == FABRIC_NONE)
+			continue;
+		nl = 1u << f->ports[p].lmc;
+		nca++;
+		ok = 1;
+		for (sw = 0; sw < s->nsw && ok; sw++) {
+			n = s->sw_node[sw];
+			if (!leaf[n] || n == own)
+				continue;
+			nd = &f->nodes[n];
+			for (k = 1, nup = 0; k <= nd->nports; k++) {
+				q = f->ports[nd->port0 + k].peer;
+				nup += q != FABRIC_NONE && f->nodes[
+				    f->ports[q].node].type == NODE_SWITCH;
+			}
+			row = lft_row(s, sw);
+			memset(seen, 0, sizeof(seen));
+			for (k = 0, distinct = 0; k < nl; k++)
+				if (!seen[row[f->ports[p].lid + k]]++)
+					distinct++;
+			if (distinct < (nl < nup ? nl : nup))
+				ok = 0;
+		}
+		good += ok;
+	}
+	free(leaf);
+	ck_assert_uint_gt(nca, 0);
+	return good * 100 / nca;
+}
+
+/*
+ * All-to-all traffic: every CA port sends to every other CA port's base
+ * LID (base != 0) or to every LID of its block; load[p] counts the routes
+ * that leave by switch port p (fabric port index), walked over the tables.
+ */
+static void
+traffic(const struct fabric *f, const struct lft_set *s, int base,
+    uint32_t *load)
+{
+	uint32_t a, b, v, n, k, hops, nl;
+	uint16_t lid;
+	uint8_t port;
+
+	memset(load, 0, f->nports * sizeof(*load));
+	for (a = 0; a < f->nports; a++) {
+		if (f->nodes[f->ports[a].node].type == NODE_SWITCH ||
+		    f->ports[a].lid == 0 || leaf_of(f, a) == FABRIC_NONE)
+			continue;
+		for (b = 0; b < f->nports; b++) {
+			if (b == a || f->nodes[f->ports[b].node].type ==
+			    NODE_SWITCH || f->ports[b].lid == 0)
+				continue;
+			nl = base ? 1 : 1u << f->ports[b].lmc;
+			for (k = 0; k < nl; k++) {
+				lid = (uint16_t)(f->ports[b].lid + k);
+				n = leaf_of(f, a);
+				for (hops = 0; hops < 16; hops++) {
+					v = s->node_sw[n];
+					port = lft_row(s, v)[lid];
+					ck_assert_uint_ne(port, LFT_NO_ROUTE);
+					load[f->nodes[n].port0 + port]++;
+					n = fabric_peer_node(f,
+					    f->nodes[n].port0 + port);
+					if (f->nodes[n].type != NODE_SWITCH)
+						break;
+				}
+				ck_assert_uint_eq(n, f->ports[b].node);
+			}
+		}
+	}
+}
+
+/*
+ * A fat tree (ft2 or ft3 of k) with LMC lmc: every LID delivered along a
+ * shortest path; the LIDs of every CA port leave every other leaf through
+ * different up ports; all-to-all traffic to the base LIDs loads every
+ * port exactly as with LMC 0; to every LID, no port carries more than
+ * 2^lmc times the busiest with LMC 0.
+ */
+static void
+check_lmc(int three, unsigned k, uint8_t lmc)
+{
+	struct fabric f0, f;
+	struct lft_set s0, s;
+	uint32_t p, *l0, *l, busy0 = 0, busy = 0;
+
+	fabric_init(&f0);
+	fabric_init(&f);
+	if (three) {
+		testfab_ft3(&f0, k);
+		testfab_ft3(&f, k);
+	} else {
+		testfab_ft2(&f0, k);
+		testfab_ft2(&f, k);
+	}
+	lids_lmc(&f, lmc);
+	route_ftree(&f0, &s0);
+	route_ftree(&f, &s);
+	assert_all_reached(&f, &s);
+	assert_lids_shortest(&f, &s);
+	ck_assert_int_eq(cdg_cycle(&f, &s), 0);
+	ck_assert_uint_eq(lmc_spread_share(&f0, &s0), 100);
+	ck_assert_uint_eq(lmc_spread_share(&f, &s), 100);
+	ck_assert_uint_eq(f.nports, f0.nports);
+	l0 = calloc(f.nports, sizeof(*l0));
+	l = calloc(f.nports, sizeof(*l));
+	ck_assert_ptr_nonnull(l0);
+	ck_assert_ptr_nonnull(l);
+	traffic(&f0, &s0, 1, l0);
+	traffic(&f, &s, 1, l);
+	for (p = 0; p < f.nports; p++)
+		ck_assert_msg(l[p] == l0[p], "port %u of node %u: %u routes to "
+		    "base LIDs with LMC %u, %u with LMC 0", f.ports[p].num,
+		    f.ports[p].node, l[p], lmc, l0[p]);
+	traffic(&f, &s, 0, l);
+	for (p = 0; p < f.nports; p++) {
+		busy0 = l0[p] > busy0 ? l0[p] : busy0;
+		busy = l[p] > busy ? l[p] : busy;
+	}
+	ck_assert_uint_le(busy, busy0 << lmc);
+	free(l0);
+	free(l);
+	lft_set_fini(&s0);
+	lft_set_fini(&s);
+	fabric_fini(&f0);
+	fabric_fini(&f);
+}
+
+START_TEST(test_lmc_ft2)
+{
+	check_lmc(0, 8, 1);
+	check_lmc(0, 8, 2);
+	check_lmc(0, 16, 3);
+}
+END_TEST
+
+START_TEST(test_lmc_ft3)
+{
+	check_lmc(1, 4, 1);
+	check_lmc(1, 8, 1);
+	check_lmc(1, 8, 2);
+}
+END_TEST
+
 static Suite *
 ftree_suite(void)
 {
@@ -1220,6 +1446,8 @@ ftree_suite(void)
 	tcase_add_test(tc, test_parallel_links);
 	tcase_add_test(tc, test_unconnected_ca);
 	tcase_add_test(tc, test_chain);
+	tcase_add_test(tc, test_lmc_ft2);
+	tcase_add_test(tc, test_lmc_ft3);
 	suite_add_tcase(s, tc);
 	return s;
 }
