@@ -347,26 +347,6 @@ kernel_candidates(const struct kernel_graph *g, struct kernel_row *x,
 	return c;
 }
 
-/* Is candidate j the first that leads to its switch? */
-static bool
-first_of(const uint32_t *cand_sw, unsigned j)
-{
-	for (unsigned i = 0; i < j; i++)
-		if (cand_sw[i] == cand_sw[j])
-			return false;
-	return true;
-}
-
-/* Is candidate j the first that leads into its system? */
-static bool
-first_sys(const struct kernel_graph *g, const uint32_t *cand_sw, unsigned j)
-{
-	for (unsigned i = 0; i < j; i++)
-		if (g->sys[cand_sw[i]] == g->sys[cand_sw[j]])
-			return false;
-	return true;
-}
-
 /* Whether kernel_candidates() would list none (0), one (1) or more (2),
  * without listing them. */
 static unsigned
@@ -400,7 +380,7 @@ same_choice(const struct kernel_row *x, uint32_t a, uint32_t b)
  * how many are left.
  */
 static uint32_t
-keep_prev(const struct kernel_graph *g, const struct kernel_row *x,
+keep_prev(const struct kernel_graph *g, struct kernel_row *x,
     unsigned c, uint32_t t, uint8_t *row, uint32_t *cnt, const uint8_t *prev,
     uint16_t prev_max)
 {
@@ -418,6 +398,7 @@ keep_prev(const struct kernel_graph *g, const struct kernel_row *x,
 		if (p != LFT_NO_ROUTE && (ok[p >> 6] >> (p & 63) & 1)) {
 			row[lid] = p;
 			cnt[p] += g->dst_rank[j] == 0;
+			x->extra[p] += g->dst_rank[j] != 0;
 		} else {
 			row[lid] = LFT_NO_ROUTE;
 			left++;
@@ -426,101 +407,95 @@ keep_prev(const struct kernel_graph *g, const struct kernel_row *x,
 	return left;
 }
 
-void
-kernel_lmc_order(const struct kernel_graph *g, struct kernel_row *x,
-    unsigned c)
+/* How far switch s is from those of used (n of them) a LID of the block
+ * reaches: 0 another system, 1 another switch of a system reached, 2 a
+ * switch reached. */
+static unsigned
+lmc_class(const struct kernel_graph *g, const uint32_t *used, unsigned n,
+    uint32_t s)
 {
-	uint64_t key[256], k;
-	unsigned i, j, first, sfirst, same_sw, sw_in_sys, sys_before;
+	unsigned i, cls = 0;
 
-	for (i = 0; i < c; i++) {
-		same_sw = sw_in_sys = sys_before = 0;
-		first = sfirst = i;
-		for (j = 0; j < i; j++) {
-			if (x->cand_sw[j] == x->cand_sw[i]) {
-				same_sw++;
-				if (j < first)
-					first = j;
-			}
-			if (g->sys[x->cand_sw[j]] == g->sys[x->cand_sw[i]] &&
-			    j < sfirst)
-				sfirst = j;
-		}
-		/* switches of i's system, and systems, met before i's */
-		for (j = 0; j < i; j++) {
-			if (!first_of(x->cand_sw, j))
-				continue;
-			if (j < first && g->sys[x->cand_sw[j]] ==
-			    g->sys[x->cand_sw[i]])
-				sw_in_sys++;
-			if (j < sfirst && first_sys(g, x->cand_sw, j))
-				sys_before++;
-		}
-		key[i] = (uint64_t)same_sw << 48 | (uint64_t)sw_in_sys << 32 |
-		    (uint64_t)sys_before << 16 | i;
+	for (i = 0; i < n; i++) {
+		if (used[i] == s)
+			return 2;
+		if (g->sys[used[i]] == g->sys[s])
+			cls = 1;
 	}
-	for (i = 1; i < c; i++)         /* c is small: insertion sort */
-		for (j = i, k = key[i]; j > 0 && key[j - 1] > k; j--) {
-			key[j] = key[j - 1];
-			key[j - 1] = k;
-		}
-	for (i = 0; i < c; i++)
-		x->order[i] = x->cand[key[i] & 0xffff];
+	return cls;
 }
 
-void
-kernel_lmc_block(const struct kernel_graph *g, struct kernel_row *x,
-    unsigned c, uint8_t *row, uint32_t block, uint32_t n)
+uint8_t
+kernel_lmc_port(const struct kernel_graph *g, const struct kernel_row *x,
+    unsigned c, const uint8_t *row, uint32_t b, uint32_t e,
+    const uint32_t *cnt)
 {
-	uint64_t used[4] = { 0, 0, 0, 0 };
-	unsigned pos = 0, i, m, r;
-	uint8_t p, q, base;
-	uint16_t lid;
+	uint64_t used[4] = { 0, 0, 0, 0 }, key, best = UINT64_MAX;
+	uint32_t sws[256];
+	unsigned i, n = 0, cls;
+	uint8_t p, choice = x->cand[0];
 
-	for (i = 0; i < n; i++)
-		if ((p = row[g->dst_lid[block + i]]) != LFT_NO_ROUTE)
-			used[p >> 6] |= 1ULL << (p & 63);
-	base = row[g->dst_lid[block]];
-	for (i = 0; i < c; i++)
-		if (x->order[i] == base) {
-			pos = i;
-			break;
-		}
-	for (i = 1; i < n; i++) {
-		lid = g->dst_lid[block + i];
-		if (row[lid] != LFT_NO_ROUTE)
+	for (; b < e; b++) {
+		if ((p = row[g->dst_lid[b]]) == LFT_NO_ROUTE ||
+		    (used[p >> 6] >> (p & 63) & 1))
 			continue;
-		r = g->dst_rank[block + i];
-		p = x->order[(pos + r) % c];
-		for (m = 0; m < c; m++) {
-			q = x->order[(pos + r + m) % c];
-			if (!(used[q >> 6] >> (q & 63) & 1)) {
-				p = q;
+		used[p >> 6] |= 1ULL << (p & 63);
+		for (i = 0; i < c; i++)
+			if (x->cand[i] == p) {
+				sws[n++] = x->cand_sw[i];
 				break;
 			}
-		}
-		row[lid] = p;
-		used[p >> 6] |= 1ULL << (p & 63);
 	}
+	for (i = 0; i < c; i++) {
+		p = x->cand[i];
+		cls = (used[p >> 6] >> (p & 63) & 1) ? 3 :
+		    lmc_class(g, sws, n, x->cand_sw[i]);
+		key = (uint64_t)cls << 56 | (uint64_t)(cnt[p] + x->extra[p]) << 8 |
+		    i;
+		if (key < best) {
+			best = key;
+			choice = p;
+		}
+	}
+	return choice;
 }
 
-/* The LIDs of the deferred destination switches defer[i] .. defer[k - 1]
- * after their ports' base LIDs, block by block. */
+/* The LIDs past the base ones of the nd deferred destination switches,
+ * offset by offset over the whole row (every offset 1 first, then 2 ...),
+ * as OpenSM routes with LMC: each by kernel_lmc_port. */
 static void
-lmc_run(const struct kernel_graph *g, struct kernel_row *x, unsigned c,
-    uint8_t *row, uint32_t i, uint32_t k)
+lmc_fill(const struct kernel_graph *g, struct kernel_row *x, uint32_t sw,
+    uint8_t *row, const uint32_t *cnt, uint32_t nd)
 {
-	uint32_t t, j, n, end;
+	uint32_t i, k, m, t, j, end, b, e, r;
+	unsigned c;
+	bool more = true;
 
-	kernel_lmc_order(g, x, c);
-	for (; i < k; i++) {
-		t = x->defer[i];
-		end = g->dst_off[t + 1];
-		for (j = g->dst_off[t]; j < end; j += n) {
-			for (n = 1; j + n < end && g->dst_rank[j + n] == n; n++)
+	for (r = 1; more; r++) {
+		more = false;
+		for (i = 0; i < nd; i = k) {
+			for (k = i; k < nd && same_choice(x, x->defer[i],
+			    x->defer[k]); k++)
 				;
-			if (n > 1)
-				kernel_lmc_block(g, x, c, row, j, n);
+			c = kernel_candidates(g, x, sw, x->defer[i]);
+			for (m = i; m < k; m++) {
+				t = x->defer[m];
+				end = g->dst_off[t + 1];
+				for (j = g->dst_off[t]; j < end; j++) {
+					if (g->dst_rank[j] != r)
+						continue;
+					more = true;
+					if (row[g->dst_lid[j]] != LFT_NO_ROUTE)
+						continue;
+					b = j - r;
+					for (e = j + 1; e < end &&
+					    g->dst_rank[e] == e - b; e++)
+						;
+					row[g->dst_lid[j]] = kernel_lmc_port(g,
+					    x, c, row, b, e, cnt);
+					x->extra[row[g->dst_lid[j]]]++;
+				}
+			}
 		}
 	}
 }
@@ -547,6 +522,7 @@ kernel_fill_row(const struct kernel_graph *g, struct kernel_row *x,
 	unsigned c;
 
 	memset(cnt, 0, sizeof(cnt));
+	memset(x->extra, 0, sizeof(x->extra));
 	for (t = 0; t < g->nsw; t++) {
 		if ((n = g->dst_off[t + 1] - g->dst_off[t]) == 0)
 			continue;
@@ -572,7 +548,9 @@ kernel_fill_row(const struct kernel_graph *g, struct kernel_row *x,
 			continue;       /* all kept */
 		for (j = g->dst_off[t]; j < g->dst_off[t + 1]; j++)
 			row[g->dst_lid[j]] = x->cand[0];
-		cnt[x->cand[0]] += base_lids(g, t);
+		n = base_lids(g, t);
+		cnt[x->cand[0]] += n;
+		x->extra[x->cand[0]] += g->dst_off[t + 1] - g->dst_off[t] - n;
 	}
 	for (i = 0; i < nd; i = k) {
 		nl = 0;
@@ -598,8 +576,8 @@ kernel_fill_row(const struct kernel_graph *g, struct kernel_row *x,
 		}
 		c = kernel_candidates(g, x, sw, x->defer[i]);
 		kernel_spread(row, cnt, x->cand, c, x->lids, nl);
-		if (g->multi)
-			lmc_run(g, x, c, row, i, k);
 	}
+	if (g->multi)
+		lmc_fill(g, x, sw, row, cnt, nd);
 	return lost;
 }

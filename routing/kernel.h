@@ -119,7 +119,7 @@ struct kernel_row {
 	uint8_t *plane;         /* [KERNEL_PLANES][stride] */
 	uint8_t cand[256];
 	uint32_t cand_sw[256];  /* the switch each candidate leads to */
-	uint8_t order[256];     /* candidates in turns over systems, switches */
+	uint32_t extra[256];    /* LIDs past the base ones given each port */
 	uint32_t *defer;        /* [nsw] destination switches with a choice */
 	uint16_t *lids;         /* [all destination LIDs] one run of them */
 };
@@ -140,31 +140,24 @@ unsigned kernel_candidates(const struct kernel_graph *g, struct kernel_row *x,
  * LIDs whose previous port is still a candidate keep it; the others are
  * spread over the candidates, the destination switches that share a set
  * of candidates as one run of LIDs, after the forced choices so that the
- * free ones even out around them. Only base LIDs are counted and spread
- * so: with LMC > 0 they fall as they would with LMC 0, and the other LIDs
- * of a port follow its base LID's port in turns (kernel_lmc_order), each
- * LID of a block on a port no other LID of it takes while the candidates
- * last, on another neighbour switch (another system first) while those
- * last. Returns how many destination switches (with LIDs, sw excluded) no
+ * free ones even out around them. Only base LIDs are spread so: with
+ * LMC > 0 they fall as they would with LMC 0; then the other LIDs, offset
+ * by offset over the whole row (all offsets 1, then 2, ...), each by
+ * kernel_lmc_port. Returns how many destination switches (with LIDs, sw excluded) no
  * candidate leads to: they are left without a route.
  */
 uint32_t kernel_fill_row(const struct kernel_graph *g, struct kernel_row *x,
     uint32_t sw, uint8_t *row, const uint8_t *prev, uint16_t prev_max);
 
-/* The c candidates of x->cand (x->cand_sw filled) into x->order in turns:
- * first one port to each neighbour system, then to each other switch of
- * those systems, then second ports to the same switches, and so on, port
- * order breaking ties; stepping through x->order from any place reaches
- * another system, else another switch, before the same one again. */
-void kernel_lmc_order(const struct kernel_graph *g, struct kernel_row *x,
-    unsigned c);
-
-/* The LIDs of one port's block that are not routed yet (row[lid] ==
- * LFT_NO_ROUTE) after its base LID: block holds the ranks' entries of g
- * from the base one on (n of them). Each takes, stepping through the c
- * ports of x->order from its base LID's port by its rank, the first that
- * no LID of the block takes yet; all taken: the one its rank reaches. */
-void kernel_lmc_block(const struct kernel_graph *g, struct kernel_row *x,
-    unsigned c, uint8_t *row, uint32_t block, uint32_t n);
+/* The port for a LID past the base one of the block whose entries of g
+ * are b .. e - 1, among the c candidates of x (x->cand, x->cand_sw),
+ * given the block's LIDs routed so far in row. As OpenSM's minhop with LMC
+ * prefers: a port no LID of the block takes, leading to a system none of
+ * them reaches, else to a switch none reaches; among those the one with
+ * the fewest LIDs (cnt: base LIDs, x->extra: the others); ties to the
+ * earlier candidate. */
+uint8_t kernel_lmc_port(const struct kernel_graph *g, const struct kernel_row *x,
+    unsigned c, const uint8_t *row, uint32_t b, uint32_t e,
+    const uint32_t *cnt);
 
 #endif

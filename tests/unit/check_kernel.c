@@ -333,49 +333,64 @@ END_TEST
  * each system first, then the other switch of system 1, then the second
  * ports. A block of four LIDs whose base took port 4 steps on from it.
  */
-START_TEST(test_lmc_order)
+/* kernel_lmc_port: candidates 1-6 lead to switches 0 0 1 2 2 3, of
+ * systems 1 2 3 4 (one each) or, later, 1 1 3 1 (switches 0, 1, 3 one
+ * system). */
+START_TEST(test_lmc_port)
 {
-	uint64_t sys[4] = { 1, 1, 2, 3 };
-	uint32_t dst_off[2] = { 0, 8 };
+	uint64_t sys[4] = { 1, 2, 3, 4 };
+	uint32_t dst_off[2] = { 0, 8 }, cnt[256];
 	uint16_t dst_lid[8] = { 4, 5, 6, 7, 8, 9, 10, 11 };
 	uint8_t dst_rank[8] = { 0, 1, 2, 3, 0, 1, 2, 3 };
-	uint8_t row[16], want[6] = { 1, 4, 6, 3, 2, 5 };
-	struct kernel_graph g = { .nsw = 1, .sys = sys, .dst_off = dst_off,
+	uint8_t row[16];
+	struct kernel_graph g = { .nsw = 4, .sys = sys, .dst_off = dst_off,
 	    .dst_lid = dst_lid, .dst_rank = dst_rank, .multi = true };
 	struct kernel_row x;
 	unsigned i;
 
 	memset(&x, 0, sizeof(x));
+	memset(cnt, 0, sizeof(cnt));
 	for (i = 0; i < 6; i++) {
 		x.cand[i] = (uint8_t)(i + 1);
 		x.cand_sw[i] = i < 2 ? 0 : i < 3 ? 1 : i < 5 ? 2 : 3;
 	}
-	kernel_lmc_order(&g, &x, 6);
-	ck_assert_mem_eq(x.order, want, sizeof(want));
-
 	memset(row, LFT_NO_ROUTE, sizeof(row));
+	/* base on port 4 (switch 2): another switch, the least loaded
+	 * (port 1 carries 2 base LIDs, port 2 one more past the base) */
 	row[4] = 4;
-	kernel_lmc_block(&g, &x, 6, row, 0, 4);
-	ck_assert_uint_eq(row[5], 6);
-	ck_assert_uint_eq(row[6], 3);
-	ck_assert_uint_eq(row[7], 2);
-	/* a LID already routed (kept) holds its port: the others skip it */
+	cnt[1] = 2;
+	x.extra[2] = 1;
+	ck_assert_uint_eq(kernel_lmc_port(&g, &x, 6, row, 0, 4, cnt), 3);
+	row[5] = 3;
+	/* switches 0 and 3 left: port 2 (load 1) before 1 (2) and 6 (3) */
+	cnt[6] = 3;
+	ck_assert_uint_eq(kernel_lmc_port(&g, &x, 6, row, 0, 4, cnt), 2);
+	row[6] = 2;
+	ck_assert_uint_eq(kernel_lmc_port(&g, &x, 6, row, 0, 4, cnt), 6);
+	/* every switch reached: a port the block does not take, on a switch
+	 * it reaches (5 beside 4, 1 beside 2), the least loaded */
+	row[7] = 6;
+	ck_assert_uint_eq(kernel_lmc_port(&g, &x, 6, row, 0, 4, cnt), 5);
+	/* a LID kept at a higher rank counts as taken too */
 	memset(row, LFT_NO_ROUTE, sizeof(row));
 	row[8] = 1;
-	row[10] = 6;
-	kernel_lmc_block(&g, &x, 6, row, 4, 4);
-	ck_assert_uint_eq(row[9], 4);
-	ck_assert_uint_eq(row[10], 6);
-	ck_assert_uint_eq(row[11], 3);
-	/* fewer candidates than LIDs: the turn each rank reaches */
+	row[10] = 3;
+	ck_assert_uint_eq(kernel_lmc_port(&g, &x, 6, row, 4, 8, cnt), 4);
+	/* another system before another switch of a system reached */
+	sys[1] = sys[3] = 1;
+	memset(cnt, 0, sizeof(cnt));
+	memset(x.extra, 0, sizeof(x.extra));
+	memset(row, LFT_NO_ROUTE, sizeof(row));
+	row[4] = 1;
+	ck_assert_uint_eq(kernel_lmc_port(&g, &x, 6, row, 0, 4, cnt), 4);
+	row[5] = 4;
+	ck_assert_uint_eq(kernel_lmc_port(&g, &x, 6, row, 0, 4, cnt), 3);
+	/* all ports taken: the least loaded of them */
 	memset(row, LFT_NO_ROUTE, sizeof(row));
 	row[4] = 2;
-	x.order[0] = 1;
-	x.order[1] = 2;
-	kernel_lmc_block(&g, &x, 2, row, 0, 4);
-	ck_assert_uint_eq(row[5], 1);
-	ck_assert_uint_eq(row[6], 2);
-	ck_assert_uint_eq(row[7], 1);
+	row[5] = 1;
+	x.extra[1] = 1;
+	ck_assert_uint_eq(kernel_lmc_port(&g, &x, 2, row, 0, 4, cnt), 2);
 }
 END_TEST
 
@@ -391,7 +406,7 @@ kernel_suite(void)
 	tcase_add_test(tc, test_spread);
 	tcase_add_test(tc, test_prev_row);
 	tcase_add_test(tc, test_fill_row);
-	tcase_add_test(tc, test_lmc_order);
+	tcase_add_test(tc, test_lmc_port);
 	suite_add_tcase(s, tc);
 	return s;
 }
