@@ -1,11 +1,11 @@
 #!/bin/bash
-# LMC: every LID of every block is routed, and ftree sends a port's LIDs
-# out of each other leaf through different uplinks at least as often as
-# OpenSM does with the same LMC, with no busier link (issue 28).
+# LMC: every LID of every block is routed, and each engine sends a port's
+# LIDs out of each other leaf through different uplinks at least as often
+# as OpenSM does with the same LMC, with no busier link (issue 28).
 #
 # ft3_8_degraded (the three-level tree of 8-port switches with 5 % of its
-# cables missing: leaves with 3 or 2 uplinks) with LMC 2; TOPO=ft2_8 or
-# ft3_8 and LMCS="0 1 2" measure others (check_ftree covers LMC 1, 2 and 3
+# cables missing: leaves with 3 or 2 uplinks) with LMC 1 and 2; TOPO=ft2_8
+# or ft3_8 and LMCS="0 1 2" measure others (check_ftree covers LMC 1, 2 and 3
 # on complete trees in memory). One fresh ibsim per LMC: OpenSM 3.3.23
 # (-R ftree -l LMC, --once) routes first, then ibsmd (--once, lmc LMC)
 # with each engine, on the same LIDs (ibsmd reads the guid2lid OpenSM left
@@ -16,9 +16,11 @@
 # through pairwise different ports (as many as the leaf has); the busiest
 # cable under all-to-all traffic to every LID (max_link_load_all) and to
 # the base LIDs alone (max_link_load_base: most traffic uses those).
-# Every engine of ibsmd must reach OpenSM's spread_share and stay at or
-# under its busiest link over every LID; ftree also under its base LIDs'
-# (updn and minhop place base LIDs as with LMC 0, pinned). On
+# Every engine of ibsmd must reach OpenSM's spread_share; with LMC 2 stay
+# at or under its busiest link over every LID (ftree also with LMC 1, and
+# under its base LIDs' figure: updn and minhop place base LIDs as with
+# LMC 0, whose balance is not this test's subject; with LMC 1 the
+# degraded tree has their busiest link over OpenSM's: printed). On
 # the damaged tree no engine reaches 100 %: a destination leaf with 3
 # uplinks reaches 3 aggregation switches, so its 4 LIDs come up through at
 # most 3 core groups and leave a complete leaf by at most 3 ports.
@@ -33,7 +35,7 @@ skip_unless_sim
 command -v opensm >/dev/null || skip "opensm is not installed"
 require_engine ftree updn minhop
 
-: "${LMCS:=2}"
+: "${LMCS:=1 2}"
 : "${TOPO:=ft3_8_degraded}"
 shortest=--shortest
 case $TOPO in *degraded*) shortest=--no-shortest ;; esac
@@ -80,7 +82,10 @@ for lmc in $LMCS; do
 		measure "$TOPO lmc $lmc ibsmd -R $engine"
 		awk -v a="$SHARE" -v b="$osm_share" 'BEGIN { exit !(a >= b) }' ||
 		    fail "lmc $lmc: ibsmd $engine spread_share $SHARE % < OpenSM's $osm_share %"
-		[ "$LOAD" -le "$osm_load" ] ||
+		# the issue's balance mark is LMC 2's (ftree meets it at
+		# every LMC); with LMC 1 minhop and updn are printed only
+		[ "$lmc" -lt 2 ] && [ "$engine" != ftree ] ||
+		    [ "$LOAD" -le "$osm_load" ] ||
 		    fail "lmc $lmc: ibsmd $engine busiest link $LOAD routes > OpenSM's $osm_load"
 		# base LIDs: updn and minhop place them as with LMC 0, whose
 		# balance is not this test's subject
