@@ -100,7 +100,7 @@ poll_until 10 grep -q 'agent' "$T/idle.out" >/dev/null ||
     fail "umad_idle did not start: $(cat "$T/idle.out")"
 lid_of() {
 	local lid
-	for lid in $(seq 1 60); do
+	for lid in $(sim_lids); do
 		[ "$(diag smpquery nodedesc "$lid" 2>/dev/null | sed -n 's/^Node Description:\.*//p')" = "$1" ] &&
 		    { echo "$lid"; return 0; }
 	done

@@ -342,6 +342,16 @@ diag() {
 	LD_PRELOAD=$SIM_PRELOAD timeout "${DIAG_TIMEOUT:-120}" "$@" 8>&-
 }
 
+# sim_lids: the LIDs the devices hold (every CA port's and switch port
+# 0's base LID), ascending, from one ibnetdiscover: loops that ask each
+# LID with smpquery ask only these (a LID no port holds costs smpquery
+# 3 s of timeouts).
+sim_lids() {
+	diag ibnetdiscover 2>/dev/null | sed -n \
+	    -e 's/.* port 0 lid \([0-9]*\) lmc .*/\1/p' \
+	    -e 's/.*# lid \([0-9]*\) lmc .*/\1/p' | sort -nu
+}
+
 # sminfo_is_master GUID: sminfo (the fabric's answer to SMInfo Get, sent
 # to the SM LID of the local port) reads state MASTER for the port GUID.
 sminfo_is_master() {

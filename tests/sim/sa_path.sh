@@ -86,7 +86,7 @@ mtu_code() {
 declare -A GUID TYPE
 end_ports() {
 	LIDS=""
-	for lid in $(seq 1 20); do
+	for lid in $(sim_lids); do
 		ni=$(diag smpquery nodeinfo "$lid" 2>/dev/null) || continue
 		GUID[$lid]=$(printf '%s\n' "$ni" | sed -n 's/^PortGuid:\.*//p')
 		TYPE[$lid]=$(printf '%s\n' "$ni" | sed -n 's/^NodeType:\.*//p')

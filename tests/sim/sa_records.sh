@@ -179,7 +179,7 @@ log "ClassPortInfo ok"
 # ---- NodeRecord, PortInfoRecord, GUIDInfoRecord for every CA port LID
 # (LIDs 1.. of the fabric; a switch LID is checked below)
 checked=0
-for lid in $(seq 1 40); do
+for lid in $(sim_lids); do
 	ni=$(diag smpquery nodeinfo "$lid" 2>/dev/null) || continue
 	case $(val "$ni" NodeType) in
 	"Channel Adapter") ;;
@@ -227,7 +227,7 @@ guid=$(printf '%s\n' "$smi" | sed -n 's/.*sm guid \(0x[0-9a-fA-F]*\),.*/\1/p')
 
 # ---- a switch: SwitchInfoRecord, LFT record block 0 vs ibroute
 swlid=""
-for lid in $(seq 1 40); do
+for lid in $(sim_lids); do
 	ni=$(diag smpquery nodeinfo "$lid" 2>/dev/null) || continue
 	[ "$(val "$ni" NodeType)" = Switch ] && { swlid=$lid; break; }
 done

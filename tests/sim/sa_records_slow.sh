@@ -20,7 +20,7 @@ sleep 1
 # lid_of NAME: the LID of the node whose description is NAME
 lid_of() {
 	local lid
-	for lid in $(seq 1 40); do
+	for lid in $(sim_lids); do
 		if [ "$(diag smpquery nodedesc "$lid" 2>/dev/null | sed -n 's/^Node Description:\.*//p')" = "$1" ]; then
 			echo "$lid"
 			return 0
@@ -49,7 +49,7 @@ log "smpquery: h5's link 1X, leaf3/spine0's link 2.5 Gbps, others 4X 10.0 Gbps"
 
 # ---- PortInfoRecord against PortInfo, port by port
 n=0
-for lid in $(seq 1 40); do
+for lid in $(sim_lids); do
 	ni=$(diag smpquery nodeinfo "$lid" 2>/dev/null) || continue
 	np=$(val "$ni" NumPorts)
 	case $(val "$ni" NodeType) in
