@@ -42,10 +42,10 @@ SCRIPT_TESTS += tests/sim/file_safety.sh
 SCRIPT_TESTS += tests/sim/convert_opensm.sh
 
 # Bring-up, restarts, the daemon's files, logs and exits.
-# The longest first (2 to 3 minutes each): make check runs four at a time,
-# and one of these started last would run on alone at the end.
-SIM_TESTS += tests/sim/loss_flap.sh tests/sim/sa_path.sh \
-	tests/sim/sa_records_slow.sh
+# The longest first (2 to 3.5 minutes in make check): make check runs
+# four at a time, and one of these started last would run on alone at the
+# end.
+SIM_TESTS += tests/sim/loss_flap.sh tests/sim/loss.sh
 SIM_TESTS += tests/sim/bringup_ft2.sh tests/sim/bringup_ring.sh \
 	tests/sim/bringup_2sw2path.sh tests/sim/bringup_dual.sh \
 	tests/sim/restart.sh tests/sim/once_fail.sh \
@@ -78,7 +78,6 @@ SIM_TESTS += tests/sim/standby_status.sh
 # Routing, losses and their repair.
 SIM_TESTS += tests/sim/routing_engines.sh tests/sim/routing_chain.sh \
 	tests/sim/routing_incremental.sh tests/sim/linkdown.sh
-SIM_TESTS += tests/sim/loss.sh
 # Gentle on a running fabric (issue 13 point 4)
 SIM_TESTS += tests/sim/flap_heal.sh
 # Repairing the tables in use after losses (issue 13 point 4)
@@ -111,6 +110,8 @@ SIM_TESTS += tests/sim/ha_bounce.sh tests/sim/ha_loss.sh tests/sim/ha_stop.sh \
 # Subnet Administration.
 SIM_TESTS += tests/sim/sa_inform.sh
 SIM_TESTS += tests/sim/sa_records.sh
+SIM_TESTS += tests/sim/sa_path.sh
+SIM_TESTS += tests/sim/sa_records_slow.sh
 SIM_TESTS += tests/sim/sa_standby.sh
 # SA answers what OpenSM answers; virtualization right for real adapters
 # (issues 22 and 23)
