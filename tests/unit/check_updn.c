@@ -1146,26 +1146,10 @@ END_TEST
 
 /* ---- LMC: every LID of a block routed, the block's LIDs apart ---- */
 
-enum lmc_shape { LMC_FT2_8, LMC_FT3_8, LMC_DOUBLED };
-
 static void
 route_ok_lmc(const struct fabric *f, struct lft_set *s)
 {
 	route_ok(f, &no_opts, s);
-}
-
-static void
-lmc_build(struct fabric *f, enum lmc_shape sh, uint8_t lmc)
-{
-	fabric_init(f);
-	if (sh == LMC_FT2_8)
-		testfab_ft2(f, 8);
-	else if (sh == LMC_FT3_8)
-		testfab_ft3(f, 8);
-	else
-		testfab_ft2_doubled(f);
-	if (lmc > 0)
-		testfab_lids_lmc(f, lmc);
 }
 
 /* The busiest link over the base LIDs alone: the CA ports' blocks
@@ -1187,7 +1171,7 @@ base_max_link(struct fabric *f, const struct lft_set *s)
  * when apart says there are enough).
  */
 static void
-lmc_case(enum lmc_shape sh, uint8_t lmc, bool apart)
+lmc_case(enum testfab_lmc_shape sh, uint8_t lmc, bool apart)
 {
 	struct fabric f0, f;
 	struct lft_set s0, s;
@@ -1195,10 +1179,10 @@ lmc_case(enum lmc_shape sh, uint8_t lmc, bool apart)
 	struct testfab_lmc sp;
 	uint64_t m0, all, base;
 
-	lmc_build(&f0, sh, 0);
+	testfab_lmc_build(&f0, sh, 0);
 	route_ok_lmc(&f0, &s0);
 	m0 = routing_max_link_routes(&f0, &s0);
-	lmc_build(&f, sh, lmc);
+	testfab_lmc_build(&f, sh, lmc);
 	route_ok_lmc(&f, &s);
 	testfab_check(&f, &s, &st);
 	ck_assert_uint_eq(st.unreached, 0);
@@ -1232,11 +1216,11 @@ lmc_case(enum lmc_shape sh, uint8_t lmc, bool apart)
 
 START_TEST(test_lmc)
 {
-	lmc_case(LMC_FT2_8, 1, true);
-	lmc_case(LMC_FT2_8, 2, true);
-	lmc_case(LMC_FT3_8, 2, true);
-	lmc_case(LMC_DOUBLED, 1, true);
-	lmc_case(LMC_DOUBLED, 2, false);
+	lmc_case(TESTFAB_LMC_FT2_8, 1, true);
+	lmc_case(TESTFAB_LMC_FT2_8, 2, true);
+	lmc_case(TESTFAB_LMC_FT3_8, 2, true);
+	lmc_case(TESTFAB_LMC_DOUBLED, 1, true);
+	lmc_case(TESTFAB_LMC_DOUBLED, 2, false);
 }
 END_TEST
 

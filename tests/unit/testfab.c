@@ -557,3 +557,17 @@ testfab_lmc_spread(const struct fabric *f, const struct lft_set *s,
 		}
 	}
 }
+
+void
+testfab_lmc_build(struct fabric *f, enum testfab_lmc_shape sh, uint8_t lmc)
+{
+	fabric_init(f);
+	if (sh == TESTFAB_LMC_FT2_8)
+		testfab_ft2(f, 8);
+	else if (sh == TESTFAB_LMC_FT3_8)
+		testfab_ft3(f, 8);
+	else
+		testfab_ft2_doubled(f);
+	if (lmc > 0)
+		testfab_lids_lmc(f, lmc);
+}

@@ -78,6 +78,13 @@ void testfab_lmc_spread(const struct fabric *f, const struct lft_set *s,
  * spine 1), 2 spines (nodes 4-5), then the HCAs; LIDs as testfab_lids(). */
 void testfab_ft2_doubled(struct fabric *f);
 
+/* The fabrics of the engines' LMC tests: ft2 k=8, ft3 k=8 or the doubly
+ * cabled ft2, f initialised here, with LIDs at lmc (0: one each). */
+enum testfab_lmc_shape { TESTFAB_LMC_FT2_8, TESTFAB_LMC_FT3_8,
+	TESTFAB_LMC_DOUBLED };
+void testfab_lmc_build(struct fabric *f, enum testfab_lmc_shape sh,
+    uint8_t lmc);
+
 struct testfab_stats {
 	uint64_t pairs;         /* (switch, destination LID) pairs */
 	uint64_t shortest;      /* reached along a shortest path */
