@@ -14,9 +14,6 @@
 
 #include <ev.h>
 #include <infiniband/mad.h>
-#ifdef HAVE_LIBSYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
 
 #include "core/alias.h"
 #include "core/alloc.h"
@@ -34,6 +31,7 @@
 #include "sm/dump.h"
 #include "sm/mcast.h"
 #include "sm/reload.h"
+#include "sm/sdnotify.h"
 #include "sm/sminfo.h"
 #include "sm/mkeys.h"
 #include "sm/smstate.h"
@@ -44,7 +42,6 @@
 void
 daemon_notify_status(struct daemon *d)
 {
-#ifdef HAVE_LIBSYSTEMD
 	struct ctl_status cs;
 	char line[512];
 
@@ -53,10 +50,7 @@ daemon_notify_status(struct daemon *d)
 	ctl_status_get(&d->cd, &cs);
 	show_status_line(&cs.st, line, sizeof(line));
 	ctl_status_free(&cs);
-	sd_notifyf(0, "STATUS=%s", line);
-#else
-	(void)d;
-#endif
+	sdnotify_status(line);
 }
 
 static const char *
@@ -70,14 +64,10 @@ status_note(void *arg)
 static void
 notify_ready(struct daemon *d)
 {
-#ifdef HAVE_LIBSYSTEMD
 	if (!d->ready_sent) {
-		sd_notify(0, "READY=1");
+		sdnotify("READY=1");
 		d->ready_sent = true;
 	}
-#else
-	(void)d;
-#endif
 }
 
 static void
@@ -244,15 +234,13 @@ daemon_stats_file(void *arg, FILE *fp)
 		return;         /* not yet: the loop has not run */
 	ctl_status_get(&d->cd, &cs);
 	show_status_flat(&cs.st, fp);
-#ifdef HAVE_LIBSYSTEMD
 	{
 		/* STATUS= is refreshed with the file (every sweep) */
 		char line[512];
 
 		show_status_line(&cs.st, line, sizeof(line));
-		sd_notifyf(0, "STATUS=%s", line);
+		sdnotify_status(line);
 	}
-#endif
 	ctl_status_free(&cs);
 }
 

@@ -36,9 +36,11 @@ libsm_a_SOURCES += sm/mkeys.h sm/mkeys.c
 
 sbin_PROGRAMS = ibsmd
 ibsmd_SOURCES = sm/main.c sm/daemon.h sm/daemon.c sm/reload.h sm/reload.c
+# libsystemd loaded when systemd listens (NOTIFY_SOCKET), not linked
+ibsmd_SOURCES += sm/sdnotify.h sm/sdnotify.c
 ibsmd_CFLAGS = $(AM_CFLAGS) $(SYSTEMD_CFLAGS) $(YAML_CFLAGS)
 ibsmd_LDADD = libsm.a libsa.a librouting.a libpartitions.a libconfig.a libmad.a \
-	libcore.a $(SYSTEMD_LIBS) $(YAML_LIBS)
+	libcore.a $(YAML_LIBS)
 # libmcast.a after every floor that calls it, before libcore.a (named again).
 ibsmd_LDADD += libmcast.a libcore.a
 
@@ -141,7 +143,7 @@ libsm_a_SOURCES += sm/perfmgr.h sm/perfmgr.c
 libsm_a_SOURCES += sm/show_perf.h sm/show_perf.c
 libsm_a_SOURCES += sm/metrics.h sm/metrics.c
 libsm_a_CFLAGS += $(MHD_CFLAGS)
-ibsmd_LDADD += $(MHD_LIBS)
+# libmicrohttpd: its headers only; sm/metrics loads the library (dlopen)
 check_PROGRAMS += tests/unit/check_perfmgr
 tests_unit_check_perfmgr_SOURCES = tests/unit/check_perfmgr.c \
 	$(FAKE_TRANSPORT) $(TESTFAB) mad/mad.h mad/mad.c \

@@ -27,9 +27,6 @@
 #include <sys/stat.h>
 
 #include <ev.h>
-#ifdef HAVE_LIBSYSTEMD
-#include <systemd/sd-daemon.h>
-#endif
 
 #include "config/config.h"
 #include "config/opensm.h"
@@ -50,6 +47,7 @@
 #include "sm/metrics.h"
 #include "sm/mcast.h"
 #include "sm/reload.h"
+#include "sm/sdnotify.h"
 #include "sm/sminfo.h"
 #include "sm/smstate.h"
 #include "sm/sweep.h"
@@ -160,17 +158,13 @@ take_lock(const char *dir, uint64_t guid)
 static void __attribute__((format(printf, 1, 2)))
 notify_failure(const char *fmt, ...)
 {
-#ifdef HAVE_LIBSYSTEMD
 	char line[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	sd_notifyf(0, "STATUS=%s", line);
-#else
-	(void)fmt;
-#endif
+	sdnotify_status(line);
 }
 
 /* Leaving: the standby took the subnet (or the wait is over). */
@@ -231,32 +225,26 @@ watch_signal(struct daemon *d, ev_signal *w, int signum)
 	ev_signal_start(d->loop, w);
 }
 
-#ifdef HAVE_LIBSYSTEMD
 static void
 on_watchdog(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	(void)loop;
 	(void)w;
 	(void)revents;
-	sd_notify(0, "WATCHDOG=1");
+	sdnotify("WATCHDOG=1");
 }
-#endif
 
 /* systemd's watchdog is fed from the loop itself: a stuck loop is what
  * it should catch. */
 static void
 start_watchdog(struct daemon *d)
 {
-#ifdef HAVE_LIBSYSTEMD
-	uint64_t usec = 0;
+	uint64_t usec = sdnotify_watchdog_usec();
 
-	if (sd_watchdog_enabled(0, &usec) <= 0 || usec == 0)
+	if (usec == 0)
 		return;
 	ev_timer_init(&d->watchdog, on_watchdog, 0., usec / 2e6);
 	ev_timer_again(d->loop, &d->watchdog);
-#else
-	(void)d;
-#endif
 }
 
 static int

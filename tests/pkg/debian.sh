@@ -6,7 +6,8 @@
 #   - /etc/ibsmd/ibsmd.conf is a conffile and is contrib/ibsmd.conf;
 #   - the units start programs the package holds, at the paths they name;
 #   - it depends on the libraries ibsmd links (libibumad, libibmad, libev,
-#     libyaml);
+#     libyaml) and on libsystemd0 (loaded for the units' notifications),
+#     and recommends libmicrohttpd12 (loaded for metrics_listen);
 # and prints how long the build took and what the package holds.
 #
 #   sh tests/pkg/debian.sh         (from anywhere; .ci/run runs it)
@@ -106,13 +107,20 @@ conffiles=$(dpkg-deb -I "$deb" conffiles 2>/dev/null || true)
 [ "$conffiles" = /etc/ibsmd/ibsmd.conf ] ||
     bad "conffiles is '$conffiles', not /etc/ibsmd/ibsmd.conf"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libibumad3 libibmad5 libev4 libyaml-0-2; do
+# libsystemd0: loaded at run time for the units' READY=1 (Type=notify)
+for lib in libibumad3 libibmad5 libev4 libyaml-0-2 libsystemd0; do
 	case ", $depends," in
 	*", $lib "*|*", $lib,"*) ;;
 	*) bad "Depends does not name $lib: $depends" ;;
 	esac
 done
 echo "ok: Depends: $depends"
+# libmicrohttpd12: loaded at run time, only for metrics_listen
+recommends=$(dpkg-deb -f "$deb" Recommends)
+case ", $recommends," in
+*", libmicrohttpd12,"*|*", libmicrohttpd12 "*) ;;
+*) bad "Recommends does not name libmicrohttpd12: $recommends" ;;
+esac
 
 root=$tmp/root
 dpkg-deb -x "$deb" "$root"
