@@ -278,7 +278,7 @@ main(int argc, char **argv)
 	struct routing_opts o;
 	struct route_report rep;
 	struct route_layers lay, lay2;
-	struct dfsssp_repair_result r;
+	struct repair_result r;
 	struct fabric f, g;
 	struct lft_set s, s2;
 	char dir2[4096];

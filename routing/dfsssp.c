@@ -825,7 +825,7 @@ int
 dfsssp_repair(const struct fabric *f, const struct fabric *prev_fabric,
     const struct lft_set *prev, const struct route_layers *prev_layers,
     struct lft_set *out, struct route_layers *lay,
-    struct dfsssp_repair_result *r)
+    struct repair_result *r)
 {
 	struct dfsssp d;
 	const uint8_t *row;
@@ -1056,4 +1056,5 @@ const struct routing_engine re_dfsssp = {
 	.route_layers = route_layered,
 	.path_sl = path_sl,
 	.update_sl2vl = update_sl2vl,
+	.repair_layers = dfsssp_repair,
 };

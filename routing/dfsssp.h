@@ -8,6 +8,7 @@
 
 #include "core/fabric.h"
 #include "core/lft.h"
+#include "routing/repair.h"
 #include "routing/routing.h"
 
 /*
@@ -27,19 +28,15 @@
  * prev_layers->vls layers: the SL2VL tables do not change. Switches are
  * matched by node GUID, LIDs by number. out and lay (sized here for
  * f; owned by the caller on success: lft_set_fini, route_layers_fini)
- * receive the result. Returns 0, or -1 (nothing to release) when there is
- * nothing to repair from or the VLs do not do: then route afresh.
+ * receive the result; r (routing/repair.h) counts the entries changed, the
+ * LIDs, the routes rerouted and relayered, the layers used. Returns 0, or
+ * -1 (nothing to release) when there is nothing to repair from or the VLs
+ * do not do: then route afresh. re_dfsssp.repair_layers, through
+ * repair_run_layers().
  */
-struct dfsssp_repair_result {
-	uint64_t changed;       /* (switch, LID) entries given another port */
-	uint32_t lids;          /* destination LIDs with an entry changed */
-	uint64_t rerouted;      /* (source switch, LID) routes that changed */
-	uint64_t relayered;     /* of those, routes now in another layer */
-	uint8_t layers;         /* layers used after the repair */
-};
 int dfsssp_repair(const struct fabric *f, const struct fabric *prev_fabric,
     const struct lft_set *prev, const struct route_layers *prev_layers,
     struct lft_set *out, struct route_layers *lay,
-    struct dfsssp_repair_result *r);
+    struct repair_result *r);
 
 #endif

@@ -32,7 +32,7 @@ struct route_report {
 	int deadlock_free;      /* channel dependency graph acyclic: 1 yes,
 				 * 0 no (a cycle), -1 not checked; for a
 				 * VL-layered routing, that of every VL */
-	uint8_t vls;            /* VLs (layers) the routes use: 1 for the
+	uint32_t vls;           /* VLs (layers) the routes use: 1 for the
 				 * engines of one layer */
 	uint64_t blocks_changed; /* 64-entry LFT blocks that differ from the
 				  * previous tables (all, without them) */
@@ -92,6 +92,8 @@ struct route_layers {
 	uint8_t *layer;         /* [nsw][max_lid + 1], or NULL: all layer 0 */
 };
 
+struct repair_result;   /* routing/repair.h */
+
 struct routing_engine {
 	const char *name;
 	/* The engine promises tables without credit loops: routing_run checks
@@ -134,6 +136,14 @@ struct routing_engine {
 	void (*update_sl2vl)(const struct route_layers *lay,
 	    const struct fabric *f, uint32_t node, uint8_t in, uint8_t num,
 	    uint8_t sl2vl[ROUTE_SLS]);
+	/* The engine's incremental repair after losses, for a layered
+	 * routing (routing/repair.h repair_run_layers says what it must
+	 * give). NULL: the engine has none; a layered routing is then routed
+	 * afresh after every loss. */
+	int (*repair_layers)(const struct fabric *f,
+	    const struct fabric *prev_fabric, const struct lft_set *prev,
+	    const struct route_layers *prev_layers, struct lft_set *out,
+	    struct route_layers *lay, struct repair_result *r);
 };
 
 extern const struct routing_engine re_minhop;
@@ -163,13 +173,13 @@ int routing_run(const struct routing_engine *const *chain, size_t n,
  * leaves lay with n 1 and no table. routing_run() is this with lay NULL:
  * every engine then routes on one VL.
  *
- * How the sweep and the SA are to use it (issue 27 points 1-4): the sweep
- * passes o->vls (routing_vls_supported(), capped by the QoS options),
- * keeps lay beside the tables it programs, writes on every port the SL2VL
- * table its QoS policy gives passed through routing_update_sl2vl(), and
- * hands lay to the SA view; the SA answers a PathRecord's SL, and the
- * PortInfo MasterSMSL of a port is given, with routing_path_sl(). Until
- * then the daemon routes through routing_run() on one VL.
+ * How the daemon uses it (issue 27): the sweep passes o->vls
+ * (routing_vls_supported()) to routing/update, which routes through here
+ * and keeps lay beside the tables (update_res.layers; the sweep's
+ * sweep_layers()). Still to be wired (points 1-3): the SL2VL programming
+ * writes on every port the table its QoS policy gives passed through
+ * routing_update_sl2vl(), and the SA answers a PathRecord's SL with
+ * routing_path_sl().
  */
 int routing_run_layers(const struct routing_engine *const *chain, size_t n,
     const struct fabric *f, const struct routing_opts *o, struct lft_set *out,

@@ -17,6 +17,7 @@
 #include "routing/cdg.h"
 #include "routing/dfsssp.h"
 #include "routing/routing.h"
+#include "routing/update.h"
 #include "tests/unit/testfab.h"
 
 /* Route f with dfsssp on up to vls VLs, straight through the engine. */
@@ -442,7 +443,7 @@ static void
 repair_cut(void (*build)(struct fabric *), uint32_t n, uint8_t num,
     uint64_t *blocks, uint64_t *fresh_blocks)
 {
-	struct dfsssp_repair_result r;
+	struct repair_result r;
 	struct route_layers lay, lay2, lay3;
 	struct testfab_stats st;
 	struct fabric f, g;
@@ -562,7 +563,7 @@ END_TEST
 /* Nothing lost: nothing changes. Nothing to repair from: -1. */
 START_TEST(test_repair_nothing)
 {
-	struct dfsssp_repair_result r;
+	struct repair_result r;
 	struct route_layers lay, lay2;
 	struct fabric f;
 	struct lft_set s, s2;
@@ -588,6 +589,168 @@ START_TEST(test_repair_nothing)
 }
 END_TEST
 
+/*
+ * LMC: every LID of a port's 2^lmc block is a destination of its own
+ * (kernel_graph's list holds them all), routed shortest and layered like
+ * a base LID; the LIDs of one block spread over the links they can take.
+ */
+START_TEST(test_lmc)
+{
+	struct route_layers lay;
+	struct testfab_stats st;
+	struct fabric f;
+	struct lft_set s;
+	char why[200];
+	uint32_t p, sw, differ = 0, blocks = 0;
+
+	fabric_init(&f);
+	testfab_torus(&f, 4, 4, 1, 1);
+	testfab_lids_lmc(&f, 2);
+	ck_assert_msg(layered(&f, 8, &s, &lay, why, sizeof(why)) == 0,
+	    "dfsssp failed: %s", why);
+	testfab_check(&f, &s, &st);
+	ck_assert_msg(st.bad == 0, "%s", st.first);
+	ck_assert_uint_eq(st.unroutable, 0);
+	ck_assert_uint_eq(st.shortest, st.pairs);
+	ck_assert_int_eq(testfab_layers_acyclic(&f, &s, lay.layer, lay.n, NULL,
+	    NULL), 1);
+	/* every LID of every CA block has an entry on every switch, and a
+	 * block's LIDs do not all leave a switch by one port */
+	for (p = 0; p < f.nports; p++) {
+		uint16_t base = f.ports[p].lid;
+
+		if (f.nodes[f.ports[p].node].type == NODE_SWITCH || base == 0)
+			continue;
+		ck_assert_uint_eq(f.ports[p].lmc, 2);
+		blocks++;
+		for (sw = 0; sw < s.nsw; sw++) {
+			const uint8_t *row = lft_row(&s, sw);
+
+			for (unsigned k = 0; k < 4; k++)
+				ck_assert_uint_ne(row[base + k], LFT_NO_ROUTE);
+			differ += row[base] != row[base + 1] ||
+			    row[base] != row[base + 2] ||
+			    row[base] != row[base + 3];
+		}
+	}
+	ck_assert_uint_eq(blocks, 16);
+	ck_assert_uint_gt(differ, 0);
+	route_layers_fini(&lay);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+END_TEST
+
+/* ---------------------------------------- through routing/update (daemon) */
+
+static const struct routing_engine *const chain_du[] = { &re_dfsssp,
+	&re_updn };
+
+static int
+upd(struct update *u, const struct fabric *f, const struct fabric *cur_f,
+    const struct lft_set *cur, const struct route_layers *cur_layers,
+    uint8_t vls, bool keep, struct update_res *res)
+{
+	struct update_req q = {
+		.chain = chain_du, .nchain = 2, .f = f, .cur_f = cur_f,
+		.cur = cur, .cur_layers = cur_layers, .keep_routes = keep,
+	};
+
+	q.ropts.vls = vls;
+	return update_run(u, &q, res);
+}
+
+/*
+ * As the sweep runs it: with the ports' VLs dfsssp routes the torus on
+ * several VLs and the layers come with the tables (update_res.layers);
+ * a cable lost is repaired in place by dfsssp_repair through
+ * repair_run_layers: only entries whose route crossed it change, fewer
+ * blocks than routing afresh, every pair delivered and shortest, every
+ * layer acyclic (slow checker), within the VLs of the tables in use. On
+ * one VL the chain falls back to updn, without layers. Links back: the
+ * fresh layered route.
+ */
+START_TEST(test_update)
+{
+	struct update *u = update_new();
+	struct update_res r1, r2, r3, r4, fr;
+	struct testfab_stats st;
+	struct fabric f, g;
+	uint32_t sw, lid;
+
+	fabric_init(&f);
+	testfab_torus(&f, 6, 6, 1, 2);
+	fabric_init(&g);
+	testfab_torus(&g, 6, 6, 1, 2);
+	testfab_unlink(&g, 14, 1);
+	ck_assert_int_eq(upd(u, &f, NULL, NULL, NULL, 8, false, &r1), 0);
+	ck_assert_str_eq(r1.report.engine, "dfsssp");
+	ck_assert_ptr_eq(r1.layers.engine, &re_dfsssp);
+	ck_assert_uint_gt(r1.report.vls, 1);
+	ck_assert_uint_eq(r1.report.vls, r1.layers.n);
+	ck_assert_int_eq(r1.report.deadlock_free, 1);
+	ck_assert_int_eq(testfab_layers_acyclic(&f, &r1.lft, r1.layers.layer,
+	    r1.layers.n, NULL, NULL), 1);
+
+	/* the cable lost */
+	ck_assert_int_eq(upd(u, &g, &f, &r1.lft, &r1.layers, 8, false, &r2), 0);
+	ck_assert(r2.repaired);
+	ck_assert_ptr_eq(r2.layers.engine, &re_dfsssp);
+	ck_assert_uint_le(r2.layers.n, 8);
+	ck_assert_uint_eq(r2.report.vls, r2.layers.n);
+	testfab_check(&g, &r2.lft, &st);
+	ck_assert_msg(st.bad == 0, "%s", st.first);
+	ck_assert_uint_eq(st.shortest, st.pairs);
+	ck_assert_int_eq(testfab_layers_acyclic(&g, &r2.lft, r2.layers.layer,
+	    r2.layers.n, NULL, NULL), 1);
+	for (sw = 0; sw < r1.lft.nsw; sw++)
+		for (lid = 1; lid <= r1.lft.max_lid; lid++) {
+			if (crossed(&f, &r1.lft, sw, (uint16_t)lid, 14, 1))
+				continue;
+			ck_assert_uint_eq(lft_row(&r2.lft, sw)[lid],
+			    lft_row(&r1.lft, sw)[lid]);
+			ck_assert_uint_eq(route_layer(&r2.layers, sw,
+			    (uint16_t)lid), route_layer(&r1.layers, sw,
+			    (uint16_t)lid));
+		}
+	/* fewer blocks than dfsssp's fresh route of the cut fabric */
+	ck_assert_int_eq(upd(u, &g, NULL, NULL, NULL, 8, false, &fr), 0);
+	ck_assert_uint_gt(r2.report.blocks_changed, 0);
+	ck_assert_uint_lt(r2.report.blocks_changed,
+	    routing_blocks_changed(&g, &fr.lft, &f, &r1.lft));
+	ck_assert_uint_eq(r2.report.blocks_changed,
+	    routing_blocks_changed(&g, &r2.lft, &f, &r1.lft));
+
+	/* the cable back: dfsssp's fresh layered routes */
+	ck_assert_int_eq(upd(u, &f, &g, &r2.lft, &r2.layers, 8, false, &r3), 0);
+	ck_assert(!r3.repaired);
+	ck_assert(r3.rebalanced);
+	ck_assert_ptr_eq(r3.layers.engine, &re_dfsssp);
+	ck_assert_mem_eq(r3.lft.port, r1.lft.port, (size_t)r1.lft.nsw *
+	    (r1.lft.max_lid + 1u));
+
+	/* one VL: dfsssp declines the torus, updn routes, no layers */
+	ck_assert_int_eq(upd(u, &f, NULL, NULL, NULL, 1, false, &r4), 0);
+	ck_assert_str_eq(r4.report.engine, "updn");
+	ck_assert_ptr_null(r4.layers.engine);
+	ck_assert_uint_eq(r4.report.vls, 1);
+
+	lft_set_fini(&r1.lft);
+	route_layers_fini(&r1.layers);
+	lft_set_fini(&r2.lft);
+	route_layers_fini(&r2.layers);
+	lft_set_fini(&r3.lft);
+	route_layers_fini(&r3.layers);
+	lft_set_fini(&r4.lft);
+	route_layers_fini(&r4.layers);
+	lft_set_fini(&fr.lft);
+	route_layers_fini(&fr.layers);
+	update_free(u);
+	fabric_fini(&f);
+	fabric_fini(&g);
+}
+END_TEST
+
 static Suite *
 dfsssp_suite(void)
 {
@@ -596,6 +759,8 @@ dfsssp_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_ring);
+	tcase_add_test(tc, test_lmc);
+	tcase_add_test(tc, test_update);
 	tcase_add_test(tc, test_torus);
 	tcase_add_test(tc, test_dragonfly);
 	tcase_add_test(tc, test_random);
