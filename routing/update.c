@@ -631,7 +631,7 @@ layered(struct run *r)
 
 	if (q->reroute || q->cur_f == NULL)
 		return;
-	if (r->held != NULL || q->keep_routes)
+	if (r->held != NULL || q->takeover)
 		say(r, UPDATE_INFO, "routing: %s's routes on %u VLs replace the "
 		    "routes in place (their VL layers are not known)", re->name,
 		    r->rep.vls);

@@ -767,7 +767,8 @@ route_program(struct sweep *sw)
 	route_layers_fini(sw->next_layers);
 	memset(sw->next_layers, 0, sizeof(*sw->next_layers));
 	/* a VL-layered engine may use the data VLs every switch-to-switch
-	 * port supports (VLCap) */
+	 * port supports (VLCap); once the SM programs OperationalVLs (issue
+	 * 27 point 1), no more than it makes operational */
 	q.ropts.vls = routing_vls_supported(sw->next);
 	if (update_run(sw->upd, &q, &res) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no routing engine could "
