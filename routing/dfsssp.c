@@ -838,7 +838,7 @@ dfsssp_repair(const struct fabric *f, const struct fabric *prev_fabric,
 	memset(r, 0, sizeof(*r));
 	if (prev == NULL || prev_fabric == NULL || prev_layers == NULL ||
 	    prev_layers->nsw != prev->nsw ||
-	    prev_layers->max_lid != prev->max_lid)
+	    prev_layers->max_lid > prev->max_lid)
 		return -1;
 	if (lft_set_init(out, f) < 0)
 		fatalx("dfsssp: out of memory");
@@ -858,10 +858,14 @@ dfsssp_repair(const struct fabric *f, const struct fabric *prev_fabric,
 		memcpy(lft_row(out, sw), row, (size_t)last + 1);
 		ps = prev->node_sw[fabric_node_by_guid(prev_fabric,
 		    f->nodes[out->sw_node[sw]].guid)];
+		/* the tables may run past the layers: LIDs the SM added
+		 * after routing (vports) forward as their port's, in its
+		 * layer */
 		if (prev_layers->layer != NULL)
 			memcpy(lay->layer + sw * nlid, prev_layers->layer +
-			    (size_t)ps * ((size_t)prev->max_lid + 1),
-			    (size_t)last + 1);
+			    (size_t)ps * ((size_t)prev_layers->max_lid + 1),
+			    (size_t)(last < prev_layers->max_lid ? last :
+			    prev_layers->max_lid) + 1);
 	}
 	setup(&d, f, out);
 	d.vls = lay->vls;

@@ -721,6 +721,25 @@ START_TEST(test_update)
 	ck_assert_uint_eq(r2.report.blocks_changed,
 	    routing_blocks_changed(&g, &r2.lft, &f, &r1.lft));
 
+	/* the tables in use grown past the layers (vport LIDs the SM adds
+	 * after routing): the repair is the same */
+	{
+		struct update_res rg;
+		struct lft_set grown;
+
+		ck_assert_int_eq(lft_set_copy(&grown, &r1.lft, f.nnodes), 0);
+		ck_assert_int_eq(lft_set_grow(&grown, (uint16_t)(r1.lft.max_lid +
+		    100u)), 0);
+		ck_assert_int_eq(upd(u, &g, &f, &grown, &r1.layers, 8, false,
+		    &rg), 0);
+		ck_assert(rg.repaired);
+		ck_assert_mem_eq(rg.lft.port, r2.lft.port, (size_t)r2.lft.nsw *
+		    (r2.lft.max_lid + 1u));
+		lft_set_fini(&grown);
+		lft_set_fini(&rg.lft);
+		route_layers_fini(&rg.layers);
+	}
+
 	/* the cable back: dfsssp's fresh layered routes */
 	ck_assert_int_eq(upd(u, &f, &g, &r2.lft, &r2.layers, 8, false, &r3), 0);
 	ck_assert(!r3.repaired);
