@@ -37,3 +37,7 @@ EXTRA_DIST += bench/virt bench/virt.c \
 EXTRA_DIST += bench/perfmgr bench/results/2026-11-29-perfmgr.md
 # issue 28: link load with LMC 0/1/2 against OpenSM
 EXTRA_DIST += bench/lmc
+# issue 27 points 6, 7: dfsssp against OpenSM's dfsssp and lash
+EXTRA_DIST += bench/vlroute bench/vlroute.c bench/results/2026-11-29-vlroute.md
+bench/vlroute:
+	@:

@@ -17,6 +17,15 @@ kinds:
                  up to D, H HCAs on each (depends on --seed)
   torus X Y H    2-D torus of X*Y switches with wrap-around links, H HCAs on
                  each
+  torus3 X Y Z H 3-D torus of X*Y*Z switches with wrap-around links, H HCAs
+                 on each
+  dragonfly G A H
+                 dragonfly of G groups of A switches: the switches of a group
+                 cabled all to all, one global cable between every two
+                 groups (group g's k-th global cable, k = h for a group h
+                 below g and h - 1 above, on its switch k mod A), H HCAs on
+                 each switch (G*A*H HCAs; a switch has A-1 local ports,
+                 ceil((G-1)/A) global ones, then its HCAs)
 
 options:
   --hca-ports 1|2      ports per HCA (default 2; port 2 is left uncabled
@@ -37,8 +46,9 @@ options:
 The first HCA is written first: ibsim attaches its clients (hence the SM and
 the diagnostic tools) to the first node of the file unless SIM_HOST says
 otherwise. Switch names: leafN/spineN (ft2, dual), podPedgeE/podPaggA/coreC
-(ft3), swN (ring, random), swX_Y (torus). HCA names: hN, or the switch name
-followed by -hN for ft3, ring, random and torus.
+(ft3), swN (ring, random), swX_Y (torus), swX_Y_Z (torus3), gG_sI
+(dragonfly). HCA names: hN, or the switch name followed by -hN for ft3,
+ring, random, torus, torus3 and dragonfly.
 """
 
 import random
@@ -286,6 +296,51 @@ def gen_torus(f, x, y, h, hports):
             hcas_on(f, name[(i, j)], 5, h, hports)
 
 
+def gen_torus3(f, x, y, z, h, hports):
+    if x < 1 or y < 1 or z < 1 or h < 0:
+        usage_error('torus3: need X >= 1, Y >= 1, Z >= 1, H >= 0')
+    dims = (x, y, z)
+    coords = [(i, j, k) for k in range(z) for j in range(y) for i in range(x)]
+    name = {c: 'sw%d_%d_%d' % c for c in coords}
+    for c in coords:
+        f.add('Switch', max(8, 6 + h), name[c])
+    # dimension d: + on port 2d+1, - on port 2d+2; size 2 has one link,
+    # size 1 none (as torus)
+    for c in coords:
+        for d in range(3):
+            n = dims[d]
+            if n > 2 or (n == 2 and c[d] == 0):
+                nb = list(c)
+                nb[d] = (c[d] + 1) % n
+                f.connect(name[c], 2 * d + 1, name[tuple(nb)], 2 * d + 2)
+    for c in coords:
+        hcas_on(f, name[c], 7, h, hports)
+
+
+def gen_dragonfly(f, g, a, h, hports):
+    if g < 1 or a < 1 or h < 0:
+        usage_error('dragonfly: need G >= 1, A >= 1, H >= 0')
+    glob = (g - 1 + a - 1) // a       # global ports per switch
+    name = {(gi, i): 'g%d_s%d' % (gi, i) for gi in range(g) for i in range(a)}
+    for gi in range(g):
+        for i in range(a):
+            f.add('Switch', max(8, a - 1 + glob + h), name[(gi, i)])
+    # local: ports 1..A-1 to the group's other switches in switch order
+    for gi in range(g):
+        for i in range(a):
+            for j in range(i + 1, a):
+                f.connect(name[(gi, i)], j, name[(gi, j)], i + 1)
+    # global: group g's k-th cable on switch k % A, port A + k // A
+    for gi in range(g):
+        for hi in range(gi + 1, g):
+            k, j = hi - 1, gi
+            f.connect(name[(gi, k % a)], a + k // a,
+                      name[(hi, j % a)], a + j // a)
+    for gi in range(g):
+        for i in range(a):
+            hcas_on(f, name[(gi, i)], a + glob, h, hports)
+
+
 def remove_isl(f, count, rng):
     """Remove up to `count` random inter-switch links; never disconnect
     the switches. Returns how many were removed."""
@@ -357,7 +412,8 @@ def parse_args(argv):
 
 def main(argv):
     pos, o = parse_args(argv)
-    nargs = {'ft2': 1, 'ft3': 1, 'ring': 2, 'dual': 1, 'random': 3, 'torus': 3}
+    nargs = {'ft2': 1, 'ft3': 1, 'ring': 2, 'dual': 1, 'random': 3, 'torus': 3,
+             'torus3': 4, 'dragonfly': 3}
     if not pos:
         usage_error('no fabric kind given')
     kind = pos[0]
@@ -384,8 +440,12 @@ def main(argv):
         gen_dual(f, a[0])
     elif kind == 'random':
         gen_random(f, a[0], a[1], a[2], hp, rng)
-    else:
+    elif kind == 'torus':
         gen_torus(f, a[0], a[1], a[2], hp)
+    elif kind == 'torus3':
+        gen_torus3(f, a[0], a[1], a[2], a[3], hp)
+    else:
+        gen_dragonfly(f, a[0], a[1], a[2], hp)
 
     nrm = o['remove_links']
     if o['remove_frac']:

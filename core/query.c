@@ -127,6 +127,26 @@ query_port_neighbor_mtu(const struct fabric_port *p)
 }
 
 unsigned
+query_port_vl_cap(const struct fabric_port *p)
+{
+	return info_field(p, IB_PORT_VL_CAP_F);
+}
+
+unsigned
+query_port_op_vls(const struct fabric_port *p)
+{
+	return info_field(p, IB_PORT_OPER_VLS_F);
+}
+
+unsigned
+query_vls(unsigned code)
+{
+	static const unsigned vls[] = { 0, 1, 2, 4, 8, 15 };
+
+	return code < sizeof(vls) / sizeof(vls[0]) ? vls[code] : 0;
+}
+
+unsigned
 query_mtu_bytes(unsigned code)
 {
 	return code >= 1 && code <= 5 ? 128u << code : 0;

@@ -56,6 +56,14 @@ unsigned query_port_neighbor_mtu(const struct fabric_port *p);
 /* Bytes of an MTU code, 0 for codes outside 1..5. */
 unsigned query_mtu_bytes(unsigned code);
 
+/* VLs are IBA codes too: 1 = VL0, 2 = VL0-1, 3 = VL0-3, 4 = VL0-7, 5 =
+ * VL0-14. VLCap and OperationalVLs of p; 0 when its PortInfo was not
+ * read. */
+unsigned query_port_vl_cap(const struct fabric_port *p);
+unsigned query_port_op_vls(const struct fabric_port *p);
+/* Data VLs of a VL code (1, 2, 4, 8, 15), 0 for codes outside 1..5. */
+unsigned query_vls(unsigned code);
+
 /* ---- walking the forwarding tables */
 
 struct query_hop {

@@ -207,3 +207,77 @@ cdg_acyclic(const struct fabric *f, const struct lft_set *s,
 	free(g.mark);
 	return acyclic;
 }
+
+/*
+ * Per VL. A route is followed from its source switch through the tables;
+ * the routes of one VL towards one LID that reach a switch share what
+ * follows, so each switch is walked once per (LID, VL): a stamp says it
+ * was, and a route that joins there adds only the dependency of its last
+ * hop on the joint.
+ */
+int
+cdg_acyclic_layers(const struct fabric *f, const struct lft_set *s,
+    const uint8_t *layer, unsigned nlayers, const uint8_t *vl_of,
+    unsigned *cyclic_vl, uint64_t *edges_out)
+{
+	struct cdg g;
+	uint8_t *marks;
+	uint32_t *stamp, nlid = (uint32_t)s->max_lid + 1, lid, sw, cur, c, prev;
+	unsigned nvl = 0, v, l;
+	size_t rowlen;
+	uint64_t edges = 0, e;
+	int acyclic = 1;
+	uint8_t p;
+
+	for (l = 0; l < nlayers; l++) {
+		v = vl_of != NULL ? vl_of[l] : l;
+		if (v + 1 > nvl)
+			nvl = v + 1;
+	}
+	if (nvl == 0)
+		nvl = 1;
+	memset(&g, 0, sizeof(g));
+	g.nsw = s->nsw;
+	channels(&g, f, s);
+	rowlen = ((size_t)g.nchan + 1) * g.stride;
+	marks = xcalloc(rowlen * nvl, 1);
+	stamp = xcalloc((size_t)nvl * (g.nsw ? g.nsw : 1), sizeof(*stamp));
+	for (lid = 1; lid < nlid; lid++) {
+		for (sw = 0; sw < g.nsw; sw++) {
+			l = layer[(size_t)sw * nlid + lid];
+			v = l < nlayers ? (vl_of != NULL ? vl_of[l] : l) : 0;
+			prev = CHAN_NONE;
+			for (cur = sw;;) {
+				p = lft_row(s, cur)[lid];
+				if (prev != CHAN_NONE)
+					marks[v * rowlen + (size_t)prev * g.stride +
+					    (p < g.stride ? p : 0)] = 1;
+				if (stamp[(size_t)v * g.nsw + cur] == lid)
+					break;          /* walked from here */
+				stamp[(size_t)v * g.nsw + cur] = lid;
+				c = p < g.stride ? g.chan[(size_t)cur * g.stride +
+				    p] : CHAN_NONE;
+				if (c == CHAN_NONE)
+					break;          /* delivered, or lost */
+				prev = c;
+				cur = g.far[c];
+			}
+		}
+	}
+	for (v = 0; v < nvl; v++) {
+		g.mark = marks + v * rowlen;
+		if (!peel(&g, &e) && acyclic) {
+			acyclic = 0;
+			if (cyclic_vl != NULL)
+				*cyclic_vl = v;
+		}
+		edges += e;
+	}
+	if (edges_out != NULL)
+		*edges_out = edges;
+	free(g.chan);
+	free(g.far);
+	free(marks);
+	free(stamp);
+	return acyclic;
+}

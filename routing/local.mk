@@ -61,3 +61,12 @@ check_PROGRAMS += tests/unit/check_update
 tests_unit_check_update_SOURCES = tests/unit/check_update.c $(TESTFAB)
 tests_unit_check_update_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_update_LDADD = librouting.a libcore.a $(CHECK_LIBS)
+
+# issue 27 points 5-7: the VL hooks of the engine interface, the per-VL
+# deadlock check, the VL-layered engine dfsssp and its repair
+librouting_a_SOURCES += routing/dfsssp.h routing/dfsssp.c \
+	routing/repair_layers.c
+check_PROGRAMS += tests/unit/check_dfsssp
+tests_unit_check_dfsssp_SOURCES = tests/unit/check_dfsssp.c $(TESTFAB)
+tests_unit_check_dfsssp_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_dfsssp_LDADD = librouting.a libcore.a $(CHECK_LIBS)

@@ -31,6 +31,7 @@
 
 #include "core/fabric.h"
 #include "core/lft.h"
+#include "routing/routing.h"
 
 enum repair_discipline { REPAIR_SHORTEST, REPAIR_UPDOWN };
 
@@ -48,6 +49,10 @@ struct repair_result {
 				 * up*down* repair */
 	bool budget_spent;      /* repair_run_acyclic: the search ran out */
 	uint64_t searched;      /* dependency links it visited */
+	/* repair_run_layers */
+	uint64_t rerouted;      /* (source switch, LID) routes that changed */
+	uint64_t relayered;     /* of those, routes now in another layer */
+	uint32_t layers;        /* layers used after the repair */
 };
 
 /*
@@ -112,6 +117,25 @@ int repair_run_acyclic(const struct fabric *f, const struct fabric *prev_fabric,
 int repair_run_local(const struct fabric *f, const struct fabric *prev_fabric,
     const struct lft_set *prev, const struct lft_set *fallback,
     uint64_t budget, struct lft_set *out, struct repair_result *r);
+
+/*
+ * A VL-layered routing (routing/routing.h struct route_layers) repaired
+ * after losses by its engine's own repair (routing_engine.repair_layers;
+ * issue 27 point 7): prev and prev_layers (made by re for prev_fabric)
+ * laid onto f with only the routes changed that no longer arrive; the
+ * routes kept keep their layer (an SL handed out for them stays true),
+ * the changed ones stay within prev_layers->vls layers (the SL2VL tables
+ * the layers need do not change), and every layer's channel dependencies
+ * stay acyclic: checked here per VL (routing_layers_acyclic) whatever the
+ * engine says. out and lay (sized here for f) are the caller's on success
+ * (lft_set_fini, route_layers_fini). Returns 0; -1 (nothing to release)
+ * when re has no such repair, there is nothing to repair from, or the
+ * engine could not keep within the VLs or acyclic: route afresh then.
+ */
+int repair_run_layers(const struct routing_engine *re, const struct fabric *f,
+    const struct fabric *prev_fabric, const struct lft_set *prev,
+    const struct route_layers *prev_layers, struct lft_set *out,
+    struct route_layers *lay, struct repair_result *r);
 
 /* (switch, LID) pairs of f that ref's tables deliver and s's do not. */
 uint64_t repair_lost_pairs(const struct fabric *f, const struct lft_set *s,

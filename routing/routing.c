@@ -12,6 +12,7 @@
 
 #include "core/alloc.h"
 #include "core/log.h"
+#include "core/query.h"
 #include "routing/cdg.h"
 #include "routing/kernel.h"
 
@@ -22,6 +23,7 @@ static const struct routing_engine *const engines[] = {
 	&re_ftree,
 	&re_updn,
 	&re_minhop,
+	&re_dfsssp,
 };
 
 const struct routing_engine *
@@ -92,16 +94,39 @@ routing_run(const struct routing_engine *const *chain, size_t n,
     const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
     struct route_report *rep, void (*log_cb)(const char *msg))
 {
+	return routing_run_layers(chain, n, f, o, out, NULL, rep, log_cb);
+}
+
+/* One engine of the chain: route, into lay too where it layers. */
+static int
+run_one(const struct routing_engine *re, const struct fabric *f,
+    const struct routing_opts *o, struct lft_set *out,
+    struct route_layers *lay, char *why, size_t whylen)
+{
+	if (lay == NULL || re->route_layers == NULL || o->vls <= 1)
+		return re->route(f, o, out, why, whylen);
+	return re->route_layers(f, o, out, lay, why, whylen);
+}
+
+int
+routing_run_layers(const struct routing_engine *const *chain, size_t n,
+    const struct fabric *f, const struct routing_opts *o, struct lft_set *out,
+    struct route_layers *lay, struct route_report *rep,
+    void (*log_cb)(const char *msg))
+{
 	static const struct routing_opts none;
 	struct routing_opts fresh;
 	const struct routing_opts *eo = &none;
 	struct timespec t0, t1;
-	char why[256], hops[ROUTE_HOPS_MAX * 24];
+	char why[256], hops[ROUTE_HOPS_MAX * 24], vls[32];
 	size_t i, entries;
 	double secs;
+	unsigned bad_vl = 0;
 	int acyclic;
 
 	memset(rep, 0, sizeof(*rep));
+	if (lay != NULL)
+		memset(lay, 0, sizeof(*lay));
 	if (o != NULL && o->fresh) {
 		fresh = *o;
 		fresh.prev = NULL;
@@ -118,9 +143,13 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 		/* a failed engine may have left half-written tables */
 		if (i > 0)
 			memset(out->port, LFT_NO_ROUTE, entries);
+		if (lay != NULL) {
+			route_layers_fini(lay);
+			memset(lay, 0, sizeof(*lay));
+		}
 		why[0] = '\0';
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (chain[i]->route(f, eo, out, why, sizeof(why)) != 0) {
+		if (run_one(chain[i], f, eo, out, lay, why, sizeof(why)) != 0) {
 			clock_gettime(CLOCK_MONOTONIC, &t1);
 			say(log_cb, "routing: %s failed after %.3f s: %s",
 			    chain[i]->name, elapsed(&t0, &t1),
@@ -130,13 +159,20 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		secs = elapsed(&t0, &t1);
 		/* Checked on the tables as they are, whatever the engine
-		 * promises: the report must not take its word for it. */
-		acyclic = cdg_acyclic(f, out, NULL);
+		 * promises: the report must not take its word for it. A
+		 * layered routing is checked per VL. */
+		if (lay != NULL && lay->layer != NULL)
+			acyclic = routing_layers_acyclic(f, out, lay, NULL,
+			    &bad_vl);
+		else
+			acyclic = cdg_acyclic(f, out, NULL);
 		if (!acyclic && chain[i]->deadlock_free) {
 			if (i + 1 < n) {
 				say(log_cb, "routing: %s failed after %.3f s: its "
 				    "tables have a credit loop (channel dependency "
-				    "cycle)", chain[i]->name, secs);
+				    "cycle%s)", chain[i]->name, secs,
+				    lay != NULL && lay->layer != NULL ?
+				    " in a VL" : "");
 				continue;
 			}
 			say(log_cb, "routing: %s: its tables have a credit loop "
@@ -148,20 +184,135 @@ routing_run(const struct routing_engine *const *chain, size_t n,
 		routing_report_fill(f, out, rep);
 		rep->blocks_changed = blocks_changed(f, out, o);
 		rep->deadlock_free = acyclic;
+		rep->vls = lay != NULL && lay->n > 1 ? lay->n : 1;
+		vls[0] = '\0';
+		if (rep->vls > 1)
+			snprintf(vls, sizeof(vls), " on %u VLs", rep->vls);
+		if (!acyclic && rep->vls > 1)
+			snprintf(vls, sizeof(vls), " in VL %u of %u", bad_vl,
+			    rep->vls);
 		say(log_cb, "routing: %s routed %u LIDs on %u switches in %.3f s "
-		    "(%llu unreachable pairs, port load max %u mean %.1f, %s, "
+		    "(%llu unreachable pairs, port load max %u mean %.1f, %s%s, "
 		    "%llu blocks changed, hops %s)",
 		    chain[i]->name, rep->lids, out->nsw, secs,
 		    (unsigned long long)rep->unreachable, rep->max_port_load,
 		    rep->mean_port_load, acyclic ? "deadlock-free" :
-		    "CREDIT LOOP", (unsigned long long)rep->blocks_changed,
+		    "CREDIT LOOP", vls, (unsigned long long)rep->blocks_changed,
 		    hops_text(rep, hops, sizeof(hops)));
 		return 0;
 	}
 	say(log_cb, "routing: no engine of the chain (%zu tried) could route",
 	    n);
 	lft_set_fini(out);
+	if (lay != NULL) {
+		route_layers_fini(lay);
+		memset(lay, 0, sizeof(*lay));
+	}
 	return -1;
+}
+
+int
+route_layers_init(struct route_layers *lay, const struct lft_set *s,
+    uint8_t vls)
+{
+	size_t bytes = (size_t)s->nsw * ((size_t)s->max_lid + 1);
+
+	memset(lay, 0, sizeof(*lay));
+	lay->layer = calloc(bytes ? bytes : 1, 1);
+	if (lay->layer == NULL)
+		return -1;
+	lay->n = 1;
+	lay->vls = vls > 1 ? vls : 1;
+	lay->nsw = s->nsw;
+	lay->max_lid = s->max_lid;
+	return 0;
+}
+
+void
+route_layers_fini(struct route_layers *lay)
+{
+	free(lay->layer);
+	lay->layer = NULL;
+}
+
+int
+route_layers_copy(struct route_layers *dst, const struct route_layers *src)
+{
+	size_t bytes = (size_t)src->nsw * ((size_t)src->max_lid + 1);
+
+	*dst = *src;
+	if (src->layer == NULL)
+		return 0;
+	dst->layer = malloc(bytes ? bytes : 1);
+	if (dst->layer == NULL)
+		return -1;
+	memcpy(dst->layer, src->layer, bytes);
+	return 0;
+}
+
+uint32_t
+routing_source_switch(const struct fabric *f, const struct lft_set *s,
+    uint16_t slid)
+{
+	uint32_t p = fabric_port_by_lid(f, slid);
+	uint8_t port;
+
+	if (p == FABRIC_NONE)
+		return FABRIC_NONE;
+	return kernel_attach(f, s, p, &port);
+}
+
+uint8_t
+routing_path_sl(const struct route_layers *lay, const struct fabric *f,
+    const struct lft_set *s, uint16_t slid, uint16_t dlid)
+{
+	if (lay == NULL || lay->engine == NULL || lay->engine->path_sl == NULL)
+		return 0;
+	return lay->engine->path_sl(lay, f, s, slid, dlid);
+}
+
+void
+routing_update_sl2vl(const struct route_layers *lay, const struct fabric *f,
+    uint32_t node, uint8_t in, uint8_t num, uint8_t sl2vl[ROUTE_SLS])
+{
+	if (lay != NULL && lay->engine != NULL &&
+	    lay->engine->update_sl2vl != NULL)
+		lay->engine->update_sl2vl(lay, f, node, in, num, sl2vl);
+}
+
+int
+routing_layers_acyclic(const struct fabric *f, const struct lft_set *s,
+    const struct route_layers *lay, const uint8_t *vl_of, unsigned *cyclic_vl)
+{
+	if (cyclic_vl != NULL)
+		*cyclic_vl = 0;
+	if (lay == NULL || lay->layer == NULL)
+		return cdg_acyclic(f, s, NULL);
+	if (lay->nsw != s->nsw || lay->max_lid != s->max_lid)
+		return 0;       /* made for other tables: nothing holds */
+	return cdg_acyclic_layers(f, s, lay->layer, lay->n, vl_of, cyclic_vl,
+	    NULL);
+}
+
+uint8_t
+routing_vls_supported(const struct fabric *f)
+{
+	unsigned vls = 0, v;
+
+	for (uint32_t p = 0; p < f->nports; p++) {
+		const struct fabric_port *port = &f->ports[p];
+		uint32_t q = port->peer;
+
+		if (f->nodes[port->node].type != NODE_SWITCH ||
+		    port->num == 0 || q == FABRIC_NONE ||
+		    f->nodes[f->ports[q].node].type != NODE_SWITCH ||
+		    !port->info_valid)
+			continue;
+		v = query_vls(query_port_vl_cap(port));
+		if (v != 0 && (vls == 0 || v < vls))
+			vls = v;
+	}
+	return vls != 0 ? (uint8_t)vls : 1;
 }
 
 /*

@@ -609,6 +609,76 @@ repair(struct run *r)
 	r->res->repaired = true;
 }
 
+/*
+ * A VL-layered routing (update_res.layers): after losses, the engine's own
+ * repair of the tables and layers in use (repair_run_layers: only the
+ * routes that no longer arrive change, every layer stays acyclic, the
+ * VLs stay those the tables in use had), when it writes fewer blocks
+ * than the fresh route and reaches every pair it does; otherwise, and
+ * whenever links came back or the routes in place are another SM's, the
+ * engine's fresh route with its layers.
+ */
+static void
+layered(struct run *r)
+{
+	const struct routing_engine *re = r->res->layers.engine;
+	const struct update_req *q = r->q;
+	struct repair_result rr;
+	struct route_report rep = r->rep;
+	struct route_layers lay;
+	struct lft_set out;
+	uint64_t blocks, lost;
+
+	if (q->reroute || q->cur_f == NULL)
+		return;
+	if (r->held != NULL || q->takeover)
+		say(r, UPDATE_INFO, "routing: %s's routes on %u VLs replace the "
+		    "routes in place (their VL layers are not known)", re->name,
+		    r->rep.vls);
+	if (links_came_back(r)) {
+		say(r, UPDATE_INFO, "routing: links came back: %s's routes on "
+		    "%u VLs taken afresh (%" PRIu64 " blocks changed)", re->name,
+		    r->rep.vls, r->rep.blocks_changed);
+		r->res->rebalanced = true;
+		r->base_next = true;
+		return;
+	}
+	if (!only_losses(r))
+		return;
+	if (repair_run_layers(re, q->f, q->cur_f, q->cur, q->cur_layers, &out,
+	    &lay, &rr) < 0) {
+		say(r, UPDATE_INFO, "routing: %s could not repair its layered "
+		    "routes in place: its fresh routes used", re->name);
+		return;
+	}
+	blocks = routing_blocks_changed(q->f, &out, q->cur_f, q->cur);
+	lost = repair_lost_pairs(q->f, &out, r->lft);
+	if (lost > 0 || (blocks > 0 && blocks >= r->rep.blocks_changed)) {
+		say(r, lost > 0 ? UPDATE_INFO : UPDATE_DEBUG, "routing: %s's "
+		    "repair in place would %s: its fresh routes used", re->name,
+		    lost > 0 ? "leave pairs unreachable" :
+		    "change as many blocks");
+		route_layers_fini(&lay);
+		lft_set_fini(&out);
+		return;
+	}
+	routing_report_fill(q->f, &out, &rep);
+	rep.deadlock_free = 1;          /* checked per VL by the repair */
+	rep.vls = lay.n;
+	rep.blocks_changed = blocks;
+	say(r, rr.changed > 0 ? UPDATE_INFO : UPDATE_DEBUG, "routing: %s "
+	    "repaired in place: %" PRIu64 " entries of %u LIDs changed, %"
+	    PRIu64 " routes rerouted (%" PRIu64 " into another VL), %u VLs, %"
+	    PRIu64 " blocks instead of %" PRIu64, re->name, rr.changed, rr.lids,
+	    rr.rerouted, rr.relayered, rr.layers, blocks,
+	    r->rep.blocks_changed);
+	lft_set_fini(r->lft);
+	*r->lft = out;
+	route_layers_fini(&r->res->layers);
+	r->res->layers = lay;
+	r->rep = rep;
+	r->res->repaired = true;
+}
 
 int
 update_run(struct update *u, const struct update_req *q,
@@ -627,11 +697,18 @@ update_run(struct update *u, const struct update_req *q,
 	if (q->reroute)
 		say(&r, UPDATE_INFO, "routing: full reroute requested: routing "
 		    "afresh");
-	if (routing_run(q->chain, q->nchain, q->f, &ropts, r.lft, &r.rep,
-	    q->route_log) < 0)
+	if (routing_run_layers(q->chain, q->nchain, q->f, &ropts, r.lft,
+	    &res->layers, &r.rep, q->route_log) < 0)
 		return -1;
 	r.held = q->held != NULL && q->held->nsw > 0 ? q->held : NULL;
 	r.base_next = q->reroute || q->cur_f == NULL;
+	if (res->layers.engine != NULL) {
+		layered(&r);
+		if (r.base_next)
+			save_base(&r);
+		res->report = r.rep;
+		return 0;
+	}
 	if (q->reroute)
 		res->rebalanced = true;
 	else if (q->cur_f != NULL && r.held == NULL && links_came_back(&r)) {

@@ -14,6 +14,8 @@
  *     sweep after one): the routes in place kept where they deliver
  *     (routing/keep.h), their credit loops broken where they force it,
  *     never against a rebalance.
+ * A VL-layered routing (dfsssp on more than one VL) is handled apart: see
+ * update_res.layers.
  * The balanced tables live in struct update across runs, as a reference
  * to the rows of the set routed afresh (core/lft.h lft_set_share): no copy
  * unless the caller writes the rows it gets (lft_set_own first). Pure: no
@@ -46,6 +48,9 @@ struct update_req {
 	const struct fabric *f;         /* the new model, LIDs assigned */
 	const struct fabric *cur_f;     /* the model in use, NULL: none */
 	const struct lft_set *cur;      /* its tables */
+	const struct route_layers *cur_layers; /* their VL layers (the
+					 * update_res.layers that came with
+					 * them), NULL: none */
 	const struct lft_set *held;     /* the routes read from the switches
 					 * at a takeover, sized for f; NULL
 					 * or empty: none */
@@ -66,6 +71,15 @@ struct update_res {
 					 * balanced tables: lft_set_own()
 					 * before writing them) */
 	struct route_report report;
+	/* The VL layers of a layered engine's routes (ropts.vls > 1 and the
+	 * engine has route_layers: layers.engine set), else empty; the
+	 * caller owns them (route_layers_fini) and hands them back as
+	 * cur_layers with the tables. A layered routing is never merged
+	 * with other tables (a rebalance takes the engine's fresh routes,
+	 * routes kept at a takeover are replaced: their layers are not
+	 * known); after losses it is repaired by its engine
+	 * (repair_run_layers). */
+	struct route_layers layers;
 	bool repaired;                  /* repaired in place */
 	bool rebalanced;                /* a reroute, or links back moved
 					 * routes */

@@ -72,7 +72,7 @@ usage(FILE *fp)
 "  -d, --state-dir DIR        state (guid2lid, alias_guids, stats) (default " IBSMD_STATEDIR "/<port-guid>)\n"
 "  -r, --runtime-dir DIR      lock and control socket (default " IBSMD_RUNDIR ")\n"
 "  -R, --routing-engine LIST  routing engines to try in order (default\n"
-"                             ftree,updn): ftree, updn, minhop\n"
+"                             ftree,updn): ftree, updn, minhop, dfsssp\n"
 "  -P, --partitions FILE      partitions.conf (default " IBSMD_SYSCONFDIR "/partitions.conf)\n"
 "      --allow-both-pkeys     '=both' members get full and limited P_Keys\n"
 "      --partition-enforcement MODE  both, in, out or off (default both)\n"

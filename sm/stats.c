@@ -194,6 +194,7 @@ static const struct stat_key routing_head[] = {
 static const struct stat_key routing_load[] = {
 	U32(RR, max_port_load, "max_port_load"),
 	DBL(RR, mean_port_load, "mean_port_load"),
+	U32(RR, vls, "vls"),
 };
 static const struct stat_key routing_tail[] = {
 	U64(RR, blocks_changed, "blocks_changed"),

@@ -753,6 +753,7 @@ route_program(struct sweep *sw)
 		.ropts = sw->o.ropts, .f = sw->next,
 		.cur_f = sw->have_cur ? sw->cur : NULL,
 		.cur = sw->have_cur ? sw->cur_lft : NULL,
+		.cur_layers = sw->have_cur ? sw->cur_layers : NULL,
 		.held = &sw->held, .reroute = sw->reroute,
 		.keep_routes = sw->keep_routes, .takeover = sw->learn,
 		.log = update_log, .route_log = log_route,
@@ -763,6 +764,12 @@ route_program(struct sweep *sw)
 
 	sm_lid = sw->next->ports[sw->next->sm_port].lid;
 	lft_set_fini(sw->next_lft);
+	route_layers_fini(sw->next_layers);
+	memset(sw->next_layers, 0, sizeof(*sw->next_layers));
+	/* a VL-layered engine may use the data VLs every switch-to-switch
+	 * port supports (VLCap); once the SM programs OperationalVLs (issue
+	 * 27 point 1), no more than it makes operational */
+	q.ropts.vls = routing_vls_supported(sw->next);
 	if (update_run(sw->upd, &q, &res) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no routing engine could "
 		    "route the fabric");
@@ -770,7 +777,14 @@ route_program(struct sweep *sw)
 		return;
 	}
 	*sw->next_lft = res.lft;
+	*sw->next_layers = res.layers;
 	sw->report = res.report;
+	if (res.report.vls > 1)
+		log_warnx("routing: %s's routes use %u VLs (SLs 0-%u): this "
+		    "ibsmd neither programs the SL2VL tables they need nor "
+		    "hands out their SLs in PathRecords yet, so traffic stays "
+		    "on the SL the SA gives and credit loops are possible",
+		    res.report.engine, res.report.vls, res.report.vls - 1);
 	sw->rebalances += res.rebalanced;
 	sw->repairs += res.repaired;
 	if (res.held) {
@@ -809,9 +823,12 @@ adopt_next(struct sweep *sw)
 	struct lft_set *tl = sw->cur_lft;
 	struct pkey_tables *tp = sw->cur_pk;
 	struct vport_set *tv = sw->cur_vp;
+	struct route_layers *ty = sw->cur_layers;
 
 	if (sw->have_cur)
 		vport_log_moves(sw->cur_vp, sw->cur, sw->next_vp, sw->next);
+	sw->cur_layers = sw->next_layers;
+	sw->next_layers = ty;
 	sw->cur_vp = sw->next_vp;
 	sw->next_vp = tv;
 	sw->cur = sw->next;
@@ -833,6 +850,8 @@ adopt_next(struct sweep *sw)
 	fabric_fini(sw->next);
 	lft_set_fini(sw->next_lft);
 	memset(sw->next_lft, 0, sizeof(*sw->next_lft));
+	route_layers_fini(sw->next_layers);
+	memset(sw->next_layers, 0, sizeof(*sw->next_layers));
 	/* The model in use changes only here: count its holes once, not at
 	 * every light sweep and stats write. */
 	sw->cur_holes = discover_holes(sw->cur, NULL, NULL);
@@ -1077,6 +1096,8 @@ sweep_new(struct ev_loop *loop, struct mad_engine *mad, struct sminfo *sm,
 	sw->next = &sw->fab[1];
 	sw->cur_lft = &sw->lfts[0];
 	sw->next_lft = &sw->lfts[1];
+	sw->cur_layers = &sw->layers[0];
+	sw->next_layers = &sw->layers[1];
 	sw->cur_pk = &sw->pks[0];
 	sw->next_pk = &sw->pks[1];
 	sw->cur_vp = &sw->vps[0];
@@ -1152,6 +1173,8 @@ sweep_free(struct sweep *sw)
 	fabric_fini(sw->next);
 	lft_set_fini(sw->cur_lft);
 	lft_set_fini(sw->next_lft);
+	route_layers_fini(sw->cur_layers);
+	route_layers_fini(sw->next_layers);
 	pkey_tables_free(sw->cur_pk);
 	pkey_tables_free(sw->next_pk);
 	pkey_tables_free(&sw->dev_pk);

@@ -154,6 +154,11 @@ void sweep_get_status(const struct sweep *sw, struct sweep_status *st);
 const struct fabric *sweep_fabric(const struct sweep *sw);
 const struct lft_set *sweep_lft(const struct sweep *sw);
 const struct route_report *sweep_report(const struct sweep *sw);
+/* The VL layers of sweep_lft()'s routes (issue 27; routing/routing.h):
+ * for routing_path_sl(layers, sweep_fabric(), sweep_lft(), slid, dlid)
+ * and routing_update_sl2vl(). NULL before the first routing; without a
+ * layer table (engine NULL) for the engines of one VL, whose SL is 0. */
+const struct route_layers *sweep_layers(const struct sweep *sw);
 /* The P_Key tables in effect with that fabric (NULL before, or when
  * partitions are not managed). */
 const struct pkey_tables *sweep_pkeys(const struct sweep *sw);

@@ -81,6 +81,10 @@ struct sweep {
 	bool next_live;         /* a heavy sweep is building next */
 	unsigned foreign;       /* its managed ports holding other M_Keys */
 	struct lft_set lfts[2], *cur_lft, *next_lft;
+	/* the VL layers of each set's routes (issue 27: a layered engine's,
+	 * else empty), swapped with the models in adopt_next() only: a vport
+	 * sweep keeps the routes and so the layers in use */
+	struct route_layers layers[2], *cur_layers, *next_layers;
 	struct pkey_tables pks[2], *cur_pk, *next_pk;
 	/* the end ports' P_Key tables as the devices hold them, read by
 	 * discovery where this SM has programmed none yet (a start, a

@@ -213,6 +213,12 @@ sweep_lft(const struct sweep *sw)
 	return sw->have_cur ? sw->cur_lft : NULL;
 }
 
+const struct route_layers *
+sweep_layers(const struct sweep *sw)
+{
+	return sw->have_cur ? sw->cur_layers : NULL;
+}
+
 const struct pkey_tables *
 sweep_pkeys(const struct sweep *sw)
 {

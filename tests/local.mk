@@ -25,3 +25,5 @@ dist-hook:
 	done
 # issue 30: the exposition-format checker refuses what it must
 SCRIPT_TESTS += tests/promcheck.sh
+# issue 27 point 6: dfsssp through the chain on tori, dragonflies, random
+SCRIPT_TESTS += tests/routing_vl.sh

@@ -98,7 +98,7 @@ nck 1 -n -c bad.yaml -P ok.conf
 cat >want <<'EOF'
 bad.yaml:2:1: unknown option "sm_priorty" (did you mean sm_priority?)
 bad.yaml:3:17: sweep_interval: -1 is out of range (0 for off, or 0.1 to 86400 seconds)
-bad.yaml:4:25: routing_engine: "bogus" is not one of ftree, updn, minhop
+bad.yaml:4:25: routing_engine: "bogus" is not one of ftree, updn, minhop, dfsssp
 bad.yaml:5:12: log_level: "verbose" is not one of error, warn, info, debug
 bad.yaml:6:14: sm_priority: expected an integer, got the string "7" (write it without quotes)
 EOF

@@ -29,7 +29,15 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
       forwards some LID over channel a = (A -> S) to a switch S that forwards
       the same LID over channel b = (S -> B) to a switch B, b depends on a.
       A cycle means the routes can deadlock on one virtual lane (credit
-      loop); it is reported with the channels in it.
+      loop); it is reported with the channels in it. With --path-sl FILE
+      (lines "SLID DLID SL", e.g. from PathRecords) the graph is one per VL
+      (VL = --sl2vl's map of the SL, the same on every port; default SL =
+      VL): the path from every source LID (CA ports and switch port 0) to
+      every destination LID, followed from the source's switch, adds its
+      dependencies to its VL's graph only, and no VL's graph may have a
+      cycle; a pair the file lacks travels on SL 0 and is counted. With
+      --ca-paths only the paths between CA ports count (OpenSM's dfsssp
+      leaves the paths from a switch's own port out of its layering).
   (f) with --loads (a figure, not a check): every CA port sends to every
       other CA port (all-to-all over the LFTs as read); max_link_load is the
       most routes crossing one directed switch-to-switch cable, and
@@ -60,7 +68,11 @@ It never asks the subnet manager anything but SMInfo: it reads the devices
 
 On a simulator the tools run with LD_PRELOAD=<the umadfix device> (--preload,
 default $SIM_PRELOAD or $UMADFIX, as tests/sim/lib.sh sets them) and the
-caller's IBSIM_SOCKNAME; on hardware use --no-preload. Exit 0 with a one-line
+caller's IBSIM_SOCKNAME; on hardware use --no-preload. With --topology FILE
+--fts FILE no tool runs: the cabling is an ibnetdiscover output, the tables
+a dump_fts output (e.g. kept by --save-topology and --save-fts, or tables
+an engine computed offline), every link taken as Active and no SMInfo
+checked. Exit 0 with a one-line
 summary, 1 with every violation, 2 when a tool fails.
 """
 
@@ -596,7 +608,10 @@ def check(fab, lfts, sminfo, opts, rep):
     if opts.lmc_spread:
         summary_spread = lmc_spread(fab, lfts, owner, usable)
     cdg = None
-    if opts.cdg:
+    if opts.cdg and opts.path_sl:
+        cdg = check_cdg_layers(fab, lfts, owner, usable, read_path_sl(opts.path_sl),
+                               opts.sl2vl, rep, opts.ca_paths)
+    elif opts.cdg:
         cdg = check_cdg(fab, lfts, owner, usable, rep)
 
     summary = {
@@ -611,6 +626,8 @@ def check(fab, lfts, sminfo, opts, rep):
         'hops': {str(k): v for k, v in sorted(hops_hist.items())},
         'down': sorted(opts.down),
     }
+    summary['not_shortest'] = len(not_shortest)
+    summary['undelivered'] = sum(len(set(v)) for v in faults.values())
     if opts.updown:
         summary['updown_gaps'] = gaps
     if opts.loads:
@@ -676,7 +693,12 @@ def link_loads(fab, lfts, owner, usable, every_lid=False):
         return v, nodes[k[0]].name(k[1])
     ml, mlname = top(link)
     mp, mpname = top(port_lids)
+    # the mean over every usable directed switch-to-switch cable, those no
+    # route crosses included
+    nlinks = sum(1 for (a, ap), (b, bp) in fab.link.items()
+                 if a in sw and b in sw and usable((a, ap)))
     return {'max_link_load': ml, 'max_link': mlname,
+            'mean_link_load': sum(link.values()) / nlinks if nlinks else 0.0,
             'max_port_lids': mp, 'max_port': mpname,
             'pairs': sum(srcs.values()) * (sum(srcs.values()) - 1)}
 
@@ -782,6 +804,102 @@ def check_cdg(fab, lfts, owner, usable, rep):
     return res
 
 
+def read_path_sl(path):
+    """{(slid, dlid): sl} from lines "SLID DLID SL" (# comments)."""
+    out = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].split()
+            if not line:
+                continue
+            if len(line) != 3:
+                raise SystemExit('fabcheck: %s:%d: want "SLID DLID SL"' % (path, n))
+            a, b, c = (int(x, 0) for x in line)
+            out[(a, b)] = c
+    return out
+
+
+def check_cdg_layers(fab, lfts, owner, usable, slmap, sl2vl, rep, ca_only=False):
+    """(e) per VL: every source LID's path to every destination LID, on
+    the VL its SL maps to, from the source's switch along the LFTs. Paths
+    of one VL to one LID that meet at a switch share the rest, so each
+    switch is walked once per (LID, VL)."""
+    nodes = fab.nodes
+    chan_idx = {}
+    chan_end = []
+    for (a, ap), (b, bp) in sorted(fab.link.items()):
+        if nodes[a].kind == 'SW' and nodes[b].kind == 'SW' and usable((a, ap)):
+            chan_idx[(a, ap)] = len(chan_end)
+            chan_end.append((a, ap, b, bp))
+    src_sw = {}                        # source LID -> its switch
+    for lid, (g, p) in owner.items():
+        if nodes[g].kind == 'SW':
+            if not ca_only:
+                src_sw[lid] = g
+        else:
+            peer = fab.link.get((g, p))
+            if peer is not None and nodes[peer[0]].kind == 'SW' and usable((g, p)):
+                src_sw[lid] = peer[0]
+    succ = {}                          # VL -> [set of channels]
+    why = {}                           # (VL, a, b) -> (slid, dlid)
+    paths = collections.Counter()      # VL -> paths
+    missing = 0
+    out_of = {}                        # (switch, dlid) -> (channel, next switch)
+    for dlid in sorted(owner):
+        if ca_only and nodes[owner[dlid][0]].kind == 'SW':
+            continue
+        walked = set()                 # (VL, switch) walked for dlid
+        for slid in sorted(src_sw):
+            if slid == dlid or owner[slid] == owner[dlid]:
+                continue
+            sl = slmap.get((slid, dlid))
+            if sl is None:
+                missing += 1
+                sl = 0
+            vl = sl2vl[sl] if sl < len(sl2vl) else sl
+            paths[vl] += 1
+            g = succ.setdefault(vl, [set() for _ in chan_end])
+            cur, prev, hops = src_sw[slid], None, 0
+            while hops <= len(lfts):
+                key = (cur, dlid)
+                if key not in out_of:
+                    t = lfts.get(cur)
+                    c = None if t is None else chan_idx.get((cur, t['lft'].get(dlid)))
+                    out_of[key] = (c, None if c is None else chan_end[c][2])
+                c, nxt = out_of[key]
+                if prev is not None and c is not None and c not in g[prev]:
+                    g[prev].add(c)
+                    why[(vl, prev, c)] = (slid, dlid)
+                if (vl, cur) in walked or c is None:
+                    break
+                walked.add((vl, cur))
+                prev, cur, hops = c, nxt, hops + 1
+    res = {'channels': len(chan_end), 'vls': {}, 'acyclic': True,
+           'missing_sl': missing,
+           'dependencies': sum(len(x) for g in succ.values() for x in g)}
+
+    def cname(c):
+        a, ap, b, bp = chan_end[c]
+        return '%s->%s' % (nodes[a].name(ap), nodes[b].name(bp))
+    for vl in sorted(succ):
+        g = succ[vl]
+        cycle = _find_cycle(g)
+        res['vls'][str(vl)] = {'paths': paths[vl],
+                               'dependencies': sum(len(x) for x in g),
+                               'acyclic': cycle is None}
+        if cycle is None:
+            continue
+        res['acyclic'] = False
+        cycle = _shorten_cycle(g, cycle)
+        text = cname(cycle[0])
+        for i, c in enumerate(cycle):
+            d = cycle[(i + 1) % len(cycle)]
+            text += ' =%d->%d=> %s' % (why[(vl, c, d)] + (cname(d),))
+        rep.add('cdg', 'VL %d: channel dependency cycle of %d channels: %s'
+                % (vl, len(cycle), text))
+    return res
+
+
 def _find_cycle(succ):
     """One cycle of the directed graph succ (list of successor sets) as a
     list of vertices, or None. Iterative DFS, three colours."""
@@ -841,6 +959,26 @@ def _shorten_cycle(succ, cycle, tries=64):
     return best
 
 
+def read_files(opts):
+    """--topology and --fts: the cabling and tables from files, every
+    link taken as Active."""
+    fab = Fabric()
+    with open(opts.topology) as f:
+        parse_ibnetdiscover(f.read(), fab)
+    for end in fab.link:
+        fab.state[end] = ('Active', 'LinkUp')
+    # a cable declared down is one the tables were made without
+    for ref in opts.down:
+        desc, p = parse_portref(ref)
+        for n in fab.nodes.values():
+            if n.desc == desc and (n.guid, p) in fab.link:
+                fab.state[(n.guid, p)] = ('Down', 'Polling')
+                fab.state[fab.link[(n.guid, p)]] = ('Down', 'Polling')
+    with open(opts.fts) as f:
+        lfts = parse_dump_fts(f.read())
+    return fab, lfts, None
+
+
 def read_fabric(diags, opts):
     fab = Fabric()
     with tempfile.TemporaryDirectory(prefix='fabcheck.') as tmp:
@@ -854,7 +992,8 @@ def read_fabric(diags, opts):
             f.write(nd)
     # -a: also the entries dump_fts deems invalid (a port beyond the switch's
     # ports), which must be reported, not taken for unset.
-    lfts = parse_dump_fts(diags.run('dump_fts', '-a', '-n'))
+    fts = diags.run('dump_fts', '-a', '-n')
+    lfts = parse_dump_fts(fts)
     # infiniband-diags 44 dump_fts never reads the block that starts at
     # LinearFDBTop when the top is a multiple of 64: read it ourselves.
     for guid, t in lfts.items():
@@ -866,6 +1005,16 @@ def read_fabric(diags, opts):
                 t['lft'][top] = port
             else:
                 t['lft'].pop(top, None)
+    if opts.save_fts:
+        # the entries as parsed, the top block's own read included
+        with open(opts.save_fts, 'w') as f:
+            for guid, t in sorted(lfts.items()):
+                f.write('Unicast lids [0x0-0x%x] of switch %s guid 0x%016x (%s):\n'
+                        % (t['top'], 'DR path slid 0; dlid 0; %s' % t['path']
+                           if t['path'] else 'Lid 0', guid, fab.nodes[guid].desc
+                           if guid in fab.nodes else ''))
+                for lid, port in sorted(t['lft'].items()):
+                    f.write('0x%04x %03d\n' % (lid, port))
     sminfo = None
     if not opts.skip_master:
         try:
@@ -1113,14 +1262,38 @@ def main():
                     help='a cable cut since --save-routes (with --changed-since); repeatable')
     ap.add_argument('--preload', help='LD_PRELOAD of the diags on the simulator: the '
                     'umadfix device (default: $SIM_PRELOAD, else $UMADFIX)')
+    ap.add_argument('--path-sl', metavar='FILE',
+                    help='with --cdg: per-path SLs ("SLID DLID SL" lines); one channel '
+                         'dependency graph per VL, each must be acyclic')
+    ap.add_argument('--ca-paths', action='store_true',
+                    help='with --path-sl: only the paths between CA ports')
+    ap.add_argument('--sl2vl', default='0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15',
+                    help='SL-to-VL map for --path-sl, 16 VLs by SL (default: VL = SL)')
+    ap.add_argument('--topology', metavar='FILE',
+                    help='read the cabling from an ibnetdiscover output (with --fts: run '
+                         'no tool)')
+    ap.add_argument('--fts', metavar='FILE', help='read the tables from a dump_fts output')
+    ap.add_argument('--save-fts', metavar='FILE',
+                    help='keep the tables as read, in dump_fts form (for --fts)')
     ap.add_argument('--no-preload', action='store_true', help='real fabric: no LD_PRELOAD')
     ap.add_argument('--prefix', help='command prefix for every tool, e.g. "sudo"')
     ap.add_argument('--timeout', type=int, default=600, help='seconds per tool (default 600)')
     opts = ap.parse_args()
+    try:
+        opts.sl2vl = [int(x, 0) for x in opts.sl2vl.split(',')]
+    except ValueError:
+        ap.error('--sl2vl: a comma-separated list of VLs')
+    if bool(opts.topology) != bool(opts.fts):
+        ap.error('--topology and --fts go together')
 
     try:
-        diags = Diags(opts)
-        fab, lfts, sminfo = read_fabric(diags, opts)
+        if opts.topology:
+            opts.skip_master = True
+            diags = None
+            fab, lfts, sminfo = read_files(opts)
+        else:
+            diags = Diags(opts)
+            fab, lfts, sminfo = read_fabric(diags, opts)
     except ToolError as e:
         sys.stderr.write('fabcheck: %s\n' % e)
         return 2
@@ -1134,7 +1307,7 @@ def main():
         summary['changed'] = routes_changed(fab, lfts, opts, rep)
     summary['ok'] = rep.count() == 0
     summary['violations'] = rep.lines()
-    summary['tool_runs'] = diags.calls
+    summary['tool_runs'] = diags.calls if diags else 0
     if opts.json:
         print(json.dumps(summary, indent=1))
         return 0 if summary['ok'] else 1
@@ -1150,8 +1323,10 @@ def main():
               '' if not summary.get('updown_gaps') else
               ', %d up/down gaps accepted' % summary['updown_gaps'],
               '' if 'cdg' not in summary else
-              ', channel dependencies acyclic (%d channels, %d dependencies)' % (
-                  summary['cdg']['channels'], summary['cdg']['dependencies']),
+              ', channel dependencies acyclic (%d channels, %d dependencies%s)' % (
+                  summary['cdg']['channels'], summary['cdg']['dependencies'],
+                  '' if 'vls' not in summary['cdg'] else
+                  ' on %d VLs' % len(summary['cdg']['vls'])),
               '' if not opts.down else ', down: ' + ' '.join(opts.down)))
     if opts.changed_since:
         c = summary['changed']
@@ -1164,9 +1339,9 @@ def main():
                                              c['minimal_blocks'], c['excess'], c['kept']))
     if opts.loads:
         ld = summary['loads']
-        print('fabcheck: loads: max_link_load %d (%s) max_port_lids %d (%s) over %d CA pairs'
-              % (ld['max_link_load'], ld['max_link'], ld['max_port_lids'], ld['max_port'],
-                 ld['pairs']))
+        print('fabcheck: loads: max_link_load %d (%s) mean %.1f max_port_lids %d (%s) over '
+              '%d CA pairs' % (ld['max_link_load'], ld['max_link'], ld['mean_link_load'],
+                               ld['max_port_lids'], ld['max_port'], ld['pairs']))
     if opts.lmc_spread:
         ls = summary['lmc_spread']
         print('fabcheck: lmc-spread: spread_share %.1f %% (%d of %d CA ports) '

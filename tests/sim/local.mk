@@ -163,3 +163,5 @@ SIM_TESTS += tests/sim/mkey_recover.sh tests/sim/mkey_opensm.sh
 # LMC 1 and 2 against OpenSM; a port's LIDs through different uplinks
 # (fabcheck --lmc-spread) compared with OpenSM on the same fabric
 SIM_TESTS += tests/sim/lmc_lids.sh tests/sim/lmc_sa.sh tests/sim/lmc_routing.sh
+# issue 27 point 6: dfsssp through the daemon
+SIM_TESTS += tests/sim/routing_dfsssp.sh

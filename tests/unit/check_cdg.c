@@ -470,6 +470,244 @@ START_TEST(test_lmc_cycle)
 }
 END_TEST
 
+/* ---------------------------------------------------- per VL (issue 27) */
+
+/* The switch (table index) each LID hangs off, and the port there. */
+static void
+lid_switches(const struct fabric *f, const struct lft_set *s, uint32_t *sw_of,
+    uint8_t *port_of)
+{
+	for (uint32_t p = 0; p < f->nports; p++) {
+		uint16_t lid = f->ports[p].lid;
+
+		if (!fabric_port_is_endport(f, p) || lid == 0)
+			continue;
+		if (f->nodes[f->ports[p].node].type == NODE_SWITCH) {
+			sw_of[lid] = s->node_sw[f->ports[p].node];
+			port_of[lid] = 0;
+		} else {
+			sw_of[lid] = s->node_sw[fabric_peer_node(f, p)];
+			port_of[lid] = f->ports[f->ports[p].peer].num;
+		}
+	}
+}
+
+/* Tables from a next-hop rule (port of switch sw towards switch t), and
+ * layers from a layer rule; both rules get the switches' table indices,
+ * which testfab's builders make the node numbers. */
+typedef uint8_t (*hop_fn)(uint32_t sw, uint32_t t);
+typedef uint8_t (*layer_fn)(uint32_t sw, uint32_t t);
+
+static uint8_t *
+build(const struct fabric *f, struct lft_set *s, hop_fn hop, layer_fn lay)
+{
+	uint32_t *sw_of, lid, sw;
+	uint8_t *port_of, *layer;
+
+	ck_assert_int_eq(lft_set_init(s, f), 0);
+	sw_of = calloc((size_t)s->max_lid + 1, sizeof(*sw_of));
+	port_of = calloc((size_t)s->max_lid + 1, 1);
+	layer = calloc((size_t)s->nsw * (s->max_lid + 1u), 1);
+	ck_assert(sw_of && port_of && layer);
+	lid_switches(f, s, sw_of, port_of);
+	for (lid = 1; lid <= s->max_lid; lid++)
+		for (sw = 0; sw < s->nsw; sw++) {
+			lft_row(s, sw)[lid] = sw == sw_of[lid] ? port_of[lid] :
+			    hop(sw, sw_of[lid]);
+			layer[(size_t)sw * (s->max_lid + 1u) + lid] =
+			    lay(sw, sw_of[lid]);
+		}
+	free(sw_of);
+	free(port_of);
+	return layer;
+}
+
+/* cdg_acyclic_layers() agrees with testfab's slow checker; its answer. */
+static int
+agree_layers(const struct fabric *f, const struct lft_set *s,
+    const uint8_t *layer, unsigned n, const uint8_t *vl_of, unsigned *bad)
+{
+	uint64_t fast_edges = 12345, slow_edges = 0;
+	unsigned vl = 99;
+	int fast = cdg_acyclic_layers(f, s, layer, n, vl_of, &vl, &fast_edges);
+	int slow = testfab_layers_acyclic(f, s, layer, n, vl_of, &slow_edges);
+
+	ck_assert_int_eq(fast, slow);
+	ck_assert_uint_eq(fast_edges, slow_edges);
+	if (fast)
+		ck_assert_uint_eq(vl, 99);      /* untouched */
+	if (bad != NULL)
+		*bad = vl;
+	return fast;
+}
+
+/* A ring of RING switches, shortest ways, ties (half way round) clockwise
+ * (port 1); a route crossing the dateline, the cable between the last
+ * switch and the first, in either direction, is in layer 1. */
+#define RING 6
+static uint8_t
+ring_hop(uint32_t sw, uint32_t t)
+{
+	return (t + RING - sw) % RING <= RING / 2 ? 1 : 2;
+}
+
+static uint8_t
+ring_dateline(uint32_t sw, uint32_t t)
+{
+	unsigned cw = (t + RING - sw) % RING;
+
+	return cw <= RING / 2 ? sw + cw >= RING : sw < RING - cw;
+}
+
+static uint8_t
+layer_zero(uint32_t sw, uint32_t t)
+{
+	(void)sw;
+	(void)t;
+	return 0;
+}
+
+START_TEST(test_layers_ring)
+{
+	static const uint8_t both_vl0[2] = { 0, 0 }, both_vl1[2] = { 1, 1 },
+	    swapped[2] = { 1, 0 };
+	struct fabric f;
+	struct lft_set s;
+	uint8_t *layer;
+	unsigned bad;
+
+	fabric_init(&f);
+	testfab_ring(&f, RING, 1);
+	/* one layer: the shortest ways round a ring close a cycle */
+	layer = build(&f, &s, ring_hop, layer_zero);
+	ck_assert_int_eq(agree_layers(&f, &s, layer, 1, NULL, &bad), 0);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_int_eq(cdg_acyclic(&f, &s, NULL), 0);
+	free(layer);
+	lft_set_fini(&s);
+
+	/* the dateline's routes in layer 1: no cycle in either layer, though
+	 * the same tables on one VL have one */
+	layer = build(&f, &s, ring_hop, ring_dateline);
+	ck_assert_int_eq(agree_layers(&f, &s, layer, 2, NULL, NULL), 1);
+	ck_assert_int_eq(agree_layers(&f, &s, layer, 2, swapped, NULL), 1);
+	/* both layers on one VL: the cycle is back, in that VL */
+	ck_assert_int_eq(agree_layers(&f, &s, layer, 2, both_vl0, &bad), 0);
+	ck_assert_uint_eq(bad, 0);
+	ck_assert_int_eq(agree_layers(&f, &s, layer, 2, both_vl1, &bad), 0);
+	ck_assert_uint_eq(bad, 1);
+	/* a layer number the count leaves out travels on VL 0 */
+	ck_assert_int_eq(agree_layers(&f, &s, layer, 1, NULL, &bad), 0);
+	free(layer);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+END_TEST
+
+/* A 4 x 4 torus, dimension order: X first (port 1 +, 2 -), then Y (3 +,
+ * 4 -), ties (two hops) towards +. A dateline per dimension: the cable
+ * from coordinate 3 to 0. */
+#define TX 4
+static uint8_t
+dor_hop(uint32_t sw, uint32_t t)
+{
+	unsigned x = sw % TX, y = sw / TX, tx = t % TX, ty = t / TX;
+
+	if (x != tx)
+		return (tx + TX - x) % TX <= TX / 2 ? 1 : 2;
+	return (ty + TX - y) % TX <= TX / 2 ? 3 : 4;
+}
+
+static unsigned
+crosses(unsigned a, unsigned b)
+{
+	unsigned fwd = (b + TX - a) % TX;
+
+	if (fwd == 0)
+		return 0;
+	return fwd <= TX / 2 ? a + fwd >= TX : a < TX - fwd;
+}
+
+static uint8_t
+dor_two_datelines(uint32_t sw, uint32_t t)
+{
+	return (uint8_t)(crosses(sw % TX, t % TX) + 2 * crosses(sw / TX,
+	    t / TX));
+}
+
+static uint8_t
+dor_either_dateline(uint32_t sw, uint32_t t)
+{
+	return crosses(sw % TX, t % TX) || crosses(sw / TX, t / TX);
+}
+
+START_TEST(test_layers_torus)
+{
+	struct fabric f;
+	struct lft_set s;
+	uint8_t *layer;
+
+	fabric_init(&f);
+	testfab_torus(&f, TX, TX, 1, 1);
+	layer = build(&f, &s, dor_hop, layer_zero);
+	ck_assert_int_eq(agree_layers(&f, &s, layer, 1, NULL, NULL), 0);
+	free(layer);
+	lft_set_fini(&s);
+	/* a layer for each set of datelines crossed: four, all acyclic */
+	layer = build(&f, &s, dor_hop, dor_two_datelines);
+	ck_assert_int_eq(agree_layers(&f, &s, layer, 4, NULL, NULL), 1);
+	free(layer);
+	lft_set_fini(&s);
+	/* either dateline in one layer: a row's X ring closes in layer 1
+	 * (X routes over its dateline with Y-only crossers' X parts) */
+	layer = build(&f, &s, dor_hop, dor_either_dateline);
+	ck_assert_int_eq(agree_layers(&f, &s, layer, 2, NULL, NULL), 0);
+	free(layer);
+	lft_set_fini(&s);
+	fabric_fini(&f);
+}
+END_TEST
+
+/* Random layers over minhop's tables of random fabrics (trees among them,
+ * acyclic whatever the layers): cdg_acyclic_layers() agrees with the slow
+ * checker, and one layer agrees with cdg_acyclic(). */
+START_TEST(test_layers_scrambled)
+{
+	struct fabric f;
+	struct lft_set s;
+	uint64_t seed, x, e1, e2;
+	uint8_t *layer;
+	size_t n, i;
+	int cyclic = 0, acyclic = 0;
+
+	for (seed = 1; seed <= 10; seed++) {
+		fabric_init(&f);
+		testfab_random(&f, 12 + seed, 2, seed % 3 ? (unsigned)seed : 0,
+		    seed);
+		route_minhop(&f, &s);
+		n = (size_t)s.nsw * (s.max_lid + 1u);
+		layer = calloc(n, 1);
+		ck_assert_ptr_nonnull(layer);
+		ck_assert_int_eq(cdg_acyclic_layers(&f, &s, layer, 1, NULL, NULL,
+		    &e1), cdg_acyclic(&f, &s, &e2));
+		ck_assert_uint_eq(e1, e2);
+		for (x = seed * 7919, i = 0; i < n; i++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			layer[i] = (uint8_t)((x >> 33) % (1 + seed % 4));
+		}
+		if (agree_layers(&f, &s, layer, 1 + seed % 4, NULL, NULL))
+			acyclic++;
+		else
+			cyclic++;
+		free(layer);
+		lft_set_fini(&s);
+		fabric_fini(&f);
+	}
+	ck_assert_int_gt(cyclic, 0);
+	ck_assert_int_gt(acyclic, 0);
+}
+END_TEST
+
 static Suite *
 cdg_suite(void)
 {
@@ -486,6 +724,12 @@ cdg_suite(void)
 	tcase_add_test(tc, test_many_lids);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_lmc_cycle);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("layers");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_layers_ring);
+	tcase_add_test(tc, test_layers_torus);
+	tcase_add_test(tc, test_layers_scrambled);
 	suite_add_tcase(s, tc);
 	return s;
 }

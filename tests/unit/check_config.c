@@ -38,7 +38,7 @@ static int nvalid, ninvalid;
  * passes routing_engine_name(). */
 static const char *const *engines;
 static const char *const ibsmd_engines[] = { "ftree", "updn", "minhop",
-    NULL };
+    "dfsssp", NULL };
 
 static const char *
 engine_name(size_t i)
@@ -900,10 +900,10 @@ static const struct {
 	  "debug" },
 	{ "routing_engine", "",
 	  "command line: routing_engine: empty list (give at least one of "
-	  "ftree, updn, minhop)" },
+	  "ftree, updn, minhop, dfsssp)" },
 	{ "routing_engine", "minhop,dor",
 	  "command line: routing_engine: \"dor\" is not one of ftree, updn, "
-	  "minhop" },
+	  "minhop, dfsssp" },
 	{ "routing_engine", "minhop,minhop",
 	  "command line: routing_engine: minhop is listed twice" },
 	{ "port_guid", "12",

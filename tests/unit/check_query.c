@@ -454,6 +454,28 @@ START_TEST(test_link)
 }
 END_TEST
 
+/* VLCap and OperationalVLs (PortInfo bytes 37 and 43, high nibbles, as
+ * ibsim's switch ports hold them: VL0-7 capable, VL0 operational). */
+START_TEST(test_vls)
+{
+	struct fabric_port *p = with_info(PORT_ACTIVE, 0x02, 4, 0, 5, 4);
+
+	p->info[37] = 0x40;
+	p->info[43] = 0x10;
+	ck_assert_uint_eq(query_port_vl_cap(p), 4);
+	ck_assert_uint_eq(query_port_op_vls(p), 1);
+	ck_assert_uint_eq(query_vls(query_port_vl_cap(p)), 8);
+	ck_assert_uint_eq(query_vls(query_port_op_vls(p)), 1);
+	ck_assert_uint_eq(query_vls(2), 2);
+	ck_assert_uint_eq(query_vls(3), 4);
+	ck_assert_uint_eq(query_vls(5), 15);
+	ck_assert_uint_eq(query_vls(0), 0);
+	ck_assert_uint_eq(query_vls(6), 0);
+	p->info_valid = 0;
+	ck_assert_uint_eq(query_port_vl_cap(p), 0);
+}
+END_TEST
+
 START_TEST(test_state_names)
 {
 	ck_assert_str_eq(query_port_state_name(PORT_DOWN), "Down");
@@ -564,6 +586,7 @@ query_suite(void)
 	tcase_add_test(tc, test_walk_broken);
 	tcase_add_test(tc, test_walk_too_long);
 	tcase_add_test(tc, test_link);
+	tcase_add_test(tc, test_vls);
 	tcase_add_test(tc, test_state_names);
 	tcase_add_test(tc, test_resolve);
 	suite_add_tcase(s, tc);

@@ -16,6 +16,11 @@
  *                                 (engines joined by commas) and print
  *                                 one verdict line per run, exit 1 when
  *                                 a run has a credit loop or fails
+ *     lftdigest -v VLS -c CHAIN CASE...
+ *                                 the same through routing_run_layers()
+ *                                 with VLS data VLs: a VL-layered engine
+ *                                 (dfsssp) routes on up to VLS layers,
+ *                                 checked per VL; the line adds vls=N
  *
  * A case is an ibsim net file (a path ending in .net; relative paths are
  * taken under $TOP_SRCDIR when it is set) or a fabric built in memory by
@@ -59,6 +64,7 @@ static const char *const engine_names[] = { "minhop", "updn", "ftree" };
 #define NENGINES        (sizeof(engine_names) / sizeof(engine_names[0]))
 
 static const char *srcdir;
+static unsigned vls_opt;        /* -v: route through routing_run_layers */
 
 static void *
 must(void *p)
@@ -385,10 +391,11 @@ chain_case(const char *c, const char *chain_text)
 	struct fabric f, g;
 	struct routing_opts o;
 	struct route_report rep;
-	char names[256], *tok, *save = NULL;
+	struct route_layers lay;
+	char names[256], *tok, *save = NULL, vls[16];
 	unsigned links, cut;
 	size_t n = 0;
-	int bad = 0;
+	int bad = 0, rc;
 
 	snprintf(names, sizeof(names), "%s", chain_text);
 	for (tok = strtok_r(names, ",", &save); tok && n < 8;
@@ -413,15 +420,26 @@ chain_case(const char *c, const char *chain_text)
 			o.prev_fabric = r == 1 ? &f : &g;
 			o.prev = &tables[r - 1];
 		}
-		if (routing_run(chain, n, cur, &o, &tables[r], &rep, NULL) != 0) {
+		o.vls = (uint8_t)vls_opt;
+		if (vls_opt > 0) {
+			rc = routing_run_layers(chain, n, cur, &o, &tables[r],
+			    &lay, &rep, NULL);
+			route_layers_fini(&lay);
+		} else
+			rc = routing_run(chain, n, cur, &o, &tables[r], &rep,
+			    NULL);
+		if (rc != 0) {
 			memset(&tables[r], 0, sizeof(tables[r]));
 			printf("%s chain=%s %s no route\n", c, chain_text, tags[r]);
 			bad = 1;
 			continue;
 		}
-		printf("%s chain=%s %s engine=%s cdg=%d unreach=%" PRIu64 "\n",
+		vls[0] = '\0';
+		if (vls_opt > 0)
+			snprintf(vls, sizeof(vls), " vls=%u", rep.vls);
+		printf("%s chain=%s %s engine=%s cdg=%d unreach=%" PRIu64 "%s\n",
 		    c, chain_text, tags[r], rep.engine, rep.deadlock_free,
-		    rep.unreachable);
+		    rep.unreachable, vls);
 		if (rep.deadlock_free != 1)
 			bad = 1;
 	}
@@ -593,7 +611,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: lftdigest [-a] [-g GOLDEN]\n"
 	    "       lftdigest -p CASE...\n"
-	    "       lftdigest -c ENGINE[,ENGINE...] CASE...\n");
+	    "       lftdigest [-v VLS] -c ENGINE[,ENGINE...] CASE...\n");
 	exit(2);
 }
 
@@ -618,6 +636,10 @@ main(int argc, char **argv)
 			golden = argv[++i];
 		else if (strcmp(argv[i], "-c") == 0 && i + 1 < argc)
 			chain = argv[++i];
+		else if (strcmp(argv[i], "-v") == 0 && i + 1 < argc &&
+		    (vls_opt = (unsigned)atoi(argv[++i])) >= 1 &&
+		    vls_opt <= ROUTE_VLS_MAX)
+			;
 		else
 			usage();
 	}

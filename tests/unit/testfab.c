@@ -1,6 +1,7 @@
 #include "tests/unit/testfab.h"
 
 #include <stdio.h>
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,6 +123,72 @@ testfab_ring(struct fabric *f, unsigned n, unsigned hcas)
 		for (j = 0; j < hcas; j++) {
 			hca = testfab_ca(f, 1);
 			testfab_connect(f, i, (uint8_t)(j + 3), hca, 1);
+		}
+	testfab_lids(f);
+}
+
+void
+testfab_torus(struct fabric *f, unsigned x, unsigned y, unsigned z,
+    unsigned hcas)
+{
+	unsigned dim[3] = { x, y, z }, n = x * y * z, i, c[3], d, j;
+	uint32_t base = f->nnodes, nb, hca;
+
+	for (i = 0; i < n; i++)
+		testfab_switch(f, (uint8_t)(6 + hcas));
+	for (i = 0; i < n; i++) {
+		c[0] = i % x;
+		c[1] = i / x % y;
+		c[2] = i / (x * y);
+		for (d = 0; d < 3; d++) {
+			unsigned save = c[d];
+
+			if (dim[d] < 2 || (dim[d] == 2 && c[d] == 1))
+				continue;
+			c[d] = (c[d] + 1) % dim[d];
+			nb = c[0] + x * (c[1] + y * c[2]);
+			c[d] = save;
+			testfab_connect(f, base + i, (uint8_t)(2 * d + 1),
+			    base + nb, (uint8_t)(2 * d + 2));
+		}
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < hcas; j++) {
+			hca = testfab_ca(f, 1);
+			testfab_connect(f, base + i, (uint8_t)(j + 7), hca, 1);
+		}
+	testfab_lids(f);
+}
+
+void
+testfab_dragonfly(struct fabric *f, unsigned groups, unsigned a,
+    unsigned hcas)
+{
+	unsigned g, h, i, j, k, gl = (groups - 1 + a - 1) / a;
+	uint32_t base = f->nnodes, hca;
+
+	for (i = 0; i < groups * a; i++)
+		testfab_switch(f, (uint8_t)(a - 1 + gl + hcas));
+	for (g = 0; g < groups; g++)
+		for (i = 0; i < a; i++)
+			for (j = i + 1; j < a; j++)
+				testfab_connect(f, base + g * a + i,
+				    (uint8_t)(j), base + g * a + j,
+				    (uint8_t)(i + 1));
+	/* group g's k-th global cable: switch k % a, port a + k / a */
+	for (g = 0; g < groups; g++)
+		for (h = g + 1; h < groups; h++) {
+			k = h - 1;              /* g's cable towards h */
+			j = g;                  /* h's cable towards g */
+			testfab_connect(f, base + g * a + k % a,
+			    (uint8_t)(a + k / a), base + h * a + j % a,
+			    (uint8_t)(a + j / a));
+		}
+	for (i = 0; i < groups * a; i++)
+		for (j = 0; j < hcas; j++) {
+			hca = testfab_ca(f, 1);
+			testfab_connect(f, base + i, (uint8_t)(a + gl + j), hca,
+			    1);
 		}
 	testfab_lids(f);
 }
@@ -570,4 +637,99 @@ testfab_lmc_build(struct fabric *f, enum testfab_lmc_shape sh, uint8_t lmc)
 		testfab_ft2_doubled(f);
 	if (lmc > 0)
 		testfab_lids_lmc(f, lmc);
+}
+
+/* ------------------------------------------------ per-VL check, slowly */
+
+struct slowvl {
+	uint32_t nch;
+	uint8_t *dep;           /* [nch][nch] */
+	uint8_t *color;
+};
+
+static int
+slowvl_cycle(struct slowvl *g, uint32_t c)
+{
+	g->color[c] = 1;
+	for (uint32_t b = 0; b < g->nch; b++) {
+		if (!g->dep[(size_t)c * g->nch + b])
+			continue;
+		if (g->color[b] == 1)
+			return 1;
+		if (g->color[b] == 0 && slowvl_cycle(g, b))
+			return 1;
+	}
+	g->color[c] = 2;
+	return 0;
+}
+
+int
+testfab_layers_acyclic(const struct fabric *f, const struct lft_set *s,
+    const uint8_t *layer, unsigned nlayers, const uint8_t *vl_of,
+    uint64_t *edges)
+{
+	uint32_t *id = calloc((size_t)s->nsw * 256, sizeof(*id)), nch = 0;
+	uint32_t sw, cur, lid, prev, c, p, hops;
+	unsigned nvl = 1, v, l, port;
+	struct slowvl *g;
+	uint64_t total = 0;
+	int cyclic = 0;
+
+	assert(id != NULL);
+	for (size_t i = 0; i < (size_t)s->nsw * 256; i++)
+		id[i] = UINT32_MAX;
+	for (sw = 0; sw < s->nsw; sw++) {
+		const struct fabric_node *n = &f->nodes[s->sw_node[sw]];
+
+		for (port = 1; port <= n->nports && port < 255; port++) {
+			p = n->port0 + port;
+			if (f->ports[p].peer != FABRIC_NONE &&
+			    f->ports[p].state != PORT_DOWN &&
+			    f->ports[f->ports[p].peer].state != PORT_DOWN &&
+			    f->nodes[fabric_peer_node(f, p)].type == NODE_SWITCH)
+				id[sw * 256 + port] = nch++;
+		}
+	}
+	for (l = 0; l < nlayers; l++)
+		if ((vl_of ? vl_of[l] : l) + 1u > nvl)
+			nvl = (vl_of ? vl_of[l] : l) + 1u;
+	g = calloc(nvl, sizeof(*g));
+	assert(g != NULL);
+	for (v = 0; v < nvl; v++) {
+		g[v].nch = nch;
+		g[v].dep = calloc((size_t)nch * nch + 1, 1);
+		g[v].color = calloc(nch + 1, 1);
+		assert(g[v].dep != NULL && g[v].color != NULL);
+	}
+	for (lid = 1; lid <= s->max_lid; lid++)
+		for (sw = 0; sw < s->nsw; sw++) {
+			l = layer[(size_t)sw * (s->max_lid + 1u) + lid];
+			v = l < nlayers ? (vl_of ? vl_of[l] : l) : 0;
+			prev = UINT32_MAX;
+			for (cur = sw, hops = 0; hops <= s->nsw; hops++) {
+				port = lft_row(s, cur)[lid];
+				c = id[cur * 256 + port];
+				if (c == UINT32_MAX)
+					break;
+				if (prev != UINT32_MAX)
+					g[v].dep[(size_t)prev * nch + c] = 1;
+				prev = c;
+				p = f->nodes[s->sw_node[cur]].port0 + port;
+				cur = s->node_sw[fabric_peer_node(f, p)];
+			}
+		}
+	for (v = 0; v < nvl; v++) {
+		for (size_t i = 0; i < (size_t)nch * nch; i++)
+			total += g[v].dep[i];
+		for (c = 0; c < nch && !cyclic; c++)
+			if (g[v].color[c] == 0)
+				cyclic = slowvl_cycle(&g[v], c);
+		free(g[v].dep);
+		free(g[v].color);
+	}
+	free(g);
+	free(id);
+	if (edges != NULL)
+		*edges = total;
+	return !cyclic;
 }

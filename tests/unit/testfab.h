@@ -55,6 +55,22 @@ unsigned testfab_remove_links(struct fabric *f, double fraction,
  * port 2 of switch i + 1 (mod n); ports 3 .. hcas + 2 go to HCAs. */
 void testfab_ring(struct fabric *f, unsigned n, unsigned hcas);
 
+/* Torus of x * y * z switches (z 1: two dimensions), switch (i, j, k) is
+ * node i + x * (j + y * k). Dimension n (0, 1, 2) uses port 2n + 1 towards
+ * + (the next switch, wrapping round) and port 2n + 2 towards -; a
+ * dimension of size 2 has one cable, of size 1 none. Ports 7 .. hcas + 6
+ * go to HCAs. */
+void testfab_torus(struct fabric *f, unsigned x, unsigned y, unsigned z,
+    unsigned hcas);
+
+/* Dragonfly: groups of a switches (node g * a + i), every two switches of
+ * a group cabled together (ports 1 .. a - 1 to the others in switch
+ * order), one global cable between every two groups (group g's k-th, k =
+ * (h < g ? h : h - 1) towards group h, on switch k % a, port a + k / a),
+ * then hcas HCAs per switch on the ports after the global ones. */
+void testfab_dragonfly(struct fabric *f, unsigned groups, unsigned a,
+    unsigned hcas);
+
 /* Connected irregular graph of n switches (nodes 0 .. n-1) of
  * TESTFAB_RANDOM_PORTS ports: a random spanning tree, extra random links
  * (parallel links allowed), hcas HCAs per switch on its last ports. */
@@ -105,5 +121,15 @@ void testfab_check(const struct fabric *f, const struct lft_set *s,
 /* The same, for the destination LIDs with only[lid] != 0 (NULL: all). */
 void testfab_check_lids(const struct fabric *f, const struct lft_set *s,
     const uint8_t *only, struct testfab_stats *st);
+
+/* The per-VL deadlock check written the slow way, for routing/cdg.c's
+ * cdg_acyclic_layers() to be compared with: every route from every switch
+ * followed hop by hop, each (channel in, channel out) pair it takes set
+ * in a channel x channel matrix of its VL (vl_of[layer], NULL: the
+ * layer), then a depth-first search per VL. 1 when no VL has a cycle;
+ * *edges (if not NULL) gets the dependencies of all VLs. */
+int testfab_layers_acyclic(const struct fabric *f, const struct lft_set *s,
+    const uint8_t *layer, unsigned nlayers, const uint8_t *vl_of,
+    uint64_t *edges);
 
 #endif
