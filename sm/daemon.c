@@ -200,6 +200,8 @@ daemon_sa_view_update(struct daemon *d)
 	v.lft = sweep_lft(d->sweep);
 	v.pk = sweep_pkeys(d->sweep);
 	v.policy = d->policy;
+	v.qos = d->cfg.qos;
+	v.qos_policy = d->qos;
 	v.devtab = devread_tables(d->devread);
 	v.enforce_tables = d->cfg.partition_enforcement != CFG_ENFORCE_OFF;
 	v.subnet_prefix = d->cfg.subnet_prefix;
