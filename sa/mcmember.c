@@ -291,10 +291,10 @@ port_caps(const struct fabric_port *p, uint8_t *mtu, uint8_t *rate)
 	*rate = mcpolicy_port_rate(p);
 }
 
-/* The SL of a group of P_Key pkey that its creator did not choose
- * (sa/slsel.h): 0 with qos off; with qos on the QoS level of a request
- * giving that P_Key alone (rules naming port groups do not apply to a
- * group), else the partition's sl=. */
+/* The SL of a group partitions.conf creates (sa/slsel.h): 0 with qos
+ * off; with qos on the QoS level of a request giving that P_Key alone
+ * (rules naming port groups do not apply to a group), else the
+ * partition's sl=. */
 static uint8_t
 group_sl(const struct sa_view *v, uint16_t pkey)
 {
@@ -352,10 +352,9 @@ create(const struct sa_ctx *c, const struct sa_req *q, struct target *t,
 	p.rate = g.rate;
 	p.pkt_life = (q->comp_mask & MCM_BIT(MCM_C_LIFE)) ? r->life :
 	    c->o->subnet_timeout;
-	/* qos: an SL the creator gives is kept (IPoIB gives its broadcast
-	 * group's), as OpenSM; otherwise the policy's (sa/slsel.h) */
-	p.sl = c->v->qos && !(q->comp_mask & MCM_BIT(MCM_C_SL)) ?
-	    group_sl(c->v, r->pkey) : r->sl;
+	/* the creator's SL: a create must give one (as OpenSM), and IPoIB
+	 * gives its broadcast group's, which the policy chose (group_sl) */
+	p.sl = r->sl;
 	p.tclass = r->tclass;
 	p.hop_limit = (q->comp_mask & MCM_BIT(MCM_C_HOP)) ? r->hop_limit : 0;
 	p.scope = r->mgid[1] & 0x0f;
