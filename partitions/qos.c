@@ -938,6 +938,9 @@ close_block(struct parser *ps, struct tok t)
 		ERR(ps, t.s, "port-group (line %u) has no name", ps->blk_line);
 	if (ps->blk == B_LEVEL && p->levels[p->nlevels - 1].name == NULL)
 		ERR(ps, t.s, "qos-level (line %u) has no name", ps->blk_line);
+	/* OpenSM requires an SL in every level */
+	if (ps->blk == B_LEVEL && !(ps->seen & 4))
+		ERR(ps, t.s, "qos-level (line %u) has no sl", ps->blk_line);
 	if (ps->blk == B_RULE && p->rules[p->nrules - 1].level_name.name ==
 	    NULL)
 		ERR(ps, t.s, "qos-match-rule (line %u) has no qos-level-name",
@@ -1570,12 +1573,8 @@ qos_policy_format(const struct qos_policy *p, const struct qos_port *ports,
 				format_ulp(&b, &p->rules[i]);
 		pkey_buf_printf(&b, "end-qos-ulps\n");
 	}
-	if (p->def->set & QOS_LF_SL)
-		pkey_buf_printf(&b, "# default level: %s (SL %u)\n",
-		    p->def == &p->ulp_default ? "qos-ulps default" :
-		    p->def->name, p->def->sl);
-	else
-		pkey_buf_printf(&b, "# default level: %s (no SL: the "
-		    "partition's)\n", p->def->name);
+	pkey_buf_printf(&b, "# default level: %s (SL %u)\n",
+	    p->def == &p->ulp_default ? "qos-ulps default" : p->def->name,
+	    p->def->sl);
 	return b.s;
 }

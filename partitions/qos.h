@@ -9,17 +9,16 @@
  * per line, "keyword: value", '#' to the end of the line a comment;
  * numbers decimal or 0x hexadecimal; lists comma-separated, numeric
  * lists of "a" or "a-b" ranges. Names of levels and groups are
- * compared case aside, as OpenSM does.
+ * compared case aside and blanks aside, as OpenSM does.
  *
  * Fail-closed: every mistake is reported in one go as file:line:col in
  * the partitions' pkey_errors, and a text with any error yields no policy.
- * Beyond OpenSM, these are errors: a name defined twice, a keyword given
- * twice where it takes one value (sl, mtu-limit, ...), a level without
- * name, a rule without qos-level-name, an unknown partition name, a
- * value out of range (sl above 15, an MTU or rate code IBA does not
- * define). A pkey that no partition has is a warning (OpenSM logs it
- * too); an ipoib rule on a P_Key no partition has is an error, as
- * OpenSM's.
+ * As OpenSM, a level needs a name and an sl, a rule a qos-level-name,
+ * a keyword of one value (name, use, sl, mtu-limit, ...) comes once per
+ * block, an ipoib rule's P_Key must be a partition's, and a pkey no
+ * partition has is only a warning. Beyond OpenSM, these are errors too: a
+ * name defined twice, an unknown partition name, a value out of range
+ * (an MTU or rate code IBA does not define, a packet-life above 63).
  *
  * Resolution (qos_policy_match()), as OpenSM's
  * osm_qos_policy_get_qos_level_by_pr/_by_mpr: the qos-match-rules in file

@@ -839,12 +839,9 @@ START_TEST(qos_policy_sl)
 	    "    rate-limit: 3\n    packet-life: 10\n  end-qos-level\n"
 	    "  qos-level\n    name: deflt-key\n    sl: 2\n    pkey: 0x7fff\n"
 	    "  end-qos-level\n"
-	    "  qos-level\n    name: nosl\n  end-qos-level\n"
 	    "end-qos-levels\n"
 	    "qos-match-rules\n"
 	    "  qos-match-rule\n    qos-class: 3\n    qos-level-name: deflt-key\n"
-	    "  end-qos-match-rule\n"
-	    "  qos-match-rule\n    qos-class: 4\n    qos-level-name: nosl\n"
 	    "  end-qos-match-rule\n"
 	    "  qos-match-rule\n    destination: c\n    qos-level-name: stor\n"
 	    "  end-qos-match-rule\n"
@@ -897,11 +894,6 @@ START_TEST(qos_policy_sl)
 	ck_assert_uint_eq(r.pkey, 0xFFFF);
 	ck_assert_uint_eq(qos_ask(A, Cc, w, PR_CM_QOS_CLASS | PR_CM_PKEY, &r),
 	    0);         /* 0x8010 is not the level's */
-	/* a level without SL: the partition's */
-	w.qos_class = 4;
-	ck_assert_uint_eq(qos_ask(A, Cc, w, PR_CM_QOS_CLASS | PR_CM_PKEY, &r),
-	    1);
-	ck_assert_uint_eq(r.sl, 3);
 
 	/* qos off: as before, whatever the policy says */
 	V.qos = false;
