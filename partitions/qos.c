@@ -1356,6 +1356,31 @@ qos_policy_groups(const struct qos_policy *p)
 	return n;
 }
 
+static const struct group *
+named_group(const struct qos_policy *p, size_t i)
+{
+	for (size_t k = 0; k < p->ngroups; k++)
+		if (p->groups[k].name != NULL && i-- == 0)
+			return &p->groups[k];
+	return NULL;
+}
+
+const char *
+qos_group_name(const struct qos_policy *p, size_t i)
+{
+	const struct group *g = named_group(p, i);
+
+	return g != NULL ? g->name : NULL;
+}
+
+bool
+qos_group_has(const struct qos_policy *p, size_t i, const struct qos_port *pt)
+{
+	const struct group *g = named_group(p, i);
+
+	return g != NULL && in_group(g, pt);
+}
+
 size_t
 qos_policy_levels(const struct qos_policy *p)
 {

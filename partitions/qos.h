@@ -119,6 +119,12 @@ bool qos_level_has_pkey(const struct qos_level *l, uint16_t pkey);
  * last (a level without pkey has none). */
 bool qos_level_pkey_at(const struct qos_level *l, size_t i, uint16_t *pkey);
 
+/* Port group i (0 .. qos_policy_groups() - 1, the named ones in file
+ * order): its name, and whether port pt is in it. */
+const char *qos_group_name(const struct qos_policy *p, size_t i);
+bool qos_group_has(const struct qos_policy *p, size_t i,
+    const struct qos_port *pt);
+
 /* Counts for -nv and logs. */
 size_t qos_policy_groups(const struct qos_policy *p);
 size_t qos_policy_levels(const struct qos_policy *p);

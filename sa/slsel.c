@@ -91,3 +91,18 @@ sa_sl_select(const struct sa_view *v, const struct qos_level *lvl,
 		return pt->flags.sl;
 	return 0;
 }
+
+size_t
+sa_sl_group_ports(const struct sa_view *v, size_t g)
+{
+	struct end x;
+	size_t n = 0;
+
+	if (v->qos_policy == NULL || v->f == NULL)
+		return 0;
+	for (uint32_t p = 0; p < v->f->nports; p++)
+		if (fabric_port_is_endport(v->f, p) && v->f->ports[p].lid != 0 &&
+		    qos_group_has(v->qos_policy, g, describe(v, p, &x)))
+			n++;
+	return n;
+}

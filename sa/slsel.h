@@ -57,4 +57,9 @@ const struct qos_level *sa_sl_level(const struct sa_view *v, uint32_t s,
 int sa_sl_select(const struct sa_view *v, const struct qos_level *lvl,
     bool sl_given, uint8_t sl, uint16_t pkey);
 
+/* The end ports of v's fabric (CA and router ports, switch port 0) in
+ * port group g of v's QoS policy (partitions/qos.h qos_group_name()); 0
+ * without a policy. For the log: what the groups resolve to. */
+size_t sa_sl_group_ports(const struct sa_view *v, size_t g);
+
 #endif

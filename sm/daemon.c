@@ -25,8 +25,10 @@
 #include "core/vattr.h"
 #include "core/vport.h"
 #include "partitions/partitions.h"
+#include "partitions/qos.h"
 #include "sa/inform.h"
 #include "sa/sa.h"
+#include "sa/slsel.h"
 #include "sm/ctl.h"
 #include "sm/daemon.h"
 #include "sm/devread.h"
@@ -232,6 +234,14 @@ daemon_sa_view_update(struct daemon *d)
 	}
 	sa_set_view(d->sa, &v);
 	free(old_pk);
+	/* what the QoS port groups hold, once per policy (ibsmd -nv cannot
+	 * know without a fabric) */
+	if (d->qos != NULL && !d->qos_counted) {
+		for (size_t g = 0; g < qos_policy_groups(d->qos); g++)
+			log_info("qos: port-group %s: %zu end ports",
+			    qos_group_name(d->qos, g), sa_sl_group_ports(&v, g));
+		d->qos_counted = true;
+	}
 }
 
 /* The stats file: the status document (ibsmctl status), flat; and

@@ -89,6 +89,7 @@ struct daemon {
 	struct pkey_policy *policy;
 	struct qos_policy *qos;         /* qos_policy_file (issue 27); NULL:
 					 * qos off or no file */
+	bool qos_counted;               /* its port groups' sizes logged */
 	char state_dir[4096], runtime_dir[4096];
 	bool ready_sent;
 	int exit_code;

@@ -463,8 +463,9 @@ print_qos(const struct daemon *d, const struct qos_policy *qos, bool missing)
 		    "partitions' sl= only" : "");
 		return;
 	}
-	printf("\n# qos: on; qos_policy_file %s: %zu port groups, %zu "
-	    "levels, %zu rules\n",
+	printf("\n# qos: on; qos_policy_file %s: %zu port groups (their "
+	    "ports: logged once the fabric is known), %zu levels, %zu "
+	    "rules\n",
 	    d->cfg.qos_policy_file, qos_policy_groups(qos),
 	    qos_policy_levels(qos), qos_policy_rules(qos));
 	t = qos_policy_format(qos, NULL, 0);

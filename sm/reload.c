@@ -510,6 +510,7 @@ apply_qos(struct daemon *d, struct qos_policy *qos)
 	struct qos_policy *old = d->qos;
 
 	d->qos = qos;
+	d->qos_counted = false;
 	if (qos != NULL)
 		log_info("reload: qos: %s: %zu port groups, %zu levels, %zu "
 		    "rules", d->cfg.qos_policy_file, qos_policy_groups(qos),

@@ -23,6 +23,7 @@
 #include "sa/attr.h"
 #include "sa/path.h"
 #include "sa/pathrec.h"
+#include "sa/slsel.h"
 #include "tests/unit/testfab.h"
 
 #define PREFIX 0xFE80000000000000ULL
@@ -863,6 +864,8 @@ START_TEST(qos_policy_sl)
 	ck_assert_uint_eq(r.sl, 0);     /* Default: no sl= */
 
 	V.qos_policy = qos;
+	/* group c holds one end port (what the daemon logs) */
+	ck_assert_uint_eq(sa_sl_group_ports(&V, 0), 1);
 	/* no rule: DEFAULT, whose SL wins over the partition's */
 	ck_assert_uint_eq(qos_ask(A, A, w, PR_CM_PKEY, &r), 1);
 	ck_assert_uint_eq(r.sl, 1);
