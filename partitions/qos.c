@@ -1,11 +1,12 @@
 /*
- * qos-policy.conf: scanner, grammar, checks, resolution and the -nv
- * printer. See partitions/qos.h. Facts about the format and the matching
+ * qos-policy.conf: scanner, grammar and checks, text in, policy out (its
+ * representation: partitions/qos_int.h; resolution and -nv:
+ * qos_match.c). See partitions/qos.h. Facts about the format and the matching
  * are those of OpenSM 3.3.23 (osm_qos_parser_l.l, osm_qos_parser_y.y,
  * osm_qos_policy.c, doc/QoS_management_in_OpenSM.txt); where ibsmd is
  * stricter, qos.h says so.
  */
-#include "partitions/qos.h"
+#include "partitions/qos_int.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -18,74 +19,6 @@
 #include "core/fabric.h"
 #include "partitions/policy.h"
 
-#define QOS_MAX_RANGE_WALK      0x8000  /* P_Key ranges are walked */
-#define NT_SELF                 (1u << 6)
-#define NT_ALL                  (1u << 7)
-
-struct rlist {
-	struct qos_range *v;
-	size_t n, cap;
-};
-
-struct pname {
-	char *desc;
-	uint8_t num;
-};
-
-struct group {
-	char *name;             /* NULL: made for a qos-ulps rule */
-	char *use;
-	struct rlist guids;
-	struct pname *pnames;
-	size_t npnames, pnames_cap;
-	char **parts;           /* partition names as written */
-	size_t nparts, parts_cap;
-	struct rlist pkeys;     /* pkey: lines, as written */
-	struct rlist ppkeys;    /* the P_Keys of parts */
-	unsigned types;         /* 1 << NODE_*, NT_SELF, NT_ALL */
-	unsigned line, col;
-};
-
-/* Where a name is referred to, for the checks after the parse. */
-struct ref {
-	char *name;
-	unsigned line, col;
-};
-
-enum ulp {
-	ULP_NONE, ULP_ANY_SID, ULP_ANY_PKEY, ULP_ANY_TARGET, ULP_ANY_SOURCE,
-	ULP_ANY_SOURCE_TARGET, ULP_SDP, ULP_SDP_PORT, ULP_RDS, ULP_RDS_PORT,
-	ULP_ISER, ULP_ISER_PORT, ULP_SRP, ULP_IPOIB, ULP_IPOIB_PKEY,
-};
-
-struct rule {
-	char *use;
-	struct rlist classes, sids, pkeys;
-	struct ref *src, *dst;          /* group names */
-	size_t nsrc, ndst, src_cap, dst_cap;
-	size_t *srcg, *dstg;            /* resolved group indices */
-	struct ref level_name;          /* name NULL: none given */
-	size_t level;                   /* index; ULP rules: into simple[] */
-	enum ulp ulp;
-	struct rlist ulp_vals;          /* a ULP rule's list as written */
-	size_t ulp_group;               /* its generated group, or SIZE_MAX */
-	unsigned line;
-};
-
-struct qos_policy {
-	struct group *groups;
-	size_t ngroups, groups_cap;
-	struct qos_level *levels;
-	size_t nlevels, levels_cap;
-	struct rule *rules;             /* match rules, then qos-ulps rules */
-	size_t nrules, rules_cap, nmatch;
-	struct qos_level simple[16];    /* the levels of qos-ulps rules */
-	struct qos_level ulp_default;
-	bool has_ulp_default;
-	const struct qos_level *def;
-	bool setup;                     /* had a qos-setup section */
-};
-
 /* ---- small helpers ---------------------------------------------------- */
 
 static void
@@ -97,14 +30,6 @@ rl_add(struct rlist *l, uint64_t lo, uint64_t hi)
 	l->n++;
 }
 
-static bool
-rl_has(const struct rlist *l, uint64_t x)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (x >= l->v[i].lo && x <= l->v[i].hi)
-			return true;
-	return false;
-}
 
 /* Names compare case aside and without blanks (OpenSM's scanner drops
  * blanks inside names). */
@@ -629,44 +554,7 @@ new_group(struct qos_policy *p, unsigned line, unsigned col)
 	return p->ngroups++;
 }
 
-static const struct {
-	const char *ulp, *param;        /* param NULL: none */
-	enum ulp kind;
-} ulps[] = {
-	{ "any", "service-id", ULP_ANY_SID },
-	{ "any", "pkey", ULP_ANY_PKEY },
-	{ "any", "target-port-guid", ULP_ANY_TARGET },
-	{ "any", "source-port-guid", ULP_ANY_SOURCE },
-	{ "any", "source-target-port-guid", ULP_ANY_SOURCE_TARGET },
-	{ "sdp", NULL, ULP_SDP },
-	{ "sdp", "port-num", ULP_SDP_PORT },
-	{ "rds", NULL, ULP_RDS },
-	{ "rds", "port-num", ULP_RDS_PORT },
-	{ "iser", NULL, ULP_ISER },
-	{ "iser", "port-num", ULP_ISER_PORT },
-	{ "srp", "target-port-guid", ULP_SRP },
-	{ "ipoib", NULL, ULP_IPOIB },
-	{ "ipoib", "pkey", ULP_IPOIB_PKEY },
-};
 
-static const char *
-ulp_max_what(enum ulp k, uint64_t *max)
-{
-	switch (k) {
-	case ULP_ANY_SID:
-		*max = UINT64_MAX;
-		return "service-id";
-	case ULP_ANY_PKEY: case ULP_IPOIB_PKEY:
-		*max = 0xffff;
-		return "pkey";
-	case ULP_SDP_PORT: case ULP_RDS_PORT: case ULP_ISER_PORT:
-		*max = 0xffff;
-		return "port-num";
-	default:
-		*max = UINT64_MAX;
-		return "port GUID";
-	}
-}
 
 /* An ipoib rule's P_Key must be a partition's (OpenSM is strict there). */
 static void
@@ -788,17 +676,17 @@ ulp_line(struct parser *ps, struct tok t)
 		}
 		return;
 	}
-	for (i = 0; i < sizeof(ulps) / sizeof(ulps[0]); i++)
-		if (tok_ieq(name, ulps[i].ulp) && (ulps[i].param == NULL ?
+	for (i = 0; i < qos_nulps; i++)
+		if (tok_ieq(name, qos_ulps[i].ulp) && (qos_ulps[i].param == NULL ?
 		    comma == NULL : param.n > 0 && tok_is(param,
-		    ulps[i].param)))
+		    qos_ulps[i].param)))
 			break;
-	if (i == sizeof(ulps) / sizeof(ulps[0])) {
-		for (i = 0; i < sizeof(ulps) / sizeof(ulps[0]); i++)
-			if (tok_ieq(name, ulps[i].ulp) && ulps[i].param != NULL &&
+	if (i == qos_nulps) {
+		for (i = 0; i < qos_nulps; i++)
+			if (tok_ieq(name, qos_ulps[i].ulp) && qos_ulps[i].param != NULL &&
 			    comma == NULL) {
 				ERR(ps, name.s, "qos-ulps: '%s' needs ', %s "
-				    "VALUES'", ulps[i].ulp, ulps[i].param);
+				    "VALUES'", qos_ulps[i].ulp, qos_ulps[i].param);
 				return;
 			}
 		if (comma != NULL && param.n > 0)
@@ -812,10 +700,10 @@ ulp_line(struct parser *ps, struct tok t)
 		return;
 	}
 	r = new_rule(p, ps->line);
-	r->ulp = ulps[i].kind;
-	if (ulps[i].param != NULL) {
+	r->ulp = qos_ulps[i].kind;
+	if (qos_ulps[i].param != NULL) {
 		uint64_t max;
-		const char *what = ulp_max_what(r->ulp, &max);
+		const char *what = qos_ulp_what(r->ulp, &max);
 
 		if (vals.n == 0) {
 			ERR(ps, param.s, "qos-ulps: %.*s needs values",
@@ -1232,374 +1120,48 @@ qos_policy_free(struct qos_policy *p)
 	free(p);
 }
 
-/* ---- resolution ------------------------------------------------------------- */
-
-static bool
-has_any_pkey(const struct qos_port *pt, const struct rlist *l)
-{
-	if (pt->has_pkey == NULL)
-		return false;
-	for (size_t i = 0; i < l->n; i++)
-		for (uint64_t k = l->v[i].lo; k <= l->v[i].hi &&
-		    k - l->v[i].lo < QOS_MAX_RANGE_WALK; k++)
-			if (pt->has_pkey(pt, (uint16_t)(k & 0x7fff)))
-				return true;
-	return false;
-}
-
-static bool
-in_group(const struct group *g, const struct qos_port *pt)
-{
-	if ((g->types & NT_ALL) || (g->types & (1u << pt->node_type)) ||
-	    ((g->types & NT_SELF) && pt->self))
-		return true;
-	if (rl_has(&g->guids, pt->guid))
-		return true;
-	for (size_t i = 0; i < g->npnames; i++)
-		if (pt->desc != NULL && pt->num == g->pnames[i].num &&
-		    strcmp(pt->desc, g->pnames[i].desc) == 0)
-			return true;
-	return has_any_pkey(pt, &g->pkeys) || has_any_pkey(pt, &g->ppkeys);
-}
-
-static bool
-in_groups(const struct qos_policy *p, const size_t *gs, size_t n,
-    size_t extra, const struct qos_port *pt)
-{
-	if (pt == NULL)
-		return false;
-	if (extra != SIZE_MAX && in_group(&p->groups[extra], pt))
-		return true;
-	for (size_t i = 0; i < n; i++)
-		if (in_group(&p->groups[gs[i]], pt))
-			return true;
-	return false;
-}
-
-static bool
-rule_matches(const struct qos_policy *p, const struct rule *r,
-    const struct qos_query *q)
-{
-	size_t sx = SIZE_MAX, dx = SIZE_MAX;
-	bool hs, hd;
-
-	if (r->ulp == ULP_ANY_SOURCE || r->ulp == ULP_ANY_SOURCE_TARGET)
-		sx = r->ulp_group;
-	if (r->ulp == ULP_ANY_TARGET || r->ulp == ULP_SRP ||
-	    r->ulp == ULP_ANY_SOURCE_TARGET)
-		dx = r->ulp_group;
-	hs = r->nsrc > 0 || sx != SIZE_MAX;
-	hd = r->ndst > 0 || dx != SIZE_MAX;
-	if (hs && !in_groups(p, r->srcg, r->nsrc, sx, q->src))
-		return false;
-	if (hd && !in_groups(p, r->dstg, r->ndst, dx, q->dst))
-		return false;
-	if (r->classes.n > 0 && (!(q->given & QOS_Q_QOS_CLASS) ||
-	    !rl_has(&r->classes, q->qos_class)))
-		return false;
-	if (r->sids.n > 0 && (!(q->given & QOS_Q_SERVICE_ID) ||
-	    !rl_has(&r->sids, q->service_id)))
-		return false;
-	if (r->pkeys.n > 0 && (!(q->given & QOS_Q_PKEY) ||
-	    !rl_has(&r->pkeys, q->pkey & 0x7fff)))
-		return false;
-	return true;
-}
-
-const struct qos_level *
-qos_policy_match(const struct qos_policy *p, const struct qos_query *q)
-{
-	for (size_t i = 0; i < p->nrules; i++) {
-		const struct rule *r = &p->rules[i];
-
-		if (rule_matches(p, r, q))
-			return r->ulp == ULP_NONE ? &p->levels[r->level] :
-			    &p->simple[r->level];
-	}
-	return p->def;
-}
-
-bool
-qos_level_has_pkey(const struct qos_level *l, uint16_t pkey)
-{
-	if (l->npkeys == 0)
-		return true;
-	for (size_t i = 0; i < l->npkeys; i++)
-		if ((pkey & 0x7fff) >= l->pkeys[i].lo &&
-		    (pkey & 0x7fff) <= l->pkeys[i].hi)
-			return true;
-	return false;
-}
-
-bool
-qos_level_pkey_at(const struct qos_level *l, size_t i, uint16_t *pkey)
-{
-	for (size_t r = 0; r < l->npkeys; r++) {
-		uint64_t n = l->pkeys[r].hi - l->pkeys[r].lo + 1;
-
-		if (i < n) {
-			*pkey = (uint16_t)(l->pkeys[r].lo + i);
-			return true;
-		}
-		i -= n;
-	}
-	return false;
-}
-
-size_t
-qos_policy_groups(const struct qos_policy *p)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < p->ngroups; i++)
-		n += p->groups[i].name != NULL;
-	return n;
-}
-
-static const struct group *
-named_group(const struct qos_policy *p, size_t i)
-{
-	for (size_t k = 0; k < p->ngroups; k++)
-		if (p->groups[k].name != NULL && i-- == 0)
-			return &p->groups[k];
-	return NULL;
-}
+const struct qos_ulp_name qos_ulps[] = {
+	{ "any", "service-id", ULP_ANY_SID },
+	{ "any", "pkey", ULP_ANY_PKEY },
+	{ "any", "target-port-guid", ULP_ANY_TARGET },
+	{ "any", "source-port-guid", ULP_ANY_SOURCE },
+	{ "any", "source-target-port-guid", ULP_ANY_SOURCE_TARGET },
+	{ "sdp", NULL, ULP_SDP },
+	{ "sdp", "port-num", ULP_SDP_PORT },
+	{ "rds", NULL, ULP_RDS },
+	{ "rds", "port-num", ULP_RDS_PORT },
+	{ "iser", NULL, ULP_ISER },
+	{ "iser", "port-num", ULP_ISER_PORT },
+	{ "srp", "target-port-guid", ULP_SRP },
+	{ "ipoib", NULL, ULP_IPOIB },
+	{ "ipoib", "pkey", ULP_IPOIB_PKEY },
+};
+const size_t qos_nulps = sizeof(qos_ulps) / sizeof(qos_ulps[0]);
 
 const char *
-qos_group_name(const struct qos_policy *p, size_t i)
+qos_ulp_what(enum ulp k, uint64_t *max)
 {
-	const struct group *g = named_group(p, i);
-
-	return g != NULL ? g->name : NULL;
+	switch (k) {
+	case ULP_ANY_SID:
+		*max = UINT64_MAX;
+		return "service-id";
+	case ULP_ANY_PKEY: case ULP_IPOIB_PKEY:
+		*max = 0xffff;
+		return "pkey";
+	case ULP_SDP_PORT: case ULP_RDS_PORT: case ULP_ISER_PORT:
+		*max = 0xffff;
+		return "port-num";
+	default:
+		*max = UINT64_MAX;
+		return "port GUID";
+	}
 }
 
 bool
-qos_group_has(const struct qos_policy *p, size_t i, const struct qos_port *pt)
+qos_rl_has(const struct rlist *l, uint64_t x)
 {
-	const struct group *g = named_group(p, i);
-
-	return g != NULL && in_group(g, pt);
-}
-
-size_t
-qos_policy_levels(const struct qos_policy *p)
-{
-	return p->nlevels;
-}
-
-size_t
-qos_policy_rules(const struct qos_policy *p)
-{
-	return p->nrules + p->has_ulp_default;
-}
-
-/* ---- -nv ----------------------------------------------------------------- */
-
-static void
-put_ranges(struct pkey_buf *b, const struct rlist *l, bool hex, int width)
-{
-	for (size_t i = 0; i < l->n; i++) {
-		const char *sep = i ? ", " : "";
-
-		if (!hex && l->v[i].lo == l->v[i].hi)
-			pkey_buf_printf(b, "%s%" PRIu64, sep, l->v[i].lo);
-		else if (!hex)
-			pkey_buf_printf(b, "%s%" PRIu64 "-%" PRIu64, sep,
-			    l->v[i].lo, l->v[i].hi);
-		else if (l->v[i].lo == l->v[i].hi)
-			pkey_buf_printf(b, "%s0x%0*" PRIx64, sep, width,
-			    l->v[i].lo);
-		else
-			pkey_buf_printf(b, "%s0x%0*" PRIx64 "-0x%0*" PRIx64, sep,
-			    width, l->v[i].lo, width, l->v[i].hi);
-	}
-}
-
-static void
-put_text(struct pkey_buf *b, const char *key, const char *s)
-{
-	if (s != NULL && (strpbrk(s, "#,") != NULL))
-		pkey_buf_printf(b, "        %s: \"%s\"\n", key, s);
-	else if (s != NULL)
-		pkey_buf_printf(b, "        %s: %s\n", key, s);
-}
-
-static void
-format_group(struct pkey_buf *b, const struct group *g,
-    const struct qos_port *ports, size_t nports)
-{
-	static const char *const tn[] = { [NODE_CA] = "CA",
-	    [NODE_SWITCH] = "SWITCH", [NODE_ROUTER] = "ROUTER" };
-	size_t i, n = 0;
-	const char *sep = "";
-
-	pkey_buf_printf(b, "    port-group\n");
-	put_text(b, "name", g->name);
-	put_text(b, "use", g->use);
-	if (g->guids.n) {
-		pkey_buf_printf(b, "        port-guid: ");
-		put_ranges(b, &g->guids, true, 16);
-		pkey_buf_printf(b, "\n");
-	}
-	for (i = 0; i < g->npnames; i++)
-		pkey_buf_printf(b, "        port-name: \"%s/P%u\"\n",
-		    g->pnames[i].desc, g->pnames[i].num);
-	for (i = 0; i < g->nparts; i++)
-		pkey_buf_printf(b, "        partition: %s\n", g->parts[i]);
-	if (g->pkeys.n) {
-		pkey_buf_printf(b, "        pkey: ");
-		put_ranges(b, &g->pkeys, true, 4);
-		pkey_buf_printf(b, "\n");
-	}
-	if (g->types) {
-		pkey_buf_printf(b, "        node-type: ");
-		for (i = NODE_CA; i <= NODE_ROUTER; i++)
-			if (g->types & (1u << i)) {
-				pkey_buf_printf(b, "%s%s", sep, tn[i]);
-				sep = ", ";
-			}
-		if (g->types & NT_SELF) {
-			pkey_buf_printf(b, "%sSELF", sep);
-			sep = ", ";
-		}
-		if (g->types & NT_ALL)
-			pkey_buf_printf(b, "%sALL", sep);
-		pkey_buf_printf(b, "\n");
-	}
-	pkey_buf_printf(b, "    end-port-group\n");
-	if (ports != NULL) {
-		for (i = 0; i < nports; i++)
-			n += in_group(g, &ports[i]);
-		pkey_buf_printf(b, "    # %s: %zu of %zu end ports\n", g->name,
-		    n, nports);
-	}
-}
-
-static void
-format_level(struct pkey_buf *b, const struct qos_level *l)
-{
-	pkey_buf_printf(b, "    qos-level\n");
-	put_text(b, "name", l->name);
-	put_text(b, "use", l->use);
-	if (l->set & QOS_LF_SL)
-		pkey_buf_printf(b, "        sl: %u\n", l->sl);
-	if (l->set & QOS_LF_MTU)
-		pkey_buf_printf(b, "        mtu-limit: %u\n", l->mtu);
-	if (l->set & QOS_LF_RATE)
-		pkey_buf_printf(b, "        rate-limit: %u\n", l->rate);
-	if (l->set & QOS_LF_LIFE)
-		pkey_buf_printf(b, "        packet-life: %u\n", l->life);
-	if (l->npkeys) {
-		struct rlist pk = { l->pkeys, l->npkeys, l->npkeys };
-
-		pkey_buf_printf(b, "        pkey: ");
-		put_ranges(b, &pk, true, 4);
-		pkey_buf_printf(b, "\n");
-	}
-	pkey_buf_printf(b, "    end-qos-level\n");
-}
-
-static void
-format_refs(struct pkey_buf *b, const char *key, const struct ref *r,
-    size_t n)
-{
-	if (n == 0)
-		return;
-	pkey_buf_printf(b, "        %s: ", key);
-	for (size_t i = 0; i < n; i++)
-		pkey_buf_printf(b, "%s%s", i ? ", " : "", r[i].name);
-	pkey_buf_printf(b, "\n");
-}
-
-static void
-format_rule(struct pkey_buf *b, const struct qos_policy *p,
-    const struct rule *r)
-{
-	pkey_buf_printf(b, "    qos-match-rule\n");
-	put_text(b, "use", r->use);
-	if (r->classes.n) {
-		pkey_buf_printf(b, "        qos-class: ");
-		put_ranges(b, &r->classes, false, 0);
-		pkey_buf_printf(b, "\n");
-	}
-	format_refs(b, "source", r->src, r->nsrc);
-	format_refs(b, "destination", r->dst, r->ndst);
-	if (r->sids.n) {
-		pkey_buf_printf(b, "        service-id: ");
-		put_ranges(b, &r->sids, true, 16);
-		pkey_buf_printf(b, "\n");
-	}
-	if (r->pkeys.n) {
-		pkey_buf_printf(b, "        pkey: ");
-		put_ranges(b, &r->pkeys, true, 4);
-		pkey_buf_printf(b, "\n");
-	}
-	pkey_buf_printf(b, "        qos-level-name: %s\n",
-	    p->levels[r->level].name);
-	pkey_buf_printf(b, "    end-qos-match-rule\n");
-}
-
-static void
-format_ulp(struct pkey_buf *b, const struct rule *r)
-{
-	size_t i;
-	uint64_t max;
-	bool hex;
-
-	for (i = 0; i < sizeof(ulps) / sizeof(ulps[0]); i++)
-		if (ulps[i].kind == r->ulp)
-			break;
-	pkey_buf_printf(b, "    %s", ulps[i].ulp);
-	if (ulps[i].param != NULL) {
-		(void)ulp_max_what(r->ulp, &max);
-		hex = r->ulp != ULP_SDP_PORT && r->ulp != ULP_RDS_PORT &&
-		    r->ulp != ULP_ISER_PORT;
-		pkey_buf_printf(b, ", %s ", ulps[i].param);
-		put_ranges(b, &r->ulp_vals, hex, max == 0xffff ? 4 : 1);
-	}
-	pkey_buf_printf(b, " : %zu\n", r->level);
-}
-
-char *
-qos_policy_format(const struct qos_policy *p, const struct qos_port *ports,
-    size_t nports)
-{
-	struct pkey_buf b = { 0 };
-	size_t i;
-
-	pkey_buf_printf(&b, "%s", "");
-	if (qos_policy_groups(p) > 0) {
-		pkey_buf_printf(&b, "port-groups\n");
-		for (i = 0; i < p->ngroups; i++)
-			if (p->groups[i].name != NULL)
-				format_group(&b, &p->groups[i], ports, nports);
-		pkey_buf_printf(&b, "end-port-groups\n");
-	}
-	if (p->nlevels > 0) {
-		pkey_buf_printf(&b, "qos-levels\n");
-		for (i = 0; i < p->nlevels; i++)
-			format_level(&b, &p->levels[i]);
-		pkey_buf_printf(&b, "end-qos-levels\n");
-	}
-	if (p->nmatch > 0) {
-		pkey_buf_printf(&b, "qos-match-rules\n");
-		for (i = 0; i < p->nrules; i++)
-			if (p->rules[i].ulp == ULP_NONE)
-				format_rule(&b, p, &p->rules[i]);
-		pkey_buf_printf(&b, "end-qos-match-rules\n");
-	}
-	if (p->nrules > p->nmatch || p->has_ulp_default) {
-		pkey_buf_printf(&b, "qos-ulps\n");
-		if (p->has_ulp_default)
-			pkey_buf_printf(&b, "    default : %u\n",
-			    p->ulp_default.sl);
-		for (i = 0; i < p->nrules; i++)
-			if (p->rules[i].ulp != ULP_NONE)
-				format_ulp(&b, &p->rules[i]);
-		pkey_buf_printf(&b, "end-qos-ulps\n");
-	}
-	pkey_buf_printf(&b, "# default level: %s (SL %u)\n",
-	    p->def == &p->ulp_default ? "qos-ulps default" : p->def->name,
-	    p->def->sl);
-	return b.s;
+	for (size_t i = 0; i < l->n; i++)
+		if (x >= l->v[i].lo && x <= l->v[i].hi)
+			return true;
+	return false;
 }
