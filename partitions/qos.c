@@ -139,8 +139,17 @@ each_item(struct parser *ps, struct tok t, const char *what,
 		return false;
 	}
 	for (;;) {
-		const char *c = memchr(t.s, ',', t.n);
-		size_t k = c ? (size_t)(c - t.s) : t.n;
+		const char *c = NULL;
+		bool q = false;
+		size_t k;
+
+		/* a comma between double quotes is text */
+		for (size_t i = 0; i < t.n && c == NULL; i++)
+			if (t.s[i] == '"')
+				q = !q;
+			else if (t.s[i] == ',' && !q)
+				c = t.s + i;
+		k = c ? (size_t)(c - t.s) : t.n;
 		struct tok it = trim(t.s, k);
 
 		if (it.n == 0) {
@@ -208,13 +217,35 @@ ranges(struct parser *ps, struct tok v, const char *what, uint64_t max,
 	return each_item(ps, v, what, range_item, &ra);
 }
 
-/* A name as written, quotes removed. */
+/* A text value as written, without the double quotes that may enclose
+ * the whole of it; a quote anywhere else is an error (the text is still
+ * returned: the parse fails anyway). */
 static char *
-text_of(struct tok t)
+text_of(struct parser *ps, struct tok t)
 {
-	if (t.n >= 2 && t.s[0] == '"' && t.s[t.n - 1] == '"')
+	const char *q = memchr(t.s, '"', t.n);
+
+	if (q == NULL)
+		return pkey_xstrndup(t.s, t.n);
+	if (q == t.s && t.n >= 2 && t.s[t.n - 1] == '"' &&
+	    memchr(t.s + 1, '"', t.n - 2) == NULL)
 		return pkey_xstrndup(t.s + 1, t.n - 2);
+	ERR(ps, q, "stray '\"': double quotes enclose a whole value");
 	return pkey_xstrndup(t.s, t.n);
+}
+
+/* A name: not empty, quotes or not. */
+static char *
+name_of(struct parser *ps, struct tok key, struct tok v)
+{
+	char *s = text_of(ps, v);
+
+	if (*s == '\0') {
+		ERR(ps, v.n ? v.s : key.s, "%.*s: no value", (int)key.n, key.s);
+		free(s);
+		return NULL;
+	}
+	return s;
 }
 
 static bool
@@ -266,7 +297,7 @@ static bool
 pname_item(struct parser *ps, struct tok it, void *arg)
 {
 	struct group *g = arg;
-	char *s = text_of(it), *slash = strrchr(s, '/'), *end;
+	char *s = text_of(ps, it), *slash = strrchr(s, '/'), *end;
 	unsigned long num;
 
 	if (slash == NULL || (slash[1] != 'P' && slash[1] != 'p') ||
@@ -296,7 +327,7 @@ static bool
 part_item(struct parser *ps, struct tok it, void *arg)
 {
 	struct group *g = arg;
-	char *s = text_of(it);
+	char *s = text_of(ps, it);
 	size_t i;
 
 	for (i = 0; ps->parts != NULL && i < pkey_policy_count(ps->parts);
@@ -367,15 +398,12 @@ group_line(struct parser *ps, struct tok key, struct tok v)
 
 	if (tok_is(key, "name")) {
 		if (once(ps, 1, key)) {
-			if (v.n == 0)
-				ERR(ps, v.s, "name: no value");
-			else
-				g->name = text_of(v);
+			g->name = name_of(ps, key, v);
 		}
 	} else if (tok_is(key, "use")) {
 		if (once(ps, 2, key)) {
 			free(g->use);
-			g->use = text_of(v);
+			g->use = text_of(ps, v);
 		}
 	} else if (tok_is(key, "port-guid"))
 		(void)ranges(ps, v, "port-guid", UINT64_MAX, &g->guids);
@@ -406,14 +434,11 @@ level_line(struct parser *ps, struct tok key, struct tok v)
 
 	if (tok_is(key, "name")) {
 		if (once(ps, 1, key)) {
-			if (v.n == 0)
-				ERR(ps, v.s, "name: no value");
-			else
-				l->name = text_of(v);
+			l->name = name_of(ps, key, v);
 		}
 	} else if (tok_is(key, "use")) {
 		if (once(ps, 2, key))
-			l->use = text_of(v);
+			l->use = text_of(ps, v);
 	} else if (tok_is(key, "sl")) {
 		if (once(ps, 4, key) && one_number(ps, v, "sl", 0, 15, &l->sl))
 			l->set |= QOS_LF_SL;
@@ -473,7 +498,7 @@ ref_item(struct parser *ps, struct tok it, void *arg)
 	struct ref_arg *ra = arg;
 
 	GROW(*ra->v, *ra->n, *ra->cap);
-	(*ra->v)[*ra->n].name = text_of(it);
+	(*ra->v)[*ra->n].name = text_of(ps, it);
 	(*ra->v)[*ra->n].line = ps->line;
 	(*ra->v)[*ra->n].col = col_of(ps, it.s);
 	(*ra->n)++;
@@ -488,7 +513,7 @@ rule_line(struct parser *ps, struct tok key, struct tok v)
 
 	if (tok_is(key, "use")) {
 		if (once(ps, 1, key))
-			r->use = text_of(v);
+			r->use = text_of(ps, v);
 	} else if (tok_is(key, "qos-class"))
 		(void)ranges(ps, v, "qos-class", 0xfff, &r->classes);
 	else if (tok_is(key, "source")) {
@@ -512,13 +537,9 @@ rule_line(struct parser *ps, struct tok key, struct tok v)
 		}
 	} else if (tok_is(key, "qos-level-name")) {
 		if (once(ps, 2, key)) {
-			if (v.n == 0)
-				ERR(ps, v.s, "qos-level-name: no value");
-			else {
-				r->level_name.name = text_of(v);
-				r->level_name.line = ps->line;
-				r->level_name.col = col_of(ps, v.s);
-			}
+			r->level_name.name = name_of(ps, key, v);
+			r->level_name.line = ps->line;
+			r->level_name.col = col_of(ps, v.s);
 		}
 	} else
 		ERR(ps, key.s, "'%.*s' is not a qos-match-rule keyword (use, "

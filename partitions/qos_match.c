@@ -197,13 +197,29 @@ put_ranges(struct pkey_buf *b, const struct rlist *l, bool hex, int width)
 	}
 }
 
+/* A text as it reads back: in double quotes when it holds what the
+ * scanner would take for a comment or a list, or blanks at an end. */
+static void
+put_name(struct pkey_buf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || strpbrk(s, "#,") != NULL || s[0] == ' ' ||
+	    s[0] == '\t' || s[n - 1] == ' ' || s[n - 1] == '\t')
+		pkey_buf_printf(b, "\"%s\"", s);
+	else
+		pkey_buf_printf(b, "%s", s);
+}
+
 static void
 put_text(struct pkey_buf *b, const char *key, const char *s)
 {
-	if (s != NULL && (strpbrk(s, "#,") != NULL))
-		pkey_buf_printf(b, "        %s: \"%s\"\n", key, s);
-	else if (s != NULL)
-		pkey_buf_printf(b, "        %s: %s\n", key, s);
+	if (s != NULL)
+		pkey_buf_printf(b, "        %s: ", key);
+	if (s != NULL)
+		put_name(b, s);
+	if (s != NULL)
+		pkey_buf_printf(b, "\n");
 }
 
 static void
@@ -226,8 +242,11 @@ format_group(struct pkey_buf *b, const struct group *g,
 	for (i = 0; i < g->npnames; i++)
 		pkey_buf_printf(b, "        port-name: \"%s/P%u\"\n",
 		    g->pnames[i].desc, g->pnames[i].num);
-	for (i = 0; i < g->nparts; i++)
-		pkey_buf_printf(b, "        partition: %s\n", g->parts[i]);
+	for (i = 0; i < g->nparts; i++) {
+		pkey_buf_printf(b, "        partition: ");
+		put_name(b, g->parts[i]);
+		pkey_buf_printf(b, "\n");
+	}
 	if (g->pkeys.n) {
 		pkey_buf_printf(b, "        pkey: ");
 		put_ranges(b, &g->pkeys, true, 4);
@@ -288,8 +307,10 @@ format_refs(struct pkey_buf *b, const char *key, const struct ref *r,
 	if (n == 0)
 		return;
 	pkey_buf_printf(b, "        %s: ", key);
-	for (size_t i = 0; i < n; i++)
-		pkey_buf_printf(b, "%s%s", i ? ", " : "", r[i].name);
+	for (size_t i = 0; i < n; i++) {
+		pkey_buf_printf(b, "%s", i ? ", " : "");
+		put_name(b, r[i].name);
+	}
 	pkey_buf_printf(b, "\n");
 }
 
@@ -316,8 +337,9 @@ format_rule(struct pkey_buf *b, const struct qos_policy *p,
 		put_ranges(b, &r->pkeys, true, 4);
 		pkey_buf_printf(b, "\n");
 	}
-	pkey_buf_printf(b, "        qos-level-name: %s\n",
-	    p->levels[r->level].name);
+	pkey_buf_printf(b, "        qos-level-name: ");
+	put_name(b, p->levels[r->level].name);
+	pkey_buf_printf(b, "\n");
 	pkey_buf_printf(b, "    end-qos-match-rule\n");
 }
 
