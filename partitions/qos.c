@@ -843,9 +843,10 @@ close_block(struct parser *ps, struct tok t)
 {
 	struct qos_policy *p = ps->p;
 
-	if (ps->blk == B_GROUP && cur_group(ps)->name == NULL)
+	/* a name given but refused has its error already */
+	if (ps->blk == B_GROUP && !(ps->seen & 1))
 		ERR(ps, t.s, "port-group (line %u) has no name", ps->blk_line);
-	if (ps->blk == B_LEVEL && p->levels[p->nlevels - 1].name == NULL)
+	if (ps->blk == B_LEVEL && !(ps->seen & 1))
 		ERR(ps, t.s, "qos-level (line %u) has no name", ps->blk_line);
 	/* OpenSM requires an SL in every level */
 	if (ps->blk == B_LEVEL && !(ps->seen & 4))
