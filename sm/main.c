@@ -445,7 +445,6 @@ convert_opensm(const char *path)
 	return r < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
-/* -n: configuration and partitions checked; -nv: printed back. */
 /* -nv: the QoS policy, normalized (qos-policy.conf(5)). */
 static void
 print_qos(const struct daemon *d, const struct qos_policy *qos, bool missing)
@@ -473,6 +472,8 @@ print_qos(const struct daemon *d, const struct qos_policy *qos, bool missing)
 	free(t);
 }
 
+/* -n: configuration, partitions and QoS policy checked; -nv: printed
+ * back. */
 static int
 check_mode(struct daemon *d)
 {

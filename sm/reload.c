@@ -502,8 +502,8 @@ reload_qos_checked(const struct ibsmd_config *cfg,
 	return rc;
 }
 
-/* The new QoS policy from now on (NULL: none); the SA's view is moved to
- * it by apply_policy(), which follows. */
+/* The new QoS policy from now on (NULL: none), in the SA's view before
+ * the old one is freed. */
 static void
 apply_qos(struct daemon *d, struct qos_policy *qos)
 {
@@ -550,6 +550,8 @@ reload_run(void *arg, char **errors)
 			pol = NULL;
 			node_names_free(names);
 			names = NULL;
+			qos_policy_free(qos);
+			qos = NULL;
 		}
 	}
 	if (rc < 0) {
