@@ -1310,6 +1310,52 @@ mpr_lmc1(void)
 	use_multipath();
 }
 
+/* MultiPathRecord: the same QoS level and SL as a PathRecord (a
+ * MultiPathRecord mask's ServiceID, P_Key and QoSClass bits count). */
+START_TEST(qos_multipath)
+{
+	char qtext[1024];
+	struct pkey_errors errs;
+	struct qos_policy *qos;
+	struct sa_out o;
+	struct sa_path r;
+	uint32_t src[1] = { A }, dst[2] = { Cc, B };
+
+	snprintf(qtext, sizeof(qtext),
+	    "port-groups\n  port-group\n    name: c\n"
+	    "    port-guid: 0x%016" PRIx64 "\n  end-port-group\nend-port-groups\n"
+	    "qos-levels\n"
+	    "  qos-level\n    name: DEFAULT\n    sl: 1\n  end-qos-level\n"
+	    "  qos-level\n    name: stor\n    sl: 6\n    mtu-limit: 3\n"
+	    "  end-qos-level\n"
+	    "end-qos-levels\n"
+	    "qos-match-rules\n  qos-match-rule\n    destination: c\n"
+	    "    qos-level-name: stor\n  end-qos-match-rule\n"
+	    "end-qos-match-rules\n", F.ports[Cc].guid);
+	pkey_errors_init(&errs);
+	qos = qos_policy_parse("q.conf", qtext, strlen(qtext), NULL, &errs);
+	ck_assert_msg(qos != NULL, "%s", pkey_errors_text(&errs, false));
+	pkey_errors_fini(&errs);
+	V.qos = true;
+	V.qos_policy = qos;
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, MPR_CM_SGID_COUNT |
+	    MPR_CM_DGID_COUNT, src, 1, dst, 2, 0, 0, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 2);
+	rec_at(&o, 0, &r);              /* A -> C: stor */
+	ck_assert_uint_eq(r.dlid, F.ports[Cc].lid);
+	ck_assert_uint_eq(r.sl, 6);
+	ck_assert_uint_eq(r.mtu, 3);
+	rec_at(&o, 1, &r);              /* A -> B: DEFAULT */
+	ck_assert_uint_eq(r.dlid, F.ports[B].lid);
+	ck_assert_uint_eq(r.sl, 1);
+	ck_assert_uint_eq(r.mtu, 3);    /* the route's 1024 */
+	sa_out_fini(&o);
+	V.qos = false;
+	V.qos_policy = NULL;
+	qos_policy_free(qos);
+}
+END_TEST
+
 START_TEST(multipath_lmc)
 {
 	const uint64_t M = MPR_CM_SGID_COUNT | MPR_CM_DGID_COUNT;
@@ -1572,6 +1618,7 @@ main(void)
 	tcase_add_test(tf, lmc_own_path);
 	tcase_add_test(tf, multipath);
 	tcase_add_test(tf, multipath_lmc);
+	tcase_add_test(tf, qos_multipath);
 	tcase_add_test(tf, multipath_apm);
 	tcase_add_test(tf, multipath_apm_lmc2);
 	suite_add_tcase(s, tf);
