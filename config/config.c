@@ -421,6 +421,21 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.flags = CFG_F_EMPTY_OFF | CFG_F_HOSTPORT,
 		.doc = "HOST:PORT serving Prometheus' GET /metrics; \"\": none.",
 	},
+	/* issue 27 point 2: the QoS policy file. qos is the minimal switch
+	 * the policy needs (the QoS options' block has its own). */
+	[CFG_OPT_QOS] = {
+		.name = "qos", .type = CFG_BOOL, .offset = OFF(qos),
+		.def = "false", .reloadable = true,
+		.doc = "QoS: path and group SLs from qos_policy_file and "
+		    "partitions' sl=.",
+	},
+	[CFG_OPT_QOS_POLICY_FILE] = {
+		.name = "qos_policy_file", .type = CFG_PATH,
+		.offset = OFF(qos_policy_file),
+		.def = IBSMD_SYSCONFDIR "/qos-policy.conf", .reloadable = true,
+		.doc = "QoS policy (OpenSM's format), read when qos is on; see "
+		    "qos-policy.conf(5).",
+	},
 };
 
 static const char *const source_names[CFG_NSOURCES] = {

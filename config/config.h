@@ -131,6 +131,10 @@ enum cfg_opt_id {
 	CFG_OPT_PERFMGR_THR_EXCESSIVE_BUFFER_OVERRUN_ERRORS,
 	CFG_OPT_PERFMGR_THR_VL15_DROPPED,
 	CFG_OPT_METRICS_LISTEN,
+	/* issue 27 point 2: QoS policy file (qos: minimal here, see the
+	 * QoS options' block) */
+	CFG_OPT_QOS,
+	CFG_OPT_QOS_POLICY_FILE,
 	CFG_NOPTIONS
 };
 
@@ -249,6 +253,9 @@ struct ibsmd_config {
 	 * PC_NERRORS) */
 	unsigned perfmgr_threshold[CFG_PERFMGR_NTHRESHOLDS];
 	char *metrics_listen;		/* HOST:PORT of /metrics; "": none */
+	/* issue 27 point 2 */
+	bool qos;			/* QoS: SLs from the policy, partitions */
+	char *qos_policy_file;		/* read when qos is on */
 
 	/* Where each value came from, and its line in that file (0: none). */
 	enum cfg_source source[CFG_NOPTIONS];

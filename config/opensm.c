@@ -217,8 +217,8 @@ static const struct osm_option table[] = {
 	N("console_port", "10000", "ibsmctl talks to ibsmd over a local "
 	    "socket"),
 	/* QoS */
-	N("qos", "FALSE", NO_QOS),
-	N("qos_policy_file", "/etc/opensm/qos-policy.conf", NO_QOS),
+	A("qos", "qos", "FALSE"),
+	A("qos_policy_file", "qos_policy_file", "/etc/opensm/qos-policy.conf"),
 	N("suppress_sl2vl_mad_status_errors", "FALSE", NO_QOS),
 	N("qos_max_vls", "0", NO_QOS),
 	N("qos_high_limit", "-1", NO_QOS),

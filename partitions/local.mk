@@ -10,3 +10,12 @@ check_PROGRAMS += tests/unit/check_partitions
 tests_unit_check_partitions_SOURCES = tests/unit/check_partitions.c
 tests_unit_check_partitions_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_partitions_LDADD = libpartitions.a libcore.a $(CHECK_LIBS)
+
+# issue 27 point 2: the QoS policy file (qos-policy.conf), its grammar and
+# resolution; golden corpus tests/qos
+libpartitions_a_SOURCES += partitions/qos.h partitions/qos_int.h \
+	partitions/qos.c partitions/qos_match.c
+check_PROGRAMS += tests/unit/check_qos
+tests_unit_check_qos_SOURCES = tests/unit/check_qos.c
+tests_unit_check_qos_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_qos_LDADD = libpartitions.a libcore.a $(CHECK_LIBS)

@@ -66,3 +66,7 @@ tests_unit_check_guidinfo_SOURCES = tests/unit/check_guidinfo.c $(TESTFAB) \
 	$(FAKE_TRANSPORT) mad/mad.h mad/mad.c mad/smp.h mad/smp.c
 tests_unit_check_guidinfo_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_guidinfo_LDADD = libsa.a libmcast.a libpartitions.a librouting.a libcore.a $(CHECK_LIBS)
+
+# issue 27 points 2 and 3 (SA side): the SL of paths and groups from the
+# QoS policy (partitions/qos.h), in one function the SA calls
+libsa_a_SOURCES += sa/slsel.h sa/slsel.c

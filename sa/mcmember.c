@@ -27,6 +27,7 @@
 #include "sa/mcpolicy.h"
 #include "sa/mcrules.h"
 #include "sa/scope.h"
+#include "sa/slsel.h"
 
 #define SCOPE_LINK_LOCAL        2
 /* A creator port whose MTU or rate is not known (a switch's port 0):
@@ -39,6 +40,8 @@ struct mcm {
 	struct sa_opts o;               /* unit tests: their opts */
 	struct mcast_store *own;        /* when the opts name none */
 	const struct pkey_policy *policy;       /* last synced */
+	const struct qos_policy *qos_policy;    /* last synced, and qos */
+	bool qos;
 	bool synced;
 	char *unjoinable;               /* last report, to log changes only */
 	struct sa_mcmember_stats st;
@@ -288,6 +291,20 @@ port_caps(const struct fabric_port *p, uint8_t *mtu, uint8_t *rate)
 	*rate = mcpolicy_port_rate(p);
 }
 
+/* The SL of a group partitions.conf creates (sa/slsel.h): 0 with qos
+ * off; with qos on the QoS level of a request giving that P_Key alone
+ * (rules naming port groups do not apply to a group), else the
+ * partition's sl=. */
+static uint8_t
+group_sl(const struct sa_view *v, uint16_t pkey)
+{
+	struct sa_sl_req r = { .has_pkey = true, .pkey = pkey };
+	int sl = sa_sl_select(v, sa_sl_level(v, FABRIC_NONE, FABRIC_NONE, &r),
+	    false, 0, pkey);
+
+	return sl < 0 ? SA_SL_NO_QOS : (uint8_t)sl;
+}
+
 /* A Set naming an unknown MGID: check and create. */
 static unsigned
 create(const struct sa_ctx *c, const struct sa_req *q, struct target *t,
@@ -335,6 +352,8 @@ create(const struct sa_ctx *c, const struct sa_req *q, struct target *t,
 	p.rate = g.rate;
 	p.pkt_life = (q->comp_mask & MCM_BIT(MCM_C_LIFE)) ? r->life :
 	    c->o->subnet_timeout;
+	/* the creator's SL: a create must give one (as OpenSM), and IPoIB
+	 * gives its broadcast group's, which the policy chose (group_sl) */
 	p.sl = r->sl;
 	p.tclass = r->tclass;
 	p.hop_limit = (q->comp_mask & MCM_BIT(MCM_C_HOP)) ? r->hop_limit : 0;
@@ -511,8 +530,9 @@ params_of(const struct mcpolicy_group *pg, uint8_t life,
 /* Groups the policy names are created or updated and well-known; the
  * pre-created groups it no longer names are not. */
 static void
-sync_policy(struct mcm *m, const struct pkey_policy *pol)
+sync_policy(struct mcm *m, const struct sa_view *v)
 {
+	const struct pkey_policy *pol = v->policy;
 	struct mcast_store *s = store(m);
 	struct mcpolicy_group *pg;
 	struct mcast_group *g, *next;
@@ -527,6 +547,7 @@ sync_policy(struct mcm *m, const struct pkey_policy *pol)
 	for (i = 0; i < n; i++) {
 		memcpy(keep[i], pg[i].mgid, 16);
 		params_of(&pg[i], opts(m)->subnet_timeout, &p);
+		p.sl = group_sl(v, p.pkey);
 		g = mcast_find(s, pg[i].mgid);
 		if (g == NULL) {
 			g = mcast_create(s, pg[i].mgid, 0, &p, true, &err);
@@ -726,9 +747,12 @@ sa_mcmember_state_view(void *state, const struct sa_view *old,
 	if (v == NULL || v->f == NULL)
 		return;
 	set_mlid_limit(m, v->f);
-	if (!m->synced || v->policy != m->policy) {
-		sync_policy(m, v->policy);
+	if (!m->synced || v->policy != m->policy || v->qos != m->qos ||
+	    v->qos_policy != m->qos_policy) {
+		sync_policy(m, v);
 		m->policy = v->policy;
+		m->qos = v->qos;
+		m->qos_policy = v->qos_policy;
 		m->synced = true;
 	}
 	prune(m, v);

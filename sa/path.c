@@ -36,9 +36,11 @@
 #include "core/vport.h"
 #include "mad/mad.h"
 #include "partitions/partitions.h"
+#include "partitions/qos.h"
 #include "sa/path.h"
 #include "sa/pathrec.h"
 #include "sa/scope.h"
+#include "sa/slsel.h"
 
 #define PATH_MAX_HOPS   64              /* as OpenSM's MAX_HOPS */
 #define MPR_MAX_PATHS   127             /* NumbPath not given */
@@ -302,6 +304,42 @@ share_key(const struct sa_view *v, uint32_t a, uint32_t b, uint16_t pkey)
 	    sa_scope_has(v, b, pkey, &fb) && (fa || fb);
 }
 
+/* The P_Key of a path whose QoS level names P_Keys and whose request
+ * names none: the first of the level's that both ends share, with the
+ * membership bit as s holds it (OpenSM: osm_qos_level_get_shared_pkey). */
+static bool
+level_pkey(const struct sa_view *v, const struct qos_level *lvl, uint32_t s,
+    uint32_t d, uint16_t *pkey)
+{
+	uint16_t k;
+	bool full;
+
+	for (size_t i = 0; qos_level_pkey_at(lvl, i, &k); i++)
+		if (share_key(v, s, d, k)) {
+			(void)sa_scope_has(v, s, k, &full);
+			*pkey = (uint16_t)(k | (full ? PKEY_FULL : 0));
+			return true;
+		}
+	return false;
+}
+
+/* The QoS level of the request for the path from s to d (sa/slsel.h). */
+static const struct qos_level *
+path_level(const struct query *qy, uint32_t s, uint32_t d)
+{
+	const struct sa_path *w = qy->want;
+	uint64_t m = qy->mask;
+	struct sa_sl_req r = {
+		.has_sid = (m & PR_CM_SERVICE_ID) == PR_CM_SERVICE_ID,
+		.has_pkey = (m & PR_CM_PKEY) != 0,
+		.has_class = (m & PR_CM_QOS_CLASS) != 0,
+		.service_id = w->service_id, .pkey = w->pkey,
+		.qos_class = w->qos_class,
+	};
+
+	return sa_sl_level(qy->c->v, s, d, &r);
+}
+
 /* The parameters of the path from s to d (dlid one of d's LIDs), or
  * false when there is none that satisfies the request. */
 static bool
@@ -313,6 +351,8 @@ path_params(struct query *qy, uint32_t s, uint32_t d, uint16_t dlid,
 	uint64_t m = qy->mask;
 	unsigned mtu, mbps;
 	uint32_t ps = sa_end_phys(v, s), pd = sa_end_phys(v, d);
+	const struct qos_level *lvl;
+	int sl;
 
 	/* a vport's route is its physical port's: walk to that LID (the
 	 * vport LID's entries are copies of it) */
@@ -322,6 +362,15 @@ path_params(struct query *qy, uint32_t s, uint32_t d, uint16_t dlid,
 	pp->mtu = (uint8_t)mtu;
 	pp->rate = (uint8_t)sa_rate_code(mbps);
 	pp->life = s == d ? 0 : qy->c->o->subnet_timeout;
+	/* QoS: the level's limits come before the request's selectors */
+	lvl = path_level(qy, s, d);
+	if (lvl != NULL && (lvl->set & QOS_LF_MTU) && pp->mtu > lvl->mtu)
+		pp->mtu = lvl->mtu;
+	if (lvl != NULL && (lvl->set & QOS_LF_RATE) &&
+	    sa_rate_mbps(pp->rate) > sa_rate_mbps(lvl->rate))
+		pp->rate = lvl->rate;
+	if (lvl != NULL && (lvl->set & QOS_LF_LIFE) && s != d)
+		pp->life = lvl->life;
 	if ((m & PR_CM_MTU_SEL) && (m & PR_CM_MTU) &&
 	    !select_code(w->mtu_sel, w->mtu, &pp->mtu))
 		return false;
@@ -335,16 +384,22 @@ path_params(struct query *qy, uint32_t s, uint32_t d, uint16_t dlid,
 	if ((m & PR_CM_PKEY) && !((m & PR_CM_RAW) && w->raw)) {
 		if (!share_key(v, s, d, w->pkey))
 			return false;
+		if (lvl != NULL && !qos_level_has_pkey(lvl, w->pkey))
+			return false;
 		pp->pkey = w->pkey;
+	} else if (lvl != NULL && lvl->npkeys > 0) {
+		if (!level_pkey(v, lvl, s, d, &pp->pkey))
+			return false;
 	} else if (!sa_scope_common_pkey(v, s, d, &pp->pkey))
 		return false;
 
-	/* SL: ibsmd has no QoS policy and programs no SL-to-VL tables, so a
-	 * partition's sl= would move traffic onto whatever VL the firmware's
-	 * default maps it to: SL 0, as OpenSM without QoS (sm/reload.c says so
-	 * once per partition that sets another). A requested SL is the
-	 * requester's choice, as OpenSM's. */
-	pp->sl = (m & PR_CM_SL) ? w->sl : SA_SL_NO_QOS;
+	/* SL: sa/slsel.h. With qos off, SL 0 unless the requester asks
+	 * for one: nothing maps a partition's sl= to a VL (sm/reload.c says
+	 * so once per partition that sets another). */
+	sl = sa_sl_select(v, lvl, (m & PR_CM_SL) != 0, w->sl, pp->pkey);
+	if (sl < 0)
+		return false;
+	pp->sl = (uint8_t)sl;
 	if ((m & PR_CM_RAW) && w->raw)
 		pp->pkey = 0;
 	return true;

@@ -9,7 +9,9 @@
  *   P_Key the requested one if both ends hold it and one fully, else the
  *         lowest key they share; requester, source and destination must
  *         share partitions pairwise or the pair gives no path;
- *   SL    the requested one, else the partition's sl= (0 if none).
+ *   SL    sa/slsel.h: with qos off the requested one, else 0; with qos
+ *         on, the QoS policy's level, whose MTU, rate and packet-life
+ *         limits and P_Keys bound the path too, then the partition's sl=.
  * Reversible when the reverse route arrives too. Selectors (>, <, =,
  * best) on MTU, rate and PacketLifeTime as IBA and OpenSM. An unknown or
  * foreign-prefix GID is answered ERR_REQ_INVALID_GID; an unknown LID

@@ -30,12 +30,13 @@ struct mcast_store;
 struct mcast_mft;
 struct pkey_policy;
 struct pkey_tables;
+struct qos_policy;
 struct sa;
 
-/* The SL of PathRecords and pre-created multicast groups whatever a
- * partition's sl= says: ibsmd programs no SL-to-VL mapping (no QoS), so
- * any other SL goes to whatever VL the firmware's default maps it to. As
- * OpenSM without QoS. */
+/* The SL of PathRecords and pre-created multicast groups with qos off,
+ * whatever a partition's sl= says: no SL-to-VL mapping is programmed, so
+ * any other SL goes to whatever VL the firmware's default maps it to.
+ * With qos on, sa/slsel.h chooses. */
 #define SA_SL_NO_QOS 0
 
 /* The HopLimit of PathRecords to and from a vport that shares a LID (its
@@ -95,6 +96,10 @@ struct sa_view {
 	 * (partition enforcement not off). */
 	const struct devtab *devtab;
 	bool enforce_tables;
+	/* QoS (issue 27 point 2; sa/slsel.h): qos on, and the QoS policy
+	 * in effect (NULL: no policy file, partitions' sl= only). */
+	bool qos;
+	const struct qos_policy *qos_policy;
 };
 
 struct sa_opts {

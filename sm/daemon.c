@@ -22,8 +22,10 @@
 #include "core/vattr.h"
 #include "core/vport.h"
 #include "partitions/partitions.h"
+#include "partitions/qos.h"
 #include "sa/inform.h"
 #include "sa/sa.h"
+#include "sa/slsel.h"
 #include "sm/ctl.h"
 #include "sm/daemon.h"
 #include "sm/devread.h"
@@ -190,6 +192,8 @@ daemon_sa_view_update(struct daemon *d)
 	v.lft = sweep_lft(d->sweep);
 	v.pk = sweep_pkeys(d->sweep);
 	v.policy = d->policy;
+	v.qos = d->cfg.qos;
+	v.qos_policy = d->qos;
 	v.devtab = devread_tables(d->devread);
 	v.enforce_tables = d->cfg.partition_enforcement != CFG_ENFORCE_OFF;
 	v.subnet_prefix = d->cfg.subnet_prefix;
@@ -220,6 +224,14 @@ daemon_sa_view_update(struct daemon *d)
 	}
 	sa_set_view(d->sa, &v);
 	free(old_pk);
+	/* what the QoS port groups hold, once per policy (ibsmd -nv cannot
+	 * know without a fabric) */
+	if (d->qos != NULL && !d->qos_counted) {
+		for (size_t g = 0; g < qos_policy_groups(d->qos); g++)
+			log_info("qos: port-group %s: %zu end ports",
+			    qos_group_name(d->qos, g), sa_sl_group_ports(&v, g));
+		d->qos_counted = true;
+	}
 }
 
 /* The stats file: the status document (ibsmctl status), flat; and

@@ -26,6 +26,7 @@ struct metrics;
 struct mad_engine;
 struct node_names;
 struct pkey_policy;
+struct qos_policy;
 struct pkey_table;
 struct sm_mcast;
 struct sminfo;
@@ -86,6 +87,9 @@ struct daemon {
 	uint64_t guid;
 	struct ibsmd_config cfg;
 	struct pkey_policy *policy;
+	struct qos_policy *qos;         /* qos_policy_file (issue 27); NULL:
+					 * qos off or no file */
+	bool qos_counted;               /* its port groups' sizes logged */
 	char state_dir[4096], runtime_dir[4096];
 	bool ready_sent;
 	int exit_code;

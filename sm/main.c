@@ -37,6 +37,7 @@
 #include "mad/transport.h"
 #include "mcast/group.h"
 #include "partitions/partitions.h"
+#include "partitions/qos.h"
 #include "routing/routing.h"
 #include "sa/sa.h"
 #include "sm/ctl.h"
@@ -432,17 +433,47 @@ convert_opensm(const char *path)
 	return r < 0 ? EXIT_FAIL : EXIT_OK;
 }
 
-/* -n: configuration and partitions checked; -nv: printed back. */
+/* -nv: the QoS policy, normalized (qos-policy.conf(5)). */
+static void
+print_qos(const struct daemon *d, const struct qos_policy *qos, bool missing)
+{
+	char *t;
+
+	if (!d->cfg.qos) {
+		printf("\n# qos: off (qos_policy_file %s not read)\n",
+		    d->cfg.qos_policy_file);
+		return;
+	}
+	if (qos == NULL) {
+		printf("\n# qos: on; qos_policy_file %s%s\n",
+		    d->cfg.qos_policy_file, missing ? " missing: SLs from the "
+		    "partitions' sl= only" : "");
+		return;
+	}
+	printf("\n# qos: on; qos_policy_file %s: %zu port groups (their "
+	    "ports: logged once the fabric is known), %zu levels, %zu "
+	    "rules\n",
+	    d->cfg.qos_policy_file, qos_policy_groups(qos),
+	    qos_policy_levels(qos), qos_policy_rules(qos));
+	t = qos_policy_format(qos, NULL, 0);
+	fputs(t, stdout);
+	free(t);
+}
+
+/* -n: configuration, partitions and QoS policy checked; -nv: printed
+ * back. */
 static int
 check_mode(struct daemon *d)
 {
-	struct pkey_errors pe;
+	struct pkey_errors pe, qe;
 	struct config_errors ce = { 0 };
 	struct pkey_policy *pol;
-	bool missing;
+	struct qos_policy *qos = NULL;
+	bool missing, qmissing = false;
 	int rc = EXIT_OK;
 
 	pkey_errors_init(&pe);
+	pkey_errors_init(&qe);
 	pol = reload_policy_load(&d->cfg, &pe, &missing, &ce);
 	{
 		struct node_names *names;
@@ -462,7 +493,19 @@ check_mode(struct daemon *d)
 	}
 	if (pol == NULL)
 		rc = EXIT_FAIL;
-	if (d->verbose && pol != NULL) {
+	/* the QoS policy names partitions: checked against a good file */
+	if (pol != NULL && reload_qos_load(&d->cfg, pol, &qos, &qe, &qmissing,
+	    &ce) < 0)
+		rc = EXIT_FAIL;
+	print_errors(&ce);
+	config_errors_fini(&ce);
+	{
+		char *t = pkey_errors_text(&qe, false);
+
+		fputs(t ? t : "", stderr);
+		free(t);
+	}
+	if (d->verbose && pol != NULL && rc == EXIT_OK) {
 		char *t = pkey_policy_format(pol, NULL);
 
 		config_print(&d->cfg, stdout);
@@ -470,7 +513,10 @@ check_mode(struct daemon *d)
 		    missing ? " (missing: the default partition only)" : "");
 		fputs(t, stdout);
 		free(t);
+		print_qos(d, qos, qmissing);
 	}
+	qos_policy_free(qos);
+	pkey_errors_fini(&qe);
 	pkey_policy_free(pol);
 	pkey_errors_fini(&pe);
 	return rc;
@@ -579,6 +625,28 @@ load_files(struct daemon *d)
 		log_info("partitions: %s accepted: %zu partition%s",
 		    d->cfg.partitions_file, pkey_policy_count(d->policy),
 		    pkey_policy_count(d->policy) == 1 ? "" : "s");
+	pkey_errors_init(&pe);
+	if (reload_qos_load(&d->cfg, d->policy, &d->qos, &pe, &missing,
+	    &ce) < 0) {
+		char *t = pkey_errors_text(&pe, false);
+
+		print_errors(&ce);
+		fprintf(stderr, "%sibsmd: %s rejected; not starting\n",
+		    t ? t : "", d->cfg.qos_policy_file);
+		notify_failure("QoS policy rejected: %s (%zu error%s); not "
+		    "starting", d->cfg.qos_policy_file, pe.nerrors + ce.n,
+		    pe.nerrors + ce.n == 1 ? "" : "s");
+		free(t);
+		return EXIT_USAGE;
+	}
+	pkey_errors_fini(&pe);
+	if (d->cfg.qos && missing)
+		log_warnx("qos: no %s: SLs from the partitions' sl= only",
+		    d->cfg.qos_policy_file);
+	else if (d->qos != NULL)
+		log_info("qos: %s accepted: %zu port groups, %zu levels, %zu "
+		    "rules", d->cfg.qos_policy_file, qos_policy_groups(d->qos),
+		    qos_policy_levels(d->qos), qos_policy_rules(d->qos));
 	if (reload_names_load(&d->cfg, &d->names, &ce) < 0) {
 		print_errors(&ce);
 		fprintf(stderr, "ibsmd: %s rejected; not starting\n",
@@ -742,6 +810,7 @@ close_all(struct daemon *d)
 	ev_timer_stop(d->loop, &d->vport_settle);
 	ev_loop_destroy(d->loop);
 	pkey_policy_free(d->policy);
+	qos_policy_free(d->qos);
 	node_names_free(d->names);
 	config_fini(&d->cfg);
 }

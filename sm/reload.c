@@ -19,6 +19,7 @@
 #include "core/nodemap.h"
 #include "mad/mad.h"
 #include "partitions/partitions.h"
+#include "partitions/qos.h"
 #include "routing/routing.h"
 #include "sa/sa.h"
 #include "sm/daemon.h"
@@ -29,6 +30,7 @@
 #include "sm/vfguid.h"
 
 #define PARTITIONS_MAX_BYTES (16u << 20)	/* see ibsmd(8) */
+#define QOS_POLICY_MAX_BYTES (16u << 20)
 
 /* An error of our own among the loader's, in the same list. */
 static void __attribute__((format(printf, 2, 3)))
@@ -81,7 +83,7 @@ reload_config_build(const struct daemon *d, uint64_t guid,
 /* What the parser noticed in a valid file (a Default partition added, a
  * P_Key picked for a name...): worth saying, not worth refusing. */
 static void
-log_notes(const struct pkey_errors *errs)
+log_notes_as(const char *what, const struct pkey_errors *errs)
 {
 	const char *file = errs->file ? errs->file : "partitions.conf";
 	char at[64];
@@ -94,10 +96,16 @@ log_notes(const struct pkey_errors *errs)
 		if (m->line != 0)
 			snprintf(at, sizeof(at), ":%u:%u", m->line, m->col);
 		if (m->level == PKEY_MSG_WARNING)
-			log_warnx("partitions: %s%s: %s", file, at, m->text);
+			log_warnx("%s: %s%s: %s", what, file, at, m->text);
 		else
-			log_info("partitions: %s%s: %s", file, at, m->text);
+			log_info("%s: %s%s: %s", what, file, at, m->text);
 	}
+}
+
+static void
+log_notes(const struct pkey_errors *errs)
+{
+	log_notes_as("partitions", errs);
 }
 
 /* A partition's sl= is not used while ibsmd programs no SL-to-VL
@@ -142,9 +150,42 @@ reload_policy_load(const struct ibsmd_config *cfg, struct pkey_errors *errs,
 	free(text);
 	if (p != NULL) {
 		log_notes(errs);
-		log_unused_sl(cfg->partitions_file, p);
+		if (!cfg->qos)
+			log_unused_sl(cfg->partitions_file, p);
 	}
 	return p;
+}
+
+int
+reload_qos_load(const struct ibsmd_config *cfg,
+    const struct pkey_policy *parts, struct qos_policy **out,
+    struct pkey_errors *errs, bool *missing, struct config_errors *ce)
+{
+	char why[160], *text;
+	size_t len = 0;
+	int r;
+
+	*out = NULL;
+	*missing = false;
+	if (!cfg->qos)
+		return 0;
+	r = config_read_file(cfg->qos_policy_file, QOS_POLICY_MAX_BYTES,
+	    &text, &len, why, sizeof(why));
+	if (r == CONFIG_MISSING) {
+		*missing = true;
+		return 0;
+	}
+	if (r != CONFIG_OK) {
+		add_error(ce, "%s: %s (qos_policy_file)", cfg->qos_policy_file,
+		    why);
+		return -1;
+	}
+	*out = qos_policy_parse(cfg->qos_policy_file, text, len, parts, errs);
+	free(text);
+	if (*out == NULL)
+		return -1;
+	log_notes_as("qos", errs);
+	return 0;
 }
 
 static void
@@ -433,6 +474,52 @@ apply_opts(struct daemon *d)
 	daemon_perfmgr_opts(d);
 }
 
+/* reload_qos_load() for a reload: its errors, each "file:line:col: ...",
+ * join the others in ce. */
+static int
+reload_qos_checked(const struct ibsmd_config *cfg,
+    const struct pkey_policy *parts, struct qos_policy **out,
+    struct config_errors *ce)
+{
+	struct pkey_errors qe;
+	bool missing;
+	int rc;
+
+	pkey_errors_init(&qe);
+	rc = reload_qos_load(cfg, parts, out, &qe, &missing, ce);
+	if (rc < 0) {
+		char line[1024];
+
+		for (size_t i = 0; i < qe.n; i++)
+			if (qe.msgs[i].level != PKEY_MSG_NOTE) {
+				pkey_msg_format(&qe, i, line, sizeof(line));
+				add_error(ce, "%s", line);
+			}
+	} else if (missing)
+		log_warnx("reload: qos: no %s: SLs from the partitions' sl= "
+		    "only", cfg->qos_policy_file);
+	pkey_errors_fini(&qe);
+	return rc;
+}
+
+/* The new QoS policy from now on (NULL: none), in the SA's view before
+ * the old one is freed. */
+static void
+apply_qos(struct daemon *d, struct qos_policy *qos)
+{
+	struct qos_policy *old = d->qos;
+
+	d->qos = qos;
+	d->qos_counted = false;
+	if (qos != NULL)
+		log_info("reload: qos: %s: %zu port groups, %zu levels, %zu "
+		    "rules", d->cfg.qos_policy_file, qos_policy_groups(qos),
+		    qos_policy_levels(qos), qos_policy_rules(qos));
+	if (d->sa != NULL && sweep_fabric(d->sweep) != NULL)
+		daemon_sa_view_update(d);
+	qos_policy_free(old);
+}
+
 int
 reload_run(void *arg, char **errors)
 {
@@ -442,6 +529,7 @@ reload_run(void *arg, char **errors)
 	struct pkey_errors pe;
 	struct pkey_policy *pol = NULL;
 	struct node_names *names = NULL;
+	struct qos_policy *qos = NULL;
 	struct sweep_opts so;
 	const char *bad;
 	bool missing = false;
@@ -455,9 +543,15 @@ reload_run(void *arg, char **errors)
 	} else if (ce.n == 0 &&
 	    (pol = reload_policy_load(&next, &pe, &missing, &ce)) != NULL) {
 		rc = reload_names_load(&next, &names, &ce);
+		if (reload_qos_checked(&next, pol, &qos, &ce) < 0)
+			rc = -1;
 		if (rc < 0) {
 			pkey_policy_free(pol);
 			pol = NULL;
+			node_names_free(names);
+			names = NULL;
+			qos_policy_free(qos);
+			qos = NULL;
 		}
 	}
 	if (rc < 0) {
@@ -469,6 +563,7 @@ reload_run(void *arg, char **errors)
 	}
 	apply_config(d, &next, &ce);
 	apply_names(d, names);
+	apply_qos(d, qos);
 	apply_policy(d, pol);
 	apply_opts(d);
 	log_info("reload: configuration and partitions%s applied",

@@ -19,6 +19,7 @@ struct mad_opts;
 struct node_names;
 struct pkey_errors;
 struct pkey_policy;
+struct qos_policy;
 struct smstate_opts;
 struct sweep_opts;
 
@@ -33,6 +34,13 @@ int reload_config_build(const struct daemon *d, uint64_t guid,
  * regular file, too large: config_read_file never blocks). What the
  * parser noticed in a valid file is logged. */
 struct pkey_policy *reload_policy_load(const struct ibsmd_config *cfg,
+    struct pkey_errors *errs, bool *missing, struct config_errors *ce);
+/* The QoS policy (issue 27 point 2) cfg names, checked against the
+ * partitions parts: *out NULL when qos is off or the file is missing
+ * (*missing set). 0, or -1 with every mistake in errs (or why it cannot
+ * be read in ce). Warnings and notes of a valid file are logged. */
+int reload_qos_load(const struct ibsmd_config *cfg,
+    const struct pkey_policy *parts, struct qos_policy **out,
     struct pkey_errors *errs, bool *missing, struct config_errors *ce);
 /* The node name map cfg names (*out NULL when none is): 0, or -1 with
  * every mistake, or why it cannot be read, in ce. */

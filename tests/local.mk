@@ -20,7 +20,7 @@ EXTRA_DIST += tests/fabrics/slowlink_ft2.net
 # The golden corpora (configuration, partitions, fuzz seeds) are whole
 # directories of data that no build step writes into.
 dist-hook:
-	for d in tests/config tests/partitions tests/fuzz; do \
+	for d in tests/config tests/partitions tests/qos tests/fuzz; do \
 		mkdir -p $(distdir)/$$d && cp -pR $(srcdir)/$$d/. $(distdir)/$$d/; \
 	done
 # issue 30: the exposition-format checker refuses what it must

@@ -75,6 +75,7 @@ expected='-rw-r--r-- ./etc/ibsmd/ibsmd.conf
 -rw-r--r-- ./usr/share/doc/ibsmd/copyright
 -rw-r--r-- ./usr/share/man/man5/ibsmd.conf.5.gz
 -rw-r--r-- ./usr/share/man/man5/partitions.conf.5.gz
+-rw-r--r-- ./usr/share/man/man5/qos-policy.conf.5.gz
 -rw-r--r-- ./usr/share/man/man8/ibsmctl.8.gz
 -rw-r--r-- ./usr/share/man/man8/ibsmd.8.gz
 drwxr-xr-x ./var/lib/ibsmd/'

@@ -58,6 +58,7 @@ f755 ./usr/libexec/ibsmd/ibsmd-instances
 f755 ./usr/sbin/ibsmd
 f644 ./usr/share/man/man5/ibsmd.conf.5
 f644 ./usr/share/man/man5/partitions.conf.5
+f644 ./usr/share/man/man5/qos-policy.conf.5
 f644 ./usr/share/man/man8/ibsmctl.8
 f644 ./usr/share/man/man8/ibsmd.8
 d755 ./var/lib/ibsmd'

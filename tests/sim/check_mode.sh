@@ -16,7 +16,10 @@
 #     normalized policy; each half is itself valid input (-n exits 0 on
 #     it), and the policy printed again from the printed policy is the
 #     same text (normalizing is idempotent);
-#   - -nv on a broken file prints nothing on stdout.
+#   - -nv on a broken file prints nothing on stdout;
+#   - the QoS policy file (qos_policy_file): not read with qos off; with
+#     two mistakes, exit 1 and both as file:line:col; -nv prints it
+#     normalized, and printed again from that it is the same text.
 . "$(dirname "$0")/lib.sh"
 [ "$SM" = ibsmd ] || skip "-n and -nv are ibsmd's"
 [ -x "$IBSMD" ] || fail "IBSMD=$IBSMD is not an executable (build ibsmd first)"
@@ -144,4 +147,73 @@ nck 0 -nv -c nv.yaml -P ok.conf
 sed -n '/^$/q;p' "$T/out" | sed 's/ *#.*//' >nv2.yaml
 sed 's/ *#.*//' nv.yaml | diff -u - nv2.yaml >&2 || fail "-nv of -nv's configuration has other values"
 log "-nv: options with their sources, the normalized policy; both are valid input, normalizing is idempotent"
+
+# ---- the QoS policy file (issue 27 point 2): read with qos on only,
+# checked against the partitions, every error as file:line:col, -nv prints
+# it normalized and that text reads back to itself
+cat >qos.conf <<'EOF'
+port-groups
+    port-group
+        name: Storage Targets
+        partition: storage
+        port-name: "stor1 HCA-1/P1"
+    end-port-group
+end-port-groups
+qos-levels
+    qos-level
+        name: DEFAULT
+        sl: 1
+    end-qos-level
+    qos-level
+        name: stor
+        sl: 5
+        mtu-limit: 4
+    end-qos-level
+end-qos-levels
+qos-match-rules
+    qos-match-rule
+        destination: storagetargets
+        qos-level-name: STOR
+    end-qos-match-rule
+end-qos-match-rules
+qos-ulps
+    ipoib, pkey 0x0010 : 3
+end-qos-ulps
+EOF
+cat >qos_bad.conf <<'EOF'
+qos-levels
+    qos-level
+        name: DEFAULT
+        sl: 16
+    end-qos-level
+end-qos-levels
+port-groups
+    port-group
+        name: g
+        partition: nosuch
+    end-port-group
+end-port-groups
+EOF
+nck 0 -n -c ok.yaml -P ok.conf -O qos_policy_file=qos_bad.conf
+nck 1 -n -c ok.yaml -P ok.conf -O qos=true -O qos_policy_file=qos_bad.conf
+cat >want <<'EOF'
+qos_bad.conf:4:13: bad sl '16': expected 0 to 15
+qos_bad.conf:10:20: partition 'nosuch' is not in the partitions file
+EOF
+errors_are want
+nck 1 -nv -c ok.yaml -P ok.conf -O qos=true -O qos_policy_file=qos_bad.conf
+[ ! -s "$T/out" ] || fail "-nv on a broken QoS policy printed on stdout: $(head -3 "$T/out")"
+nck 0 -nv -c ok.yaml -P ok.conf -O qos=true -O qos_policy_file=qos.conf
+[ ! -s "$T/err" ] || fail "-nv on a valid QoS policy wrote on stderr: $(head -3 "$T/err")"
+grep -q '^# qos: on; qos_policy_file qos.conf: 1 port groups' "$T/out" ||
+    fail "-nv does not say the QoS policy was read: $(grep qos "$T/out")"
+sed -n '/^# qos: /,$p' "$T/out" >nvq.conf
+for want in '^        partition: storage$' '^        qos-level-name: stor$' \
+    '^    ipoib, pkey 0x0010 : 3$' '^# default level: DEFAULT (SL 1)$'; do
+	grep -q -- "$want" nvq.conf || fail "-nv's QoS policy has no line matching $want"
+done
+nck 0 -nv -c ok.yaml -P ok.conf -O qos=true -O qos_policy_file=nvq.conf
+sed -n '/^# qos: /,$p' "$T/out" | tail -n +2 >nvq2.conf
+tail -n +2 nvq.conf | diff -u - nvq2.conf >&2 || fail "-nv of -nv's QoS policy is not the same text"
+log "QoS policy: not read with qos off; two mistakes, exit 1, both as file:line:col; -nv normalized and idempotent"
 exit 0

@@ -4,13 +4,14 @@
 # more options changed the way a site changes them. No simulator: opensm
 # -c needs no port.
 #   - the defaults convert to a file `ibsmd -n -c` accepts, with nothing
-#     carried but partitions_file (OpenSM's own file, whose grammar ibsmd
-#     reads), and every line of the input named;
+#     carried but partitions_file and qos_policy_file (OpenSM's own files,
+#     whose grammars ibsmd reads), and every line of the input named;
 #   - the changed file converts to one `ibsmd -nv -c` reads with each
 #     change carried (units converted: ms to s, log flags to a level, a
 #     comma list to a list with OpenSM's minhop fallback, a root GUID file
-#     to root_guids, NVIDIA's virt_enabled 2 to enabled) and the changes
-#     ibsmd cannot carry (qos TRUE, lash_start_vl 2) named with why;
+#     to root_guids, NVIDIA's virt_enabled 2 to enabled, qos TRUE to qos:
+#     true) and the change ibsmd cannot carry (lash_start_vl 2) named with
+#     why;
 #   - the opensm.conf itself given as -c is refused with the hint to
 #     convert it, exit 1 under -n and 2 at start.
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +23,10 @@ cd "$T" || fail "cannot cd to $T"
 
 # -n reads the partitions file too, which the converted files name in
 # /etc/opensm: -P /dev/null, and partitions_file is read from the file.
-nv() { env -u LD_PRELOAD "$IBSMD" -nv -P /dev/null "$@" 2>"$T/nv.err"; }
+# The QoS policy file they name (read with qos on) is one that is not there:
+# no policy.
+nv() { env -u LD_PRELOAD "$IBSMD" -nv -P /dev/null \
+    -O "qos_policy_file=$T/no-qos-policy.conf" "$@" 2>"$T/nv.err"; }
 # value NAME: NAME's value in $T/nv.out (the -nv print)
 value() { awk -v n="$1:" '$1 == n { print $2; exit }' "$T/nv.out"; }
 
@@ -37,13 +41,15 @@ env -u LD_PRELOAD "$IBSMD" --convert-opensm-conf opensm.conf >"$T/def.conf" \
     2>"$T/conv.err" || fail "conversion of the defaults failed: $(cat "$T/conv.err")"
 nv -c "$T/def.conf" >"$T/nv.out" || fail "ibsmd -nv refuses the converted defaults: $(cat "$T/nv.err")"
 carried=$(grep -c '^[a-z]' "$T/def.conf")
-[ "$carried" = 1 ] && grep -q '^partitions_file: /etc/opensm/partitions.conf ' "$T/def.conf" ||
+[ "$carried" = 2 ] && grep -q '^partitions_file: /etc/opensm/partitions.conf ' "$T/def.conf" &&
+    grep -q '^qos_policy_file: /etc/opensm/qos-policy.conf ' "$T/def.conf" ||
     fail "the defaults carried $carried options: $(grep '^[a-z]' "$T/def.conf")"
 while read -r name _; do
 	grep -q "^#   $name " "$T/def.conf" || [ "$name" = partition_config_file ] ||
+	    [ "$name" = qos_policy_file ] ||
 	    fail "$name is neither carried nor named"
 done < <(grep '^[a-z]' "$T/opensm.conf")
-log "defaults: only partitions_file carried, the other $((n - 1)) named"
+log "defaults: only partitions_file and qos_policy_file carried, the other $((n - 2)) named"
 
 # ---- a dozen and more changes
 sed -e 's/^sm_priority 0$/sm_priority 12/' \
@@ -88,13 +94,14 @@ partition_enforcement in
 consolidate_ipv6_snm true
 virtualization.mode enabled
 lmc 2
+qos true
 EOF
 grep -q '^partitions_file: /etc/opensm/site.conf ' "$T/changed.ibsmd" || fail "partitions_file not carried"
 grep -q '^routing_engine: \[ftree, updn, minhop\] ' "$T/nv.out" || fail "routing_engine: $(grep ^routing_engine "$T/nv.out")"
 grep -q '^root_guids: \[0x0002c90300000a01, 0x0002c90300000a02\] ' "$T/nv.out" || fail "root_guids: $(grep ^root_guids "$T/nv.out")"
-grep -q '^#   qos TRUE: ibsmd programs no QoS' "$T/changed.ibsmd" || fail "qos TRUE not named"
+grep -q '^qos_policy_file: /etc/opensm/qos-policy.conf ' "$T/changed.ibsmd" || fail "qos_policy_file not carried"
 grep -q '^#   lash_start_vl 2: LASH routing is not in ibsmd' "$T/changed.ibsmd" || fail "lash_start_vl 2 not named"
-log "changed: 18 values carried and converted, 2 named as not done; ibsmd -n accepts the result"
+log "changed: 19 values carried and converted, 1 named as not done; ibsmd -n accepts the result"
 
 # ---- the opensm.conf itself, as an ibsmd.conf
 env -u LD_PRELOAD "$IBSMD" -n -c changed.conf -P /dev/null >/dev/null 2>"$T/err"

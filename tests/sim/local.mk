@@ -165,3 +165,6 @@ SIM_TESTS += tests/sim/mkey_recover.sh tests/sim/mkey_opensm.sh
 SIM_TESTS += tests/sim/lmc_lids.sh tests/sim/lmc_sa.sh tests/sim/lmc_routing.sh
 # issue 27 point 6: dfsssp through the daemon
 SIM_TESTS += tests/sim/routing_dfsssp.sh
+# issue 27 point 2: the QoS policy file, PathRecord SLs against OpenSM's,
+# the IPoIB broadcast group's SL, reload all-or-nothing
+SIM_TESTS += tests/sim/qos_policy.sh

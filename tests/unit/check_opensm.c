@@ -159,6 +159,9 @@ START_TEST(test_convert_defaults)
 		if (strcmp(s[i].name, "partitions_file") == 0)
 			ck_assert_str_eq(value_of(&cfg, s[i].name),
 			    "/etc/opensm/partitions.conf");
+		else if (strcmp(s[i].name, "qos_policy_file") == 0)
+			ck_assert_str_eq(value_of(&cfg, s[i].name),
+			    "/etc/opensm/qos-policy.conf");
 		else
 			ck_assert_msg(config_equal(&def, &cfg, &s[i]),
 			    "%s: %s converted from OpenSM's defaults",
@@ -174,7 +177,8 @@ START_TEST(test_convert_defaults)
 			continue;
 		snprintf(want, sizeof(want), "#   %s ", name);
 		ck_assert_msg(strstr(out, want) != NULL ||
-		    strcmp(name, "partition_config_file") == 0, "%s is "
+		    strcmp(name, "partition_config_file") == 0 ||
+		    strcmp(name, "qos_policy_file") == 0, "%s is "
 		    "neither carried nor named", name);
 	}
 	free(text);
@@ -244,9 +248,10 @@ START_TEST(test_convert_changed)
 	ck_assert_str_eq(value_of(&cfg,
 	    "virtualization.max_ports_in_process"), "32");
 	ck_assert_str_eq(value_of(&cfg, "lmc"), "2");
+	ck_assert_str_eq(value_of(&cfg, "qos"), "true");
+	ck_assert_str_eq(value_of(&cfg, "qos_policy_file"),
+	    "/etc/opensm/qos-policy.conf");
 	/* and what was not carried says why */
-	ck_assert_ptr_nonnull(strstr(out, "#   qos TRUE: ibsmd programs no "
-	    "QoS"));
 	ck_assert_ptr_nonnull(strstr(out, "#   lash_start_vl 2: LASH routing "
 	    "is not in ibsmd"));
 	free(out);
@@ -434,9 +439,9 @@ START_TEST(test_names_messages)
 		    "write partition_enforcement: off",
 		"t.conf:4:1: OpenSM's root_guid_file is ibsmd's root_guids, a "
 		    "list of the file's GUIDs",
-		"t.conf:5:1: OpenSM's qos has no equivalent in ibsmd: ibsmd "
-		    "programs no QoS (SL2VL, VL arbitration); a PathRecord's SL "
-		    "is its partition's sl=",
+		"t.conf:5:1: OpenSM's m_key_lookup has no equivalent in ibsmd: "
+		    "ibsmd keeps no guid2mkey file: every port is given m_key, "
+		    "or with m_key_per_port a key derived from it",
 		"t.conf:6:1: OpenSM's packet_life_time is no option in ibsmd: "
 		    "ibsmd writes LifeTimeValue 0x12 to every switch",
 		"t.conf:7:25: m_key_protection_level (m_key_protect_bits): 4 is "
@@ -447,7 +452,7 @@ START_TEST(test_names_messages)
 
 	ck_assert_int_eq(load("sminfo_polling_timeout: 2500\n"
 	    "log_flags: 0x03\nno_partition_enforcement: TRUE\n"
-	    "root_guid_file: /etc/opensm/roots\nqos: TRUE\n"
+	    "root_guid_file: /etc/opensm/roots\nm_key_lookup: TRUE\n"
 	    "packet_life_time: 0x12\nm_key_protection_level: 4\n"
 	    "partition_enforcement: out\npart_enforce: in\n", &cfg, &errs),
 	    CONFIG_INVALID);

@@ -8,6 +8,7 @@
 #include "autoconfig.h"
 
 #include <check.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +18,12 @@
 #include "core/lft.h"
 #include "mad/mad.h"
 #include "partitions/partitions.h"
+#include "partitions/qos.h"
 #include "routing/routing.h"
 #include "sa/attr.h"
 #include "sa/path.h"
 #include "sa/pathrec.h"
+#include "sa/slsel.h"
 #include "tests/unit/testfab.h"
 
 #define PREFIX 0xFE80000000000000ULL
@@ -785,6 +788,128 @@ START_TEST(partition_sl)
 }
 END_TEST
 
+/* ------------------------------------------------------------ QoS */
+
+/* One PathRecord GetTable from s to d with w's fields and mask bits
+ * extra: the number of records, the first in *r. */
+static size_t
+qos_ask(uint32_t s, uint32_t d, struct sa_path w, uint64_t extra,
+    struct sa_path *r)
+{
+	struct sa_out o;
+	uint8_t rec[64];
+	size_t n;
+
+	w.slid = F.ports[s].lid;
+	w.dlid = F.ports[d].lid;
+	sa_path_encode(&w, rec);
+	ck_assert_uint_eq(ask_attr(&sa_attr_path_record, MAD_GETTABLE,
+	    PR_CM_SLID | PR_CM_DLID | extra, rec, 64, A, &o), SA_STATUS_OK);
+	n = o.n;
+	if (n > 0)
+		rec_at(&o, 0, r);
+	sa_out_fini(&o);
+	return n;
+}
+
+/* qos on (issue 27 point 2): the SL from the QoS policy's level, then
+ * the partition's sl=, as OpenSM's osm_sa_path_record.c with qos; the
+ * level's MTU, rate and packet-life limits and P_Keys bound the path. */
+START_TEST(qos_policy_sl)
+{
+	static const char ptext[] =
+	    "Default=0x7fff : ALL=full ;\n"
+	    "blue=0x0010, sl=3 : ALL=full ;\n";
+	char qtext[2048];
+	struct pkey_errors errs;
+	struct pkey_policy *pol;
+	struct qos_policy *qos;
+	struct sa_path r, w = { 0 };
+
+	pkey_errors_init(&errs);
+	pol = pkey_policy_parse("t.conf", ptext, sizeof(ptext) - 1, &errs);
+	ck_assert_ptr_nonnull(pol);
+	snprintf(qtext, sizeof(qtext),
+	    "port-groups\n"
+	    "  port-group\n    name: c\n    port-guid: 0x%016" PRIx64 "\n"
+	    "  end-port-group\n"
+	    "end-port-groups\n"
+	    "qos-levels\n"
+	    "  qos-level\n    name: DEFAULT\n    sl: 1\n  end-qos-level\n"
+	    "  qos-level\n    name: stor\n    sl: 6\n    mtu-limit: 2\n"
+	    "    rate-limit: 3\n    packet-life: 10\n  end-qos-level\n"
+	    "  qos-level\n    name: deflt-key\n    sl: 2\n    pkey: 0x7fff\n"
+	    "  end-qos-level\n"
+	    "end-qos-levels\n"
+	    "qos-match-rules\n"
+	    "  qos-match-rule\n    qos-class: 3\n    qos-level-name: deflt-key\n"
+	    "  end-qos-match-rule\n"
+	    "  qos-match-rule\n    destination: c\n    qos-level-name: stor\n"
+	    "  end-qos-match-rule\n"
+	    "end-qos-match-rules\n"
+	    "qos-ulps\n  any, service-id 0x1234 : 9\nend-qos-ulps\n",
+	    F.ports[Cc].guid);
+	qos = qos_policy_parse("q.conf", qtext, strlen(qtext), pol, &errs);
+	ck_assert_msg(qos != NULL, "%s", pkey_errors_text(&errs, false));
+	pkey_errors_fini(&errs);
+	partitioned();
+	V.policy = pol;
+
+	/* qos on without a policy file: the partition's sl= */
+	V.qos = true;
+	w.pkey = 0x8010;
+	ck_assert_uint_eq(qos_ask(A, Cc, w, PR_CM_PKEY, &r), 1);
+	ck_assert_uint_eq(r.sl, 3);
+	ck_assert_uint_eq(qos_ask(A, B, w, 0, &r), 1);
+	ck_assert_uint_eq(r.sl, 0);     /* Default: no sl= */
+
+	V.qos_policy = qos;
+	/* group c holds one end port (what the daemon logs) */
+	ck_assert_uint_eq(sa_sl_group_ports(&V, 0), 1);
+	/* no rule: DEFAULT, whose SL wins over the partition's */
+	ck_assert_uint_eq(qos_ask(A, A, w, PR_CM_PKEY, &r), 1);
+	ck_assert_uint_eq(r.sl, 1);
+	/* a destination group: its level's SL and limits */
+	ck_assert_uint_eq(qos_ask(A, Cc, w, 0, &r), 1);
+	ck_assert_uint_eq(r.sl, 6);
+	ck_assert_uint_eq(r.mtu, 2);
+	ck_assert_uint_eq(r.rate, 3);
+	ck_assert_uint_eq(r.life, 10);
+	ck_assert_uint_eq(qos_ask(Cc, A, w, 0, &r), 1);
+	ck_assert_uint_eq(r.sl, 1);
+	ck_assert_uint_eq(r.mtu, 5);
+	ck_assert_uint_eq(r.life, 18);
+	/* a requested SL must be the level's */
+	w.sl = 5;
+	ck_assert_uint_eq(qos_ask(A, Cc, w, PR_CM_SL, &r), 0);
+	w.sl = 6;
+	ck_assert_uint_eq(qos_ask(A, Cc, w, PR_CM_SL, &r), 1);
+	ck_assert_uint_eq(r.sl, 6);
+	/* qos-ulps after the match rules: a service ID */
+	w.service_id = 0x1234;
+	ck_assert_uint_eq(qos_ask(A, B, w, PR_CM_SERVICE_ID, &r), 1);
+	ck_assert_uint_eq(r.sl, 9);
+	/* a level with P_Keys picks the path's P_Key (A and C share 0x10,
+	 * the lowest, and 0x7fff) */
+	w.qos_class = 3;
+	ck_assert_uint_eq(qos_ask(A, Cc, w, PR_CM_QOS_CLASS, &r), 1);
+	ck_assert_uint_eq(r.sl, 2);
+	ck_assert_uint_eq(r.pkey, 0xFFFF);
+	ck_assert_uint_eq(qos_ask(A, Cc, w, PR_CM_QOS_CLASS | PR_CM_PKEY, &r),
+	    0);         /* 0x8010 is not the level's */
+
+	/* qos off: as before, whatever the policy says */
+	V.qos = false;
+	ck_assert_uint_eq(qos_ask(A, Cc, w, PR_CM_PKEY, &r), 1);
+	ck_assert_uint_eq(r.sl, SA_SL_NO_QOS);
+	ck_assert_uint_eq(r.mtu, 5);
+	V.qos_policy = NULL;
+	V.policy = NULL;
+	qos_policy_free(qos);
+	pkey_policy_free(pol);
+}
+END_TEST
+
 /* ------------------------------------------------------------ LMC */
 
 START_TEST(lmc_pairs)
@@ -1185,6 +1310,52 @@ mpr_lmc1(void)
 	use_multipath();
 }
 
+/* MultiPathRecord: the same QoS level and SL as a PathRecord (a
+ * MultiPathRecord mask's ServiceID, P_Key and QoSClass bits count). */
+START_TEST(qos_multipath)
+{
+	char qtext[1024];
+	struct pkey_errors errs;
+	struct qos_policy *qos;
+	struct sa_out o;
+	struct sa_path r;
+	uint32_t src[1] = { A }, dst[2] = { Cc, B };
+
+	snprintf(qtext, sizeof(qtext),
+	    "port-groups\n  port-group\n    name: c\n"
+	    "    port-guid: 0x%016" PRIx64 "\n  end-port-group\nend-port-groups\n"
+	    "qos-levels\n"
+	    "  qos-level\n    name: DEFAULT\n    sl: 1\n  end-qos-level\n"
+	    "  qos-level\n    name: stor\n    sl: 6\n    mtu-limit: 3\n"
+	    "  end-qos-level\n"
+	    "end-qos-levels\n"
+	    "qos-match-rules\n  qos-match-rule\n    destination: c\n"
+	    "    qos-level-name: stor\n  end-qos-match-rule\n"
+	    "end-qos-match-rules\n", F.ports[Cc].guid);
+	pkey_errors_init(&errs);
+	qos = qos_policy_parse("q.conf", qtext, strlen(qtext), NULL, &errs);
+	ck_assert_msg(qos != NULL, "%s", pkey_errors_text(&errs, false));
+	pkey_errors_fini(&errs);
+	V.qos = true;
+	V.qos_policy = qos;
+	ck_assert_uint_eq(ask_multi(MAD_GETMULTI, MPR_CM_SGID_COUNT |
+	    MPR_CM_DGID_COUNT, src, 1, dst, 2, 0, 0, &o), SA_STATUS_OK);
+	ck_assert_uint_eq(o.n, 2);
+	rec_at(&o, 0, &r);              /* A -> C: stor */
+	ck_assert_uint_eq(r.dlid, F.ports[Cc].lid);
+	ck_assert_uint_eq(r.sl, 6);
+	ck_assert_uint_eq(r.mtu, 3);
+	rec_at(&o, 1, &r);              /* A -> B: DEFAULT */
+	ck_assert_uint_eq(r.dlid, F.ports[B].lid);
+	ck_assert_uint_eq(r.sl, 1);
+	ck_assert_uint_eq(r.mtu, 3);    /* the route's 1024 */
+	sa_out_fini(&o);
+	V.qos = false;
+	V.qos_policy = NULL;
+	qos_policy_free(qos);
+}
+END_TEST
+
 START_TEST(multipath_lmc)
 {
 	const uint64_t M = MPR_CM_SGID_COUNT | MPR_CM_DGID_COUNT;
@@ -1440,12 +1611,14 @@ main(void)
 	tcase_add_test(tf, no_route_no_record);
 	tcase_add_test(tf, partition_rule);
 	tcase_add_test(tf, partition_sl);
+	tcase_add_test(tf, qos_policy_sl);
 	tcase_add_test(tf, lmc_pairs);
 	tcase_add_test(tf, lmc1_order);
 	tcase_add_test(tf, lmc2_order);
 	tcase_add_test(tf, lmc_own_path);
 	tcase_add_test(tf, multipath);
 	tcase_add_test(tf, multipath_lmc);
+	tcase_add_test(tf, qos_multipath);
 	tcase_add_test(tf, multipath_apm);
 	tcase_add_test(tf, multipath_apm_lmc2);
 	suite_add_tcase(s, tf);

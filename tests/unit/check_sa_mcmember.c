@@ -19,6 +19,7 @@
 #include "mad/mad.h"
 #include "mcast/group.h"
 #include "partitions/partitions.h"
+#include "partitions/qos.h"
 #include "sa/attr.h"
 #include "sa/mcmember.h"
 #include "sa/mcpolicy.h"
@@ -592,6 +593,68 @@ START_TEST(test_reload)
 }
 END_TEST
 
+START_TEST(test_qos_groups)
+{
+	uint8_t bd[16], b1[16], b2[16], m[16];
+	struct pkey_policy *np;
+	struct qos_policy *qp;
+	struct pkey_errors e;
+	struct sa_view nv;
+	struct mcmember_rec ans, p = create_params();
+	static const char qtext[] =
+	    "qos-ulps\n"
+	    "  default : 1\n"
+	    "  ipoib : 4\n"
+	    "  any, pkey 0x0002 : 11\n"
+	    "  any, source-port-guid 0x0002c90300000001-0xffffffffffffffff : 9\n"
+	    "end-qos-ulps\n";
+
+	mcmember_bcast_mgid(bd, 0x7fff, 2);
+	mcmember_bcast_mgid(b1, 0x0001, 2);
+	mcmember_bcast_mgid(b2, 0x0002, 2);
+	/* qos off: SL 0 whatever sl= says */
+	np = parse("Default=0x7fff, ipoib : ALL=full ;\n"
+	    "one=0x0001, ipoib, sl=7 : ALL=full ;\n"
+	    "two=0x0002, ipoib, sl=6 : ALL=full ;\n");
+	nv = V;
+	nv.policy = np;
+	sa_mcmember_state_view(ST, &V, &nv);
+	ck_assert_uint_eq(mcast_find(S, b1)->p.sl, SA_SL_NO_QOS);
+	/* qos on, no policy file: the partitions' sl= */
+	nv.qos = true;
+	sa_mcmember_state_view(ST, &V, &nv);
+	ck_assert_uint_eq(mcast_find(S, bd)->p.sl, 0);
+	ck_assert_uint_eq(mcast_find(S, b1)->p.sl, 7);
+	ck_assert_uint_eq(mcast_find(S, b2)->p.sl, 6);
+	/* a policy: its level by P_Key first (rules naming ports do not
+	 * apply), the DEFAULT level for the rest */
+	pkey_errors_init(&e);
+	qp = qos_policy_parse("q.conf", qtext, sizeof(qtext) - 1, np, &e);
+	ck_assert_ptr_nonnull(qp);
+	pkey_errors_fini(&e);
+	nv.qos_policy = qp;
+	sa_mcmember_state_view(ST, &V, &nv);
+	ck_assert_uint_eq(mcast_find(S, bd)->p.sl, 4);
+	ck_assert_uint_eq(mcast_find(S, b1)->p.sl, 1);
+	ck_assert_uint_eq(mcast_find(S, b2)->p.sl, 11);
+	/* a group a client creates keeps the SL it gives */
+	mgid_of(m, 9);
+	p.sl = 2;
+	V = nv;
+	ck_assert_uint_eq(req(MAD_SET, ca[0], ca[0], m, 1, MCM_CREATE_MASK,
+	    &p, &ans), SA_STATUS_OK);
+	ck_assert_uint_eq(ans.sl, 2);
+	/* back to qos off */
+	V.qos = false;
+	V.qos_policy = NULL;
+	V.policy = POL;
+	sa_mcmember_state_view(ST, &nv, &V);
+	ck_assert_uint_eq(mcast_find(S, bd)->p.sl, SA_SL_NO_QOS);
+	qos_policy_free(qp);
+	pkey_policy_free(np);
+}
+END_TEST
+
 START_TEST(test_port_gone)
 {
 	uint8_t m[16];
@@ -731,6 +794,7 @@ suite(void)
 	tcase_add_test(t, test_mlids_run_out);
 	tcase_add_test(t, test_get_scoping);
 	tcase_add_test(t, test_reload);
+	tcase_add_test(t, test_qos_groups);
 	tcase_add_test(t, test_port_gone);
 	tcase_add_test(t, test_vport_join);
 	tcase_add_test(t, test_unjoinable_ports);
