@@ -460,6 +460,18 @@ lid_pair_make(struct query *qy, uint32_t s, uint16_t slid, uint32_t d,
 	r.reversible = reversible;
 	r.pkey = fwd.pkey;
 	r.sl = fwd.sl;
+	/* A VL-layered routing's SL is the layer of this route, whatever
+	 * the policy chose (OpenSM's dfsssp path_sl takes it as a hint
+	 * only): an SL asked for must be that one. */
+	if (v->path_sl != NULL) {
+		int psl = v->path_sl(v->path_sl_arg, slid, dlid);
+
+		if (psl >= 0) {
+			if ((qy->mask & PR_CM_SL) && qy->want->sl != psl)
+				return false;
+			r.sl = (uint8_t)psl;
+		}
+	}
 	r.mtu_sel = r.rate_sel = r.life_sel = SA_SEL_EQ;
 	r.mtu = fwd.mtu;
 	r.rate = fwd.rate;

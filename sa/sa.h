@@ -63,6 +63,12 @@ struct sa_sm {
 struct sa_view {
 	const struct fabric *f;         /* LIDs assigned, PortInfo as read */
 	const struct lft_set *lft;      /* switch indices refer to f */
+	/* A VL-layered routing's SL for the route from slid to dlid (its
+	 * layer: OpenSM's path_sl), or -1 when the routing has one layer
+	 * and the SL is the SA's own choice (sa/slsel.h). NULL: -1. sm/
+	 * sets it (sa/ does not see routing/). */
+	int (*path_sl)(const void *arg, uint16_t slid, uint16_t dlid);
+	const void *path_sl_arg;
 	const struct pkey_tables *pk;   /* tables in effect; NULL: partitions
 					 * not managed (every port shares
 					 * every other's default key) */

@@ -23,6 +23,7 @@
 #include "core/vport.h"
 #include "partitions/partitions.h"
 #include "partitions/qos.h"
+#include "routing/routing.h"
 #include "sa/inform.h"
 #include "sa/sa.h"
 #include "sa/slsel.h"
@@ -172,6 +173,30 @@ on_alias_changed(void *arg, uint32_t port, unsigned block)
 	}
 }
 
+
+/* sa_view.path_sl for a VL-layered routing: the layer of the route in
+ * use (routing_path_sl), vport LIDs not their own taken at their
+ * physical port's LID (the layers cover the routed LIDs). */
+static int
+layered_path_sl(const void *arg, uint16_t slid, uint16_t dlid)
+{
+	const struct daemon *d = arg;
+	const struct fabric *f = sweep_fabric(d->sweep);
+	const struct route_layers *lay = sweep_layers(d->sweep);
+
+	const struct vport_set *vs = sweep_vports(d->sweep);
+	uint32_t i;
+
+	if (f == NULL || lay == NULL || lay->n <= 1)
+		return -1;
+	if (vs != NULL && fabric_port_by_lid(f, slid) == FABRIC_NONE &&
+	    (i = vport_by_lid(vs, slid)) < vs->n)
+		slid = f->ports[vs->v[i].port].lid;
+	if (vs != NULL && fabric_port_by_lid(f, dlid) == FABRIC_NONE &&
+	    (i = vport_by_lid(vs, dlid)) < vs->n)
+		dlid = f->ports[vs->v[i].port].lid;
+	return routing_path_sl(lay, f, sweep_lft(d->sweep), slid, dlid);
+}
 /* The sweep calls this (through on_adopt) while the previous model, which
  * the SA may still name, is allocated. */
 void
@@ -190,6 +215,11 @@ daemon_sa_view_update(struct daemon *d)
 	sa_sms_refresh(d);
 	v.f = f;
 	v.lft = sweep_lft(d->sweep);
+	if (sweep_layers(d->sweep) != NULL &&
+	    sweep_layers(d->sweep)->n > 1) {
+		v.path_sl = layered_path_sl;
+		v.path_sl_arg = d;
+	}
 	v.pk = sweep_pkeys(d->sweep);
 	v.policy = d->policy;
 	v.qos = d->cfg.qos;

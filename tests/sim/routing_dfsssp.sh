@@ -9,9 +9,10 @@
 # torus cable is unlinked: the repair in place (dfsssp_repair) changes
 # exactly the entries the cut forces to change (the port lost, or the
 # next switch no longer one hop nearer: fabcheck --minimal minhop against
-# the routes saved before), every LID still delivered, shortest. Each
-# layer's acyclicity needs the path SLs, which the SA does not hand out
-# yet: it is checked offline (tests/unit/check_dfsssp, bench/vlroute).
+# the routes saved before), every LID still delivered, shortest. Before
+# the cut, the SA's PathRecords carry each route's layer as its SL, and
+# with those SLs each VL's channel dependencies (fabcheck --path-sl, the
+# tables read back) are acyclic.
 # Fails on 63e1a0b: no engine dfsssp there, the configuration is refused.
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
@@ -34,6 +35,26 @@ vls=$(stat_get routing.vls 0)
 fabcheck --save-routes "$T/routes" ||
 	fail "torus: dfsssp's tables as read do not deliver every LID along a shortest path"
 log "torus: dfsssp routed on $vls VLs; every LID delivered from every switch, shortest"
+
+# The SA hands out each route's layer as its SL (OpenSM's path_sl): every
+# PathRecord of the fabric (saquery -p, all pairs), "SLID DLID SL" lines;
+# then one channel dependency graph per VL (SL i on VL i, dfsssp's SL2VL
+# contribution) from the tables read back and those SLs: each acyclic.
+diag saquery -p 2>&1 | awk '
+    /^PathRecord dump/ { if (s != "") print s, d, sl; s = d = sl = ""; next }
+    { split($1, kv, /\.\.+/) }
+    kv[1] == "slid" { s = kv[2] } kv[1] == "dlid" { d = kv[2] }
+    kv[1] == "sl" { sl = kv[2] }
+    END { if (s != "") print s, d, sl }' >"$T/path_sl"
+npaths=$(wc -l <"$T/path_sl")
+[ "$npaths" -ge 256 ] || fail "torus: saquery -p gave $npaths paths, expected every pair of 16 CA ports"
+nsl=$(awk '{ print $3 }' "$T/path_sl" | sort -u | wc -l)
+[ "$nsl" -gt 1 ] || fail "torus: every PathRecord has SL $(awk 'NR == 1 { print $3 }' "$T/path_sl"); dfsssp's layers are more than one"
+awk -v vls="$vls" '$3 >= vls { bad = 1; print "SL " $3 " of " $1 " -> " $2 " is no layer" } END { exit bad }' \
+    "$T/path_sl" >&2 || fail "torus: a PathRecord's SL is beyond the $vls VLs dfsssp used"
+fabcheck --cdg --path-sl "$T/path_sl" --ca-paths ||
+	fail "torus: the routes on some VL (by the SA's path SLs) have a credit loop"
+log "torus: $npaths PathRecords on $nsl SLs; each VL's channel dependencies acyclic"
 
 heavy0=$(stat_get sweep.heavy_sweeps 0)
 repaired() {
