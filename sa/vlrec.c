@@ -11,11 +11,19 @@
  * its ports 0..N, a CA port one (ports 0 and 0 in the record, as OpenSM).
  * VLArbitrationTableRecord: LID, OutputPortNum, BlockNum (1, 2 low
  * priority, 3, 4 high), reserved (4), 32 entries of VL and weight: the
- * blocks the port's VLArbitrationLowCap and HighCap give.
+ * blocks the port's VLArbitrationLowCap and HighCap give, and, as OpenSM
+ * (which keeps four blocks for every port), the blocks beyond them as
+ * zeros once one block of the port is known.
+ *
+ * With qos on (issue 27) sm/devread writes the tables ibsmd wants where a
+ * port holds others, and keeps what each Set's answer says: the records
+ * are what is programmed.
  */
 #include "autoconfig.h"
 
 #include <string.h>
+
+#include <infiniband/mad.h>
 
 #include "core/devtab.h"
 #include "core/fabric.h"
@@ -117,6 +125,21 @@ const struct sa_attr sa_attr_sl2vl = {
 	.get = sl2vl_get,
 };
 
+/* Block b (0-3) of port p is beyond what its caps give: none on the
+ * device, zeros in OpenSM's records. */
+static bool
+beyond_caps(const struct fabric_port *port, unsigned b)
+{
+	unsigned cap;
+
+	if (!port->info_valid)
+		return false;
+	cap = (unsigned)mad_get_field((void *)port->info, 0, b < 2 ?
+	    IB_PORT_VL_ARBITRATION_LOW_CAP_F :
+	    IB_PORT_VL_ARBITRATION_HIGH_CAP_F);
+	return b % 2 ? cap <= 32 : cap == 0;
+}
+
 static unsigned
 vlarb_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 {
@@ -142,14 +165,19 @@ vlarb_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 				continue;
 			for (unsigned b = 0; b < DEVTAB_VLARB_BLOCKS &&
 			    !sa_out_full(out); b++) {
-				if (!(d->ports[p].vlarb_valid & (1u << b)))
+				bool known = d->ports[p].vlarb_valid &
+				    (1u << b);
+
+				if (!known && !beyond_caps(&f->ports[n->port0 +
+				    p], b))
 					continue;
 				memset(tmp, 0, sizeof(tmp));
 				sa_set_bits(tmp, 0, 16, lid);
 				tmp[2] = (uint8_t)p;
 				tmp[3] = (uint8_t)(b + 1);
-				memcpy(tmp + 8, d->ports[p].vlarb[b],
-				    DEVTAB_VLARB_SIZE);
+				if (known)
+					memcpy(tmp + 8, d->ports[p].vlarb[b],
+					    DEVTAB_VLARB_SIZE);
 				keep(vlarb_comp, NCOMP(vlarb_comp), q, tmp,
 				    sizeof(tmp), out);
 			}

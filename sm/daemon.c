@@ -355,9 +355,10 @@ upkeep_finish(void *arg)
 	write_dumps(d);
 	/* what the SA's SL2VL, VLArb and P_Key records need and the store
 	 * lacks, beside the sweeps */
+	reload_qos_config(&d->cfg, &d->qos);
 	devread_start(d->devread, sweep_fabric(d->sweep),
 	    sweep_pkeys(d->sweep), d->cfg.partition_enforcement !=
-	    CFG_ENFORCE_OFF);
+	    CFG_ENFORCE_OFF, &d->qos);
 	perfmgr_start(d->perfmgr);
 	notify_ready(d);
 	daemon_notify_status(d);

@@ -17,6 +17,7 @@
 #include <ev.h>
 
 #include "config/config.h"
+#include "core/qos.h"
 #include "sa/sa.h"
 #include "sm/ctl.h"
 
@@ -85,6 +86,9 @@ struct daemon {
 	/* running state */
 	uint64_t guid;
 	struct ibsmd_config cfg;
+	/* issue 27: the qos tables sm/devread programs, from cfg at each
+	 * subnet up */
+	struct qos_config qos;
 	struct pkey_policy *policy;
 	char state_dir[4096], runtime_dir[4096];
 	bool ready_sent;

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/mkey.h"
 #include "core/nodemap.h"
+#include "core/qos.h"
 #include "mad/mad.h"
 #include "partitions/partitions.h"
 #include "routing/routing.h"
@@ -193,6 +194,27 @@ reload_engines(const struct ibsmd_config *cfg, struct sweep_opts *so)
 	return NULL;
 }
 
+/* issue 27: the qos options as core/qos takes them. */
+void
+reload_qos_config(const struct ibsmd_config *c, struct qos_config *qc)
+{
+	struct qos_optset set[5];
+
+	for (int i = 0; i < 5; i++) {
+		const struct cfg_qos_set *q = &c->qos_set[i];
+
+		set[i] = (struct qos_optset){
+			.max_vls = q->max_vls,
+			.high_limit = q->high_limit == CFG_UINT_UNSET ? -1 :
+			    (int)q->high_limit,
+			.vlarb_high = q->vlarb_high, .vlarb_low = q->vlarb_low,
+			.sl2vl = q->sl2vl,
+		};
+	}
+	/* qos_set[1 ..] are ca, sw0, swe, rtr: enum qos_kind's order */
+	qos_config_build(qc, c->qos, c->max_op_vls, &set[0], &set[1]);
+}
+
 void
 reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 {
@@ -218,6 +240,7 @@ reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 	    (uint8_t)c->m_key_protect_bits : 0;
 	so->prog.subnet_timeout = 18;
 	so->prog.packet_life = 0x12;
+	reload_qos_config(c, &so->prog.qos);
 	(void)reload_engines(c, so);
 	so->ropts.roots = c->root_guids.guid;
 	so->ropts.nroots = c->root_guids.n;

@@ -163,3 +163,7 @@ SIM_TESTS += tests/sim/mkey_recover.sh tests/sim/mkey_opensm.sh
 # LMC 1 and 2 against OpenSM; a port's LIDs through different uplinks
 # (fabcheck --lmc-spread) compared with OpenSM on the same fabric
 SIM_TESTS += tests/sim/lmc_lids.sh tests/sim/lmc_sa.sh tests/sim/lmc_routing.sh
+# issue 27: QoS tables (SL2VL, VLArb, OperVLs) against OpenSM's with the
+# same qos options; SLs map along a path; the SA's records; 0 blocks on a
+# restart, only the changed ones on a reload
+SIM_TESTS += tests/sim/qos_tables.sh
