@@ -446,9 +446,14 @@ check_qos_text(struct cfg_check *ck, const struct cfg_option *o,
 		r = qos_parse_sl2vl(nd->text, t, &at, &why);
 	if (r == 0)
 		return 0;
-	config_err_at(ck, nd->line, nd->col + (unsigned)at +
-	    (nd->plain || nd->line == 0 ? 0u : 1u), "%s: %s at \"%.40s\"",
-	    o->name, why, nd->text + at);
+	if (nd->text[at] == '\0')
+		config_err_at(ck, nd->line, nd->col + (unsigned)at +
+		    (nd->plain || nd->line == 0 ? 0u : 1u), "%s: %s at the end",
+		    o->name, why);
+	else
+		config_err_at(ck, nd->line, nd->col + (unsigned)at +
+		    (nd->plain || nd->line == 0 ? 0u : 1u), "%s: %s at "
+		    "\"%.20s\"", o->name, why, nd->text + at);
 	return -1;
 }
 

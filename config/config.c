@@ -425,60 +425,58 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 	[CFG_OPT_QOS] = {
 		.name = "qos", .type = CFG_BOOL, .offset = OFF(qos),
 		.def = "false", .reloadable = true,
-		.doc = "Program SL-to-VL, VL arbitration and VLHighLimit from "
-		    "the qos_* options (OpenSM's qos).",
+		.doc = "Program SL2VL, VLArb and VLHighLimit from the qos_* "
+		    "options (OpenSM's).",
 	},
 	[CFG_OPT_MAX_OP_VLS] = {
 		.name = "max_op_vls", .type = CFG_UINT, .offset = OFF(max_op_vls),
 		.min = 1, .max = 5, .def = "5", .reloadable = true,
-		.doc = "Highest OperationalVLs code a port is given (1: VL0, "
-		    "2: VL0-1, 3: VL0-3, 4: VL0-7, 5: VL0-14), qos or not.",
+		.doc = "OperationalVLs at most: 1 VL0, 2 VL0-1, 3 VL0-3, 4 "
+		    "VL0-7, 5 VL0-14.",
 	},
 	[CFG_OPT_QOS_MAX_VLS] = {
 		.name = "qos_max_vls", .type = CFG_UINT,
 		.offset = OFF(qos_set[0].max_vls), .min = 1, .max = 15,
 		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
 		.reloadable = true,
-		.doc = "Data VLs at most on every port type with qos (caps OperationalVLs); "
-		    "0: OpenSM's default.",
+		.doc = "Data VLs at most on every port with qos; 0: OpenSM's default.",
 	},
 	[CFG_OPT_QOS_HIGH_LIMIT] = {
 		.name = "qos_high_limit", .type = CFG_UINT,
 		.offset = OFF(qos_set[0].high_limit), .min = 0, .max = 255,
 		.flags = CFG_F_MINUS_ONE | CFG_F_UNSET, .def = "-1",
 		.reloadable = true,
-		.doc = "VLHighLimit of every port type with qos; -1: OpenSM's default.",
+		.doc = "VLHighLimit of every port with qos; -1: OpenSM's default.",
 	},
 	[CFG_OPT_QOS_VLARB_HIGH] = {
 		.name = "qos_vlarb_high", .type = CFG_STRING,
 		.offset = OFF(qos_set[0].vlarb_high), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "High-priority VL arbitration of every port type, \"VL:weight,...\" "
-		    "(up to 64); \"\": OpenSM's default.",
+		.doc = "High VLArb of every port, \"VL:weight,...\"; "
+		    "\"\": OpenSM's default.",
 	},
 	[CFG_OPT_QOS_VLARB_LOW] = {
 		.name = "qos_vlarb_low", .type = CFG_STRING,
 		.offset = OFF(qos_set[0].vlarb_low), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "Low-priority VL arbitration of every port type, \"VL:weight,...\" "
-		    "(up to 64); \"\": OpenSM's default.",
+		.doc = "Low VLArb of every port, \"VL:weight,...\"; "
+		    "\"\": OpenSM's default.",
 	},
 	[CFG_OPT_QOS_SL2VL] = {
 		.name = "qos_sl2vl", .type = CFG_STRING,
 		.offset = OFF(qos_set[0].sl2vl), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
 		.reloadable = true,
-		.doc = "SL-to-VL table of every port type, 16 VLs (SL 0 first); \"\": OpenSM's default.",
+		.doc = "SL-to-VL table of every port, 16 VLs; \"\": OpenSM's default.",
 	},
 	[CFG_OPT_QOS_CA_MAX_VLS] = {
 		.name = "qos_ca_max_vls", .type = CFG_UINT,
 		.offset = OFF(qos_set[1].max_vls), .min = 1, .max = 15,
 		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
 		.reloadable = true,
-		.doc = "Data VLs at most on CA ports with qos (caps OperationalVLs); "
-		    "0: qos_max_vls.",
+		.doc = "Data VLs at most on CA ports with qos; 0: qos_max_vls.",
 	},
 	[CFG_OPT_QOS_CA_HIGH_LIMIT] = {
 		.name = "qos_ca_high_limit", .type = CFG_UINT,
@@ -492,31 +490,30 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.offset = OFF(qos_set[1].vlarb_high), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "High-priority VL arbitration of CA ports, \"VL:weight,...\" "
-		    "(up to 64); \"\": qos_vlarb_high.",
+		.doc = "High VLArb of CA ports, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_high.",
 	},
 	[CFG_OPT_QOS_CA_VLARB_LOW] = {
 		.name = "qos_ca_vlarb_low", .type = CFG_STRING,
 		.offset = OFF(qos_set[1].vlarb_low), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "Low-priority VL arbitration of CA ports, \"VL:weight,...\" "
-		    "(up to 64); \"\": qos_vlarb_low.",
+		.doc = "Low VLArb of CA ports, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_low.",
 	},
 	[CFG_OPT_QOS_CA_SL2VL] = {
 		.name = "qos_ca_sl2vl", .type = CFG_STRING,
 		.offset = OFF(qos_set[1].sl2vl), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
 		.reloadable = true,
-		.doc = "SL-to-VL table of CA ports, 16 VLs (SL 0 first); \"\": qos_sl2vl.",
+		.doc = "SL-to-VL table of CA ports, 16 VLs; \"\": qos_sl2vl.",
 	},
 	[CFG_OPT_QOS_SW0_MAX_VLS] = {
 		.name = "qos_sw0_max_vls", .type = CFG_UINT,
 		.offset = OFF(qos_set[2].max_vls), .min = 1, .max = 15,
 		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
 		.reloadable = true,
-		.doc = "Data VLs at most on switch ports 0 with qos (caps OperationalVLs); "
-		    "0: qos_max_vls.",
+		.doc = "Data VLs at most on switch ports 0 with qos; 0: qos_max_vls.",
 	},
 	[CFG_OPT_QOS_SW0_HIGH_LIMIT] = {
 		.name = "qos_sw0_high_limit", .type = CFG_UINT,
@@ -530,69 +527,67 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.offset = OFF(qos_set[2].vlarb_high), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "High-priority VL arbitration of switch ports 0, \"VL:weight,...\" "
-		    "(up to 64); \"\": qos_vlarb_high.",
+		.doc = "High VLArb of switch ports 0, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_high.",
 	},
 	[CFG_OPT_QOS_SW0_VLARB_LOW] = {
 		.name = "qos_sw0_vlarb_low", .type = CFG_STRING,
 		.offset = OFF(qos_set[2].vlarb_low), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "Low-priority VL arbitration of switch ports 0, \"VL:weight,...\" "
-		    "(up to 64); \"\": qos_vlarb_low.",
+		.doc = "Low VLArb of switch ports 0, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_low.",
 	},
 	[CFG_OPT_QOS_SW0_SL2VL] = {
 		.name = "qos_sw0_sl2vl", .type = CFG_STRING,
 		.offset = OFF(qos_set[2].sl2vl), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
 		.reloadable = true,
-		.doc = "SL-to-VL table of switch ports 0, 16 VLs (SL 0 first); \"\": qos_sl2vl.",
+		.doc = "SL-to-VL table of switch ports 0, 16 VLs; \"\": qos_sl2vl.",
 	},
 	[CFG_OPT_QOS_SWE_MAX_VLS] = {
 		.name = "qos_swe_max_vls", .type = CFG_UINT,
 		.offset = OFF(qos_set[3].max_vls), .min = 1, .max = 15,
 		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
 		.reloadable = true,
-		.doc = "Data VLs at most on switch external ports with qos (caps OperationalVLs); "
-		    "0: qos_max_vls.",
+		.doc = "Data VLs at most on switch ports 1-N with qos; 0: qos_max_vls.",
 	},
 	[CFG_OPT_QOS_SWE_HIGH_LIMIT] = {
 		.name = "qos_swe_high_limit", .type = CFG_UINT,
 		.offset = OFF(qos_set[3].high_limit), .min = 0, .max = 255,
 		.flags = CFG_F_MINUS_ONE | CFG_F_UNSET, .def = "-1",
 		.reloadable = true,
-		.doc = "VLHighLimit of switch external ports with qos; -1: qos_high_limit.",
+		.doc = "VLHighLimit of switch ports 1-N with qos; -1: qos_high_limit.",
 	},
 	[CFG_OPT_QOS_SWE_VLARB_HIGH] = {
 		.name = "qos_swe_vlarb_high", .type = CFG_STRING,
 		.offset = OFF(qos_set[3].vlarb_high), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "High-priority VL arbitration of switch external ports, \"VL:weight,...\" "
-		    "(up to 64); \"\": qos_vlarb_high.",
+		.doc = "High VLArb of switch ports 1-N, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_high.",
 	},
 	[CFG_OPT_QOS_SWE_VLARB_LOW] = {
 		.name = "qos_swe_vlarb_low", .type = CFG_STRING,
 		.offset = OFF(qos_set[3].vlarb_low), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "Low-priority VL arbitration of switch external ports, \"VL:weight,...\" "
-		    "(up to 64); \"\": qos_vlarb_low.",
+		.doc = "Low VLArb of switch ports 1-N, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_low.",
 	},
 	[CFG_OPT_QOS_SWE_SL2VL] = {
 		.name = "qos_swe_sl2vl", .type = CFG_STRING,
 		.offset = OFF(qos_set[3].sl2vl), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
 		.reloadable = true,
-		.doc = "SL-to-VL table of switch external ports, 16 VLs (SL 0 first); \"\": qos_sl2vl.",
+		.doc = "SL-to-VL table of switch ports 1-N, 16 VLs; \"\": qos_sl2vl.",
 	},
 	[CFG_OPT_QOS_RTR_MAX_VLS] = {
 		.name = "qos_rtr_max_vls", .type = CFG_UINT,
 		.offset = OFF(qos_set[4].max_vls), .min = 1, .max = 15,
 		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
 		.reloadable = true,
-		.doc = "Data VLs at most on router ports with qos (caps OperationalVLs); "
-		    "0: qos_max_vls.",
+		.doc = "Data VLs at most on router ports with qos; 0: qos_max_vls.",
 	},
 	[CFG_OPT_QOS_RTR_HIGH_LIMIT] = {
 		.name = "qos_rtr_high_limit", .type = CFG_UINT,
@@ -606,23 +601,23 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.offset = OFF(qos_set[4].vlarb_high), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "High-priority VL arbitration of router ports, \"VL:weight,...\" "
-		    "(up to 64); \"\": qos_vlarb_high.",
+		.doc = "High VLArb of router ports, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_high.",
 	},
 	[CFG_OPT_QOS_RTR_VLARB_LOW] = {
 		.name = "qos_rtr_vlarb_low", .type = CFG_STRING,
 		.offset = OFF(qos_set[4].vlarb_low), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
 		.reloadable = true,
-		.doc = "Low-priority VL arbitration of router ports, \"VL:weight,...\" "
-		    "(up to 64); \"\": qos_vlarb_low.",
+		.doc = "Low VLArb of router ports, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_low.",
 	},
 	[CFG_OPT_QOS_RTR_SL2VL] = {
 		.name = "qos_rtr_sl2vl", .type = CFG_STRING,
 		.offset = OFF(qos_set[4].sl2vl), .def = "\"\"",
 		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
 		.reloadable = true,
-		.doc = "SL-to-VL table of router ports, 16 VLs (SL 0 first); \"\": qos_sl2vl.",
+		.doc = "SL-to-VL table of router ports, 16 VLs; \"\": qos_sl2vl.",
 	},
 };
 
