@@ -244,9 +244,8 @@ START_TEST(test_convert_changed)
 	ck_assert_str_eq(value_of(&cfg,
 	    "virtualization.max_ports_in_process"), "32");
 	ck_assert_str_eq(value_of(&cfg, "lmc"), "2");
+	ck_assert_str_eq(value_of(&cfg, "qos"), "true");	/* issue 27 */
 	/* and what was not carried says why */
-	ck_assert_ptr_nonnull(strstr(out, "#   qos TRUE: ibsmd programs no "
-	    "QoS"));
 	ck_assert_ptr_nonnull(strstr(out, "#   lash_start_vl 2: LASH routing "
 	    "is not in ibsmd"));
 	free(out);
@@ -434,9 +433,9 @@ START_TEST(test_names_messages)
 		    "write partition_enforcement: off",
 		"t.conf:4:1: OpenSM's root_guid_file is ibsmd's root_guids, a "
 		    "list of the file's GUIDs",
-		"t.conf:5:1: OpenSM's qos has no equivalent in ibsmd: ibsmd "
-		    "programs no QoS (SL2VL, VL arbitration); a PathRecord's SL "
-		    "is its partition's sl=",
+		"t.conf:5:1: OpenSM's use_optimized_slvl has no equivalent in "
+		    "ibsmd: ibsmd writes a switch's SL2VL tables per input and "
+		    "output port, never the optimized all-ports form",
 		"t.conf:6:1: OpenSM's packet_life_time is no option in ibsmd: "
 		    "ibsmd writes LifeTimeValue 0x12 to every switch",
 		"t.conf:7:25: m_key_protection_level (m_key_protect_bits): 4 is "
@@ -447,7 +446,7 @@ START_TEST(test_names_messages)
 
 	ck_assert_int_eq(load("sminfo_polling_timeout: 2500\n"
 	    "log_flags: 0x03\nno_partition_enforcement: TRUE\n"
-	    "root_guid_file: /etc/opensm/roots\nqos: TRUE\n"
+	    "root_guid_file: /etc/opensm/roots\nuse_optimized_slvl: TRUE\n"
 	    "packet_life_time: 0x12\nm_key_protection_level: 4\n"
 	    "partition_enforcement: out\npart_enforce: in\n", &cfg, &errs),
 	    CONFIG_INVALID);
