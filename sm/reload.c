@@ -101,21 +101,31 @@ log_notes(const struct pkey_errors *errs)
 	}
 }
 
-/* A partition's sl= is not used while ibsmd programs no SL-to-VL
- * mapping (sa/sa.h SA_SL_NO_QOS): say so, naming each partition. */
+/* A partition's sl= is handed out by the SA as SL_NO_QOS (sa/sa.h)
+ * today; with qos off no SL-to-VL table is programmed either (issue 27):
+ * say so once per partition that sets one, at each load. */
 static void
-log_unused_sl(const char *file, const struct pkey_policy *p)
+log_unused_sl(const char *file, const struct pkey_policy *p, bool qos)
 {
 	for (size_t i = 0; i < pkey_policy_count(p); i++) {
 		const struct pkey_partition *pt = pkey_policy_get(p, i);
 
-		if ((pt->flags.set & PKEY_GF_SL) && pt->flags.sl != SA_SL_NO_QOS)
+		if (!(pt->flags.set & PKEY_GF_SL) ||
+		    pt->flags.sl == SA_SL_NO_QOS)
+			continue;
+		if (!qos)
 			log_warnx("partitions: %s:%u: partition %s (0x%04x): "
-			    "sl=%u not used, its paths and multicast groups "
-			    "get SL %u: ibsmd programs no SL-to-VL mapping "
-			    "(no QoS), as OpenSM without QoS", file, pt->line,
-			    pt->name != NULL ? pt->name : "(unnamed)",
-			    pt->pkey, pt->flags.sl, SA_SL_NO_QOS);
+			    "sl=%u not mapped: qos is off, so ibsmd programs "
+			    "no SL-to-VL tables; its paths and multicast "
+			    "groups get SL %u, as OpenSM without QoS", file,
+			    pt->line, pt->name != NULL ? pt->name :
+			    "(unnamed)", pt->pkey, pt->flags.sl, SA_SL_NO_QOS);
+		else
+			log_warnx("partitions: %s:%u: partition %s (0x%04x): "
+			    "sl=%u not used: its paths and multicast groups "
+			    "get SL %u", file, pt->line, pt->name != NULL ?
+			    pt->name : "(unnamed)", pt->pkey, pt->flags.sl,
+			    SA_SL_NO_QOS);
 	}
 }
 
@@ -143,7 +153,7 @@ reload_policy_load(const struct ibsmd_config *cfg, struct pkey_errors *errs,
 	free(text);
 	if (p != NULL) {
 		log_notes(errs);
-		log_unused_sl(cfg->partitions_file, p);
+		log_unused_sl(cfg->partitions_file, p, cfg->qos);
 	}
 	return p;
 }
