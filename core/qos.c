@@ -26,8 +26,6 @@
  *   (0 to 0), from qos_sw0_sl2vl. OpenSM's "optimized" switch path
  *   (use_optimized_slvl, off by default) is not offered.
  */
-#include "autoconfig.h"
-
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /*
  * SL2VLTableRecord (0x13) and VLArbitrationTableRecord (0x36): the tables
- * the devices hold, as sm/devread read them (core/devtab; ibsmd programs
- * none of them: no QoS). A table not read (yet, or the device refused it)
+ * the devices hold, as sm/devread read them or, with qos (issue 27), wrote
+ * them (core/devtab: what each Set's answer says the port holds). A table not read (yet, or the device refused it)
  * has no record. Scoped like the other port records: a switch's tables to
  * requesters that share a partition with its port 0, a CA port's to those
  * that share one with the port.
@@ -11,19 +11,12 @@
  * its ports 0..N, a CA port one (ports 0 and 0 in the record, as OpenSM).
  * VLArbitrationTableRecord: LID, OutputPortNum, BlockNum (1, 2 low
  * priority, 3, 4 high), reserved (4), 32 entries of VL and weight: the
- * blocks the port's VLArbitrationLowCap and HighCap give, and, as OpenSM
- * (which keeps four blocks for every port), the blocks beyond them as
- * zeros once one block of the port is known.
- *
- * With qos on (issue 27) sm/devread writes the tables ibsmd wants where a
- * port holds others, and keeps what each Set's answer says: the records
- * are what is programmed.
+ * blocks the port's VLArbitrationLowCap and HighCap give (OpenSM also
+ * answers the others, zeros).
  */
 #include "autoconfig.h"
 
 #include <string.h>
-
-#include <infiniband/mad.h>
 
 #include "core/devtab.h"
 #include "core/fabric.h"
@@ -125,21 +118,6 @@ const struct sa_attr sa_attr_sl2vl = {
 	.get = sl2vl_get,
 };
 
-/* Block b (0-3) of port p is beyond what its caps give: none on the
- * device, zeros in OpenSM's records. */
-static bool
-beyond_caps(const struct fabric_port *port, unsigned b)
-{
-	unsigned cap;
-
-	if (!port->info_valid)
-		return false;
-	cap = (unsigned)mad_get_field((void *)port->info, 0, b < 2 ?
-	    IB_PORT_VL_ARBITRATION_LOW_CAP_F :
-	    IB_PORT_VL_ARBITRATION_HIGH_CAP_F);
-	return b % 2 ? cap <= 32 : cap == 0;
-}
-
 static unsigned
 vlarb_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 {
@@ -165,19 +143,14 @@ vlarb_get(const struct sa_ctx *c, const struct sa_req *q, struct sa_out *out)
 				continue;
 			for (unsigned b = 0; b < DEVTAB_VLARB_BLOCKS &&
 			    !sa_out_full(out); b++) {
-				bool known = d->ports[p].vlarb_valid &
-				    (1u << b);
-
-				if (!known && !beyond_caps(&f->ports[n->port0 +
-				    p], b))
+				if (!(d->ports[p].vlarb_valid & (1u << b)))
 					continue;
 				memset(tmp, 0, sizeof(tmp));
 				sa_set_bits(tmp, 0, 16, lid);
 				tmp[2] = (uint8_t)p;
 				tmp[3] = (uint8_t)(b + 1);
-				if (known)
-					memcpy(tmp + 8, d->ports[p].vlarb[b],
-					    DEVTAB_VLARB_SIZE);
+				memcpy(tmp + 8, d->ports[p].vlarb[b],
+				    DEVTAB_VLARB_SIZE);
 				keep(vlarb_comp, NCOMP(vlarb_comp), q, tmp,
 				    sizeof(tmp), out);
 			}

@@ -113,16 +113,18 @@ mask_by_opervls() {
 	    END { print changed + 0 > "/dev/stderr" }'
 }
 
-# The SA's SL2VLTableRecords and VLArbitrationTableRecords of h0 and h2
-# (by LID) and sw1's port 5 block 3 (LID, port and block: component
-# masks), LIDs left out. (sw1's SL2VL records hold OpenSM's unmasked
+# The SA's SL2VLTableRecords of h0 and h2 (by LID) and the
+# VLArbitrationTableRecords of their blocks 1 and 3 and of sw1's port 5
+# block 3 (LID, port and block: component masks), LIDs left out. (OpenSM
+# also answers blocks 2 and 4, which a cap of 8 does not have, as zeros;
+# ibsmd answers the blocks the caps give.) (sw1's SL2VL records hold OpenSM's unmasked
 # tables, see mask_by_opervls: checked against the port below.)
 sa_records() {
 	local name lid q
 	for name in h0 h2 sw1; do
 		lid=$(awk -v n="$name" '$2 == n { print $3 }' "$T/nodes")
-		for q in "SL2VL $lid" "VLAR $lid" "VLAR $lid/5/3"; do
-			case $name:$q in sw1:*/*) ;; h*:*/*) continue ;; sw1:*) continue ;; esac
+		for q in "SL2VL $lid" "VLAR $lid/1/1" "VLAR $lid/1/3" "VLAR $lid/5/3"; do
+			case $name:$q in sw1:*/5/*) ;; h*:*/1/*) ;; h*:SL2VL*) ;; *) continue ;; esac
 			echo "== $name $q" | sed 's/ [0-9]*\// /'
 			# shellcheck disable=SC2086
 			diag saquery $q 2>&1 | grep -v 'LID\.\.\.'
