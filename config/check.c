@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "core/alloc.h"
+#include "core/qos.h"
 #include "core/log.h"
 
 #define MAX_ERRORS	100		/* per load, then give up */
@@ -387,9 +388,13 @@ check_range(struct cfg_check *ck, const struct cfg_option *o,
 		return 0;
 	config_format_double(o->min, lo, sizeof(lo));
 	config_format_double(o->max, hi, sizeof(hi));
-	if (o->flags & CFG_F_ZERO_OFF)
-		CFG_ERR(ck, nd, "%s: %s is out of range (0 for off, or %s to "
-		    "%s%s%s)", o->name, nd->text, lo, hi, o->unit ? " " : "",
+	if (o->flags & CFG_F_MINUS_ONE)
+		CFG_ERR(ck, nd, "%s: %s is out of range (-1 for unset, or %s "
+		    "to %s)", o->name, nd->text, lo, hi);
+	else if (o->flags & CFG_F_ZERO_OFF)
+		CFG_ERR(ck, nd, "%s: %s is out of range (0 for %s, or %s to "
+		    "%s%s%s)", o->name, nd->text, o->flags & CFG_F_UNSET ?
+		    "unset" : "off", lo, hi, o->unit ? " " : "",
 		    o->unit ? o->unit : "");
 	else if (o->min == o->max)
 		CFG_ERR(ck, nd, "%s: %s is out of range (only %s is supported)",
@@ -421,6 +426,34 @@ find_word(struct cfg_check *ck, const struct cfg_option *o,
 			    o->allowed[w->value], w->note);
 		return w->value;
 	}
+	return -1;
+}
+
+/* issue 27: a QoS table text (core/qos.h's grammar), the error at the
+ * column of what is wrong (a plain or single-line quoted scalar). */
+static int
+check_qos_text(struct cfg_check *ck, const struct cfg_option *o,
+    const struct cfg_node *nd)
+{
+	uint8_t blocks[2][QOS_VLARB_BLOCK_BYTES], t[QOS_SL2VL_BYTES];
+	const char *why = "";
+	size_t at = 0;
+	int r;
+
+	if (o->flags & CFG_F_QOS_VLARB)
+		r = qos_parse_vlarb(nd->text, blocks, &at, &why);
+	else
+		r = qos_parse_sl2vl(nd->text, t, &at, &why);
+	if (r == 0)
+		return 0;
+	if (nd->text[at] == '\0')
+		config_err_at(ck, nd->line, nd->col + (unsigned)at +
+		    (nd->plain || nd->line == 0 ? 0u : 1u), "%s: %s at the end",
+		    o->name, why);
+	else
+		config_err_at(ck, nd->line, nd->col + (unsigned)at +
+		    (nd->plain || nd->line == 0 ? 0u : 1u), "%s: %s at "
+		    "\"%.20s\"", o->name, why, nd->text + at);
 	return -1;
 }
 
@@ -488,6 +521,11 @@ check_scalar(struct cfg_check *ck, const struct cfg_option *o,
 			    nd->text);
 			return -1;
 		}
+		if (r == INT_NEGATIVE && (o->flags & CFG_F_MINUS_ONE) &&
+		    strcmp(nd->text, "-1") == 0) {
+			*(unsigned *)f = CFG_UINT_UNSET;
+			return 0;
+		}
 		if (r == INT_NEGATIVE)
 			return check_range(ck, o, nd, -1);
 		if (r == INT_TOO_BIG || u > UINT_MAX)
@@ -527,6 +565,9 @@ check_scalar(struct cfg_check *ck, const struct cfg_option *o,
 			    got, why);
 			return -1;
 		}
+		if ((o->flags & (CFG_F_QOS_VLARB | CFG_F_QOS_SL2VL)) &&
+		    nd->len > 0 && check_qos_text(ck, o, nd) < 0)
+			return -1;
 		free(*(char **)f);
 		*(char **)f = config_strdup(nd->text);
 		return 0;

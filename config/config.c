@@ -421,14 +421,205 @@ static const struct cfg_option schema[CFG_NOPTIONS] = {
 		.flags = CFG_F_EMPTY_OFF | CFG_F_HOSTPORT,
 		.doc = "HOST:PORT serving Prometheus' GET /metrics; \"\": none.",
 	},
-	/* issue 27 point 2: the QoS policy file. qos is the minimal switch
-	 * the policy needs (the QoS options' block has its own). */
+	/* issue 27: QoS, OpenSM's option names and value formats */
 	[CFG_OPT_QOS] = {
 		.name = "qos", .type = CFG_BOOL, .offset = OFF(qos),
 		.def = "false", .reloadable = true,
-		.doc = "QoS: path and group SLs from qos_policy_file and "
-		    "partitions' sl=.",
+		.doc = "QoS: program SL2VL, VLArb; SLs from qos_policy_file, "
+		    "sl=.",
 	},
+	[CFG_OPT_MAX_OP_VLS] = {
+		.name = "max_op_vls", .type = CFG_UINT, .offset = OFF(max_op_vls),
+		.min = 1, .max = 5, .def = "5", .reloadable = true,
+		.doc = "OperationalVLs at most: 1 VL0, 2 VL0-1, 3 VL0-3, 4 "
+		    "VL0-7, 5 VL0-14.",
+	},
+	[CFG_OPT_QOS_MAX_VLS] = {
+		.name = "qos_max_vls", .type = CFG_UINT,
+		.offset = OFF(qos_set[0].max_vls), .min = 1, .max = 15,
+		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
+		.reloadable = true,
+		.doc = "Data VLs at most on every port with qos; 0: OpenSM's default.",
+	},
+	[CFG_OPT_QOS_HIGH_LIMIT] = {
+		.name = "qos_high_limit", .type = CFG_UINT,
+		.offset = OFF(qos_set[0].high_limit), .min = 0, .max = 255,
+		.flags = CFG_F_MINUS_ONE | CFG_F_UNSET, .def = "-1",
+		.reloadable = true,
+		.doc = "VLHighLimit of every port with qos; -1: OpenSM's default.",
+	},
+	[CFG_OPT_QOS_VLARB_HIGH] = {
+		.name = "qos_vlarb_high", .type = CFG_STRING,
+		.offset = OFF(qos_set[0].vlarb_high), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "High VLArb of every port, \"VL:weight,...\"; "
+		    "\"\": OpenSM's default.",
+	},
+	[CFG_OPT_QOS_VLARB_LOW] = {
+		.name = "qos_vlarb_low", .type = CFG_STRING,
+		.offset = OFF(qos_set[0].vlarb_low), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "Low VLArb of every port, \"VL:weight,...\"; "
+		    "\"\": OpenSM's default.",
+	},
+	[CFG_OPT_QOS_SL2VL] = {
+		.name = "qos_sl2vl", .type = CFG_STRING,
+		.offset = OFF(qos_set[0].sl2vl), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
+		.reloadable = true,
+		.doc = "SL-to-VL table of every port, 16 VLs; \"\": OpenSM's default.",
+	},
+	[CFG_OPT_QOS_CA_MAX_VLS] = {
+		.name = "qos_ca_max_vls", .type = CFG_UINT,
+		.offset = OFF(qos_set[1].max_vls), .min = 1, .max = 15,
+		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
+		.reloadable = true,
+		.doc = "Data VLs at most on CA ports with qos; 0: qos_max_vls.",
+	},
+	[CFG_OPT_QOS_CA_HIGH_LIMIT] = {
+		.name = "qos_ca_high_limit", .type = CFG_UINT,
+		.offset = OFF(qos_set[1].high_limit), .min = 0, .max = 255,
+		.flags = CFG_F_MINUS_ONE | CFG_F_UNSET, .def = "-1",
+		.reloadable = true,
+		.doc = "VLHighLimit of CA ports with qos; -1: qos_high_limit.",
+	},
+	[CFG_OPT_QOS_CA_VLARB_HIGH] = {
+		.name = "qos_ca_vlarb_high", .type = CFG_STRING,
+		.offset = OFF(qos_set[1].vlarb_high), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "High VLArb of CA ports, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_high.",
+	},
+	[CFG_OPT_QOS_CA_VLARB_LOW] = {
+		.name = "qos_ca_vlarb_low", .type = CFG_STRING,
+		.offset = OFF(qos_set[1].vlarb_low), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "Low VLArb of CA ports, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_low.",
+	},
+	[CFG_OPT_QOS_CA_SL2VL] = {
+		.name = "qos_ca_sl2vl", .type = CFG_STRING,
+		.offset = OFF(qos_set[1].sl2vl), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
+		.reloadable = true,
+		.doc = "SL-to-VL table of CA ports, 16 VLs; \"\": qos_sl2vl.",
+	},
+	[CFG_OPT_QOS_SW0_MAX_VLS] = {
+		.name = "qos_sw0_max_vls", .type = CFG_UINT,
+		.offset = OFF(qos_set[2].max_vls), .min = 1, .max = 15,
+		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
+		.reloadable = true,
+		.doc = "Data VLs at most on switch ports 0 with qos; 0: qos_max_vls.",
+	},
+	[CFG_OPT_QOS_SW0_HIGH_LIMIT] = {
+		.name = "qos_sw0_high_limit", .type = CFG_UINT,
+		.offset = OFF(qos_set[2].high_limit), .min = 0, .max = 255,
+		.flags = CFG_F_MINUS_ONE | CFG_F_UNSET, .def = "-1",
+		.reloadable = true,
+		.doc = "VLHighLimit of switch ports 0 with qos; -1: qos_high_limit.",
+	},
+	[CFG_OPT_QOS_SW0_VLARB_HIGH] = {
+		.name = "qos_sw0_vlarb_high", .type = CFG_STRING,
+		.offset = OFF(qos_set[2].vlarb_high), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "High VLArb of switch ports 0, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_high.",
+	},
+	[CFG_OPT_QOS_SW0_VLARB_LOW] = {
+		.name = "qos_sw0_vlarb_low", .type = CFG_STRING,
+		.offset = OFF(qos_set[2].vlarb_low), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "Low VLArb of switch ports 0, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_low.",
+	},
+	[CFG_OPT_QOS_SW0_SL2VL] = {
+		.name = "qos_sw0_sl2vl", .type = CFG_STRING,
+		.offset = OFF(qos_set[2].sl2vl), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
+		.reloadable = true,
+		.doc = "SL-to-VL table of switch ports 0, 16 VLs; \"\": qos_sl2vl.",
+	},
+	[CFG_OPT_QOS_SWE_MAX_VLS] = {
+		.name = "qos_swe_max_vls", .type = CFG_UINT,
+		.offset = OFF(qos_set[3].max_vls), .min = 1, .max = 15,
+		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
+		.reloadable = true,
+		.doc = "Data VLs at most on switch ports 1-N with qos; 0: qos_max_vls.",
+	},
+	[CFG_OPT_QOS_SWE_HIGH_LIMIT] = {
+		.name = "qos_swe_high_limit", .type = CFG_UINT,
+		.offset = OFF(qos_set[3].high_limit), .min = 0, .max = 255,
+		.flags = CFG_F_MINUS_ONE | CFG_F_UNSET, .def = "-1",
+		.reloadable = true,
+		.doc = "VLHighLimit of switch ports 1-N with qos; -1: qos_high_limit.",
+	},
+	[CFG_OPT_QOS_SWE_VLARB_HIGH] = {
+		.name = "qos_swe_vlarb_high", .type = CFG_STRING,
+		.offset = OFF(qos_set[3].vlarb_high), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "High VLArb of switch ports 1-N, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_high.",
+	},
+	[CFG_OPT_QOS_SWE_VLARB_LOW] = {
+		.name = "qos_swe_vlarb_low", .type = CFG_STRING,
+		.offset = OFF(qos_set[3].vlarb_low), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "Low VLArb of switch ports 1-N, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_low.",
+	},
+	[CFG_OPT_QOS_SWE_SL2VL] = {
+		.name = "qos_swe_sl2vl", .type = CFG_STRING,
+		.offset = OFF(qos_set[3].sl2vl), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
+		.reloadable = true,
+		.doc = "SL-to-VL table of switch ports 1-N, 16 VLs; \"\": qos_sl2vl.",
+	},
+	[CFG_OPT_QOS_RTR_MAX_VLS] = {
+		.name = "qos_rtr_max_vls", .type = CFG_UINT,
+		.offset = OFF(qos_set[4].max_vls), .min = 1, .max = 15,
+		.flags = CFG_F_ZERO_OFF | CFG_F_UNSET, .def = "0",
+		.reloadable = true,
+		.doc = "Data VLs at most on router ports with qos; 0: qos_max_vls.",
+	},
+	[CFG_OPT_QOS_RTR_HIGH_LIMIT] = {
+		.name = "qos_rtr_high_limit", .type = CFG_UINT,
+		.offset = OFF(qos_set[4].high_limit), .min = 0, .max = 255,
+		.flags = CFG_F_MINUS_ONE | CFG_F_UNSET, .def = "-1",
+		.reloadable = true,
+		.doc = "VLHighLimit of router ports with qos; -1: qos_high_limit.",
+	},
+	[CFG_OPT_QOS_RTR_VLARB_HIGH] = {
+		.name = "qos_rtr_vlarb_high", .type = CFG_STRING,
+		.offset = OFF(qos_set[4].vlarb_high), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "High VLArb of router ports, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_high.",
+	},
+	[CFG_OPT_QOS_RTR_VLARB_LOW] = {
+		.name = "qos_rtr_vlarb_low", .type = CFG_STRING,
+		.offset = OFF(qos_set[4].vlarb_low), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_VLARB,
+		.reloadable = true,
+		.doc = "Low VLArb of router ports, \"VL:weight,...\"; "
+		    "\"\": qos_vlarb_low.",
+	},
+	[CFG_OPT_QOS_RTR_SL2VL] = {
+		.name = "qos_rtr_sl2vl", .type = CFG_STRING,
+		.offset = OFF(qos_set[4].sl2vl), .def = "\"\"",
+		.flags = CFG_F_EMPTY_OFF | CFG_F_UNSET | CFG_F_QOS_SL2VL,
+		.reloadable = true,
+		.doc = "SL-to-VL table of router ports, 16 VLs; \"\": qos_sl2vl.",
+	},
+	/* issue 27 point 2: the QoS policy file */
 	[CFG_OPT_QOS_POLICY_FILE] = {
 		.name = "qos_policy_file", .type = CFG_PATH,
 		.offset = OFF(qos_policy_file),
@@ -668,6 +859,9 @@ config_value_text(const struct ibsmd_config *cfg,
 		return snprintf(buf, len, "%s", *(const bool *)f ? "true" :
 		    "false");
 	case CFG_UINT:
+		if ((o->flags & CFG_F_MINUS_ONE) &&
+		    config_get_enum(f) == CFG_UINT_UNSET)
+			return snprintf(buf, len, "-1");
 		return snprintf(buf, len, "%u", config_get_enum(f));
 	case CFG_DOUBLE:
 		return config_format_double(*(const double *)f, buf, len);
@@ -886,9 +1080,13 @@ config_option_summary(const struct cfg_option *o, char *buf, size_t len)
 		if (o->min == o->max)
 			snprintf(type, sizeof(type), "%s, only %s",
 			    o->type == CFG_UINT ? "integer" : "number", lo);
+		else if (o->flags & CFG_F_MINUS_ONE)
+			snprintf(type, sizeof(type), "integer, -1 (unset) or %s "
+			    "to %s", lo, hi);
 		else if (o->flags & CFG_F_ZERO_OFF)
-			snprintf(type, sizeof(type), "%s, 0 (off) or %s to "
+			snprintf(type, sizeof(type), "%s, 0 (%s) or %s to "
 			    "%s%s%s", o->type == CFG_UINT ? "integer" : "number",
+			    o->flags & CFG_F_UNSET ? "unset" : "off",
 			    lo, hi, o->unit ? " " : "", o->unit ? o->unit : "");
 		else
 			snprintf(type, sizeof(type), "%s, %s to %s%s%s",
@@ -899,7 +1097,10 @@ config_option_summary(const struct cfg_option *o, char *buf, size_t len)
 		snprintf(type, sizeof(type), "%s", o->unit ? o->unit : "GUID");
 		break;
 	case CFG_STRING:
-		snprintf(type, sizeof(type), "string");
+		snprintf(type, sizeof(type), "%s",
+		    o->flags & CFG_F_QOS_VLARB ? "string, \"VL:weight,...\" "
+		    "or \"\" (unset)" : o->flags & CFG_F_QOS_SL2VL ?
+		    "string, 16 VLs or \"\" (unset)" : "string");
 		break;
 	case CFG_PATH:
 		snprintf(type, sizeof(type), "path%s",

@@ -131,10 +131,34 @@ enum cfg_opt_id {
 	CFG_OPT_PERFMGR_THR_EXCESSIVE_BUFFER_OVERRUN_ERRORS,
 	CFG_OPT_PERFMGR_THR_VL15_DROPPED,
 	CFG_OPT_METRICS_LISTEN,
-	/* issue 27 point 2: QoS policy file (qos: minimal here, see the
-	 * QoS options' block) */
-	CFG_OPT_QOS,
-	CFG_OPT_QOS_POLICY_FILE,
+	CFG_OPT_QOS,			/* issue 27: QoS, OpenSM's options */
+	CFG_OPT_MAX_OP_VLS,
+	CFG_OPT_QOS_MAX_VLS,
+	CFG_OPT_QOS_HIGH_LIMIT,
+	CFG_OPT_QOS_VLARB_HIGH,
+	CFG_OPT_QOS_VLARB_LOW,
+	CFG_OPT_QOS_SL2VL,
+	CFG_OPT_QOS_CA_MAX_VLS,
+	CFG_OPT_QOS_CA_HIGH_LIMIT,
+	CFG_OPT_QOS_CA_VLARB_HIGH,
+	CFG_OPT_QOS_CA_VLARB_LOW,
+	CFG_OPT_QOS_CA_SL2VL,
+	CFG_OPT_QOS_SW0_MAX_VLS,
+	CFG_OPT_QOS_SW0_HIGH_LIMIT,
+	CFG_OPT_QOS_SW0_VLARB_HIGH,
+	CFG_OPT_QOS_SW0_VLARB_LOW,
+	CFG_OPT_QOS_SW0_SL2VL,
+	CFG_OPT_QOS_SWE_MAX_VLS,
+	CFG_OPT_QOS_SWE_HIGH_LIMIT,
+	CFG_OPT_QOS_SWE_VLARB_HIGH,
+	CFG_OPT_QOS_SWE_VLARB_LOW,
+	CFG_OPT_QOS_SWE_SL2VL,
+	CFG_OPT_QOS_RTR_MAX_VLS,
+	CFG_OPT_QOS_RTR_HIGH_LIMIT,
+	CFG_OPT_QOS_RTR_VLARB_HIGH,
+	CFG_OPT_QOS_RTR_VLARB_LOW,
+	CFG_OPT_QOS_RTR_SL2VL,
+	CFG_OPT_QOS_POLICY_FILE,	/* issue 27 point 2 */
 	CFG_NOPTIONS
 };
 
@@ -145,6 +169,15 @@ enum cfg_opt_id {
 #define CFG_F_EMPTY_OFF		0x4	/* STRING, PATH: "" (off) is allowed */
 #define CFG_F_HOSTPORT		0x8	/* STRING: HOST:PORT (config_hostport) */
 #define CFG_F_SECRET		0x10	/* a key: logs show it masked (core/mkey.h) */
+/* issue 27 (QoS) */
+#define CFG_F_UNSET		0x20	/* UINT: 0 (with ZERO_OFF) or -1 (with
+					 * MINUS_ONE) means unset, not off */
+#define CFG_F_MINUS_ONE		0x40	/* UINT: -1 is allowed besides min to
+					 * max, stored as CFG_UINT_UNSET */
+#define CFG_F_QOS_VLARB		0x80	/* STRING: a VL arbitration list,
+					 * "VL:weight,..." (core/qos.h) */
+#define CFG_F_QOS_SL2VL		0x100	/* STRING: 16 comma-separated VLs */
+#define CFG_UINT_UNSET		0xffffffffu
 
 /*
  * Other words an ENUM option reads (OpenSM's numbers, another vendor's
@@ -253,9 +286,19 @@ struct ibsmd_config {
 	 * PC_NERRORS) */
 	unsigned perfmgr_threshold[CFG_PERFMGR_NTHRESHOLDS];
 	char *metrics_listen;		/* HOST:PORT of /metrics; "": none */
-	/* issue 27 point 2 */
-	bool qos;			/* QoS: SLs from the policy, partitions */
-	char *qos_policy_file;		/* read when qos is on */
+	/* issue 27: QoS, OpenSM's qos options (core/qos.h) */
+	bool qos;			/* SL2VL, VLArb, VLHighLimit managed */
+	unsigned max_op_vls;		/* OperationalVLs code cap, 1-5 */
+	/* [0] qos_*, then qos_ca_*, qos_sw0_*, qos_swe_*, qos_rtr_*: unset
+	 * values (0, CFG_UINT_UNSET, "") take the general set's */
+	struct cfg_qos_set {
+		unsigned max_vls;	/* 0: unset */
+		unsigned high_limit;	/* CFG_UINT_UNSET: unset */
+		char *vlarb_high;	/* "": unset */
+		char *vlarb_low;
+		char *sl2vl;
+	} qos_set[5];
+	char *qos_policy_file;		/* issue 27 point 2: read when qos is on */
 
 	/* Where each value came from, and its line in that file (0: none). */
 	enum cfg_source source[CFG_NOPTIONS];

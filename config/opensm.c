@@ -32,8 +32,11 @@
 #define F(n, d, w)		{ n, OSM_FIXED, NULL, d, w, 0 }
 #define N(n, d, w)		{ n, OSM_NONE, NULL, d, w, 0 }
 
-#define NO_QOS	"ibsmd programs no QoS (SL2VL, VL arbitration); a " \
-		"PathRecord's SL is its partition's sl="
+/* issue 27: the qos options ibsmd carries; these two it has not */
+#define QOS_NO_OPT	"ibsmd writes a switch's SL2VL tables per input " \
+		"and output port, never the optimized all-ports form"
+#define QOS_NO_SUPPRESS	"ibsmd logs every SL2VL or VLArb Set that " \
+		"fails and reads the table again in its next round"
 #define NO_CC	"ibsmd does no congestion control"
 #define NO_PERF	"ibsmd's performance manager (perfmgr) has no such " \
 		"setting"
@@ -63,8 +66,7 @@ static const struct osm_option table[] = {
 	    "switch ports between switches"),
 	F("leaf_head_of_queue_lifetime", "0x10", "ibsmd writes HOQLife 0x10 "
 	    "to switch ports facing a CA or router"),
-	F("max_op_vls", "5", "ibsmd sets OperationalVLs to what both ends of "
-	    "a link support"),
+	A("max_op_vls", "max_op_vls", "5"),
 	N("force_link_speed", "15", "ibsmd leaves LinkSpeedEnabled as the "
 	    "port holds it"),
 	N("force_link_speed_ext", "31", "ibsmd leaves LinkSpeedExtEnabled as "
@@ -109,7 +111,8 @@ static const struct osm_option table[] = {
 	CD("routing_engine", "routing_engine", "(null)", "OpenSM routes with "
 	    "minhop; ibsmd's default [ftree, updn] is deadlock-free on every "
 	    "topology (routing_engine: [minhop] is OpenSM's)"),
-	N("avoid_throttled_links", "FALSE", NO_ENG("Nue, DFSSSP and SSSP")),
+	N("avoid_throttled_links", "FALSE", "ibsmd's dfsssp takes no "
+	    "such option; Nue and SSSP routing are not in ibsmd"),
 	N("connect_roots", "FALSE", "ibsmd's updn and ftree have no such "
 	    "option"),
 	N("use_ucast_cache", "FALSE", "ibsmd repairs the tables in use after "
@@ -178,7 +181,7 @@ static const struct osm_option table[] = {
 	    "group's parameters"),
 	N("use_original_extended_sa_rates_only", "FALSE", "ibsmd's "
 	    "PathRecords carry the rate codes of the spec"),
-	N("use_optimized_slvl", "FALSE", NO_QOS),
+	N("use_optimized_slvl", "FALSE", QOS_NO_OPT),
 	F("fsync_high_avail_files", "TRUE", "ibsmd syncs guid2lid and "
 	    "alias_guids to storage before replacing them"),
 	A("perfmgr", "perfmgr", "FALSE"),
@@ -219,32 +222,32 @@ static const struct osm_option table[] = {
 	/* QoS */
 	A("qos", "qos", "FALSE"),
 	A("qos_policy_file", "qos_policy_file", "/etc/opensm/qos-policy.conf"),
-	N("suppress_sl2vl_mad_status_errors", "FALSE", NO_QOS),
-	N("qos_max_vls", "0", NO_QOS),
-	N("qos_high_limit", "-1", NO_QOS),
-	N("qos_vlarb_high", "(null)", NO_QOS),
-	N("qos_vlarb_low", "(null)", NO_QOS),
-	N("qos_sl2vl", "(null)", NO_QOS),
-	N("qos_ca_max_vls", "0", NO_QOS),
-	N("qos_ca_high_limit", "-1", NO_QOS),
-	N("qos_ca_vlarb_high", "(null)", NO_QOS),
-	N("qos_ca_vlarb_low", "(null)", NO_QOS),
-	N("qos_ca_sl2vl", "(null)", NO_QOS),
-	N("qos_sw0_max_vls", "0", NO_QOS),
-	N("qos_sw0_high_limit", "-1", NO_QOS),
-	N("qos_sw0_vlarb_high", "(null)", NO_QOS),
-	N("qos_sw0_vlarb_low", "(null)", NO_QOS),
-	N("qos_sw0_sl2vl", "(null)", NO_QOS),
-	N("qos_swe_max_vls", "0", NO_QOS),
-	N("qos_swe_high_limit", "-1", NO_QOS),
-	N("qos_swe_vlarb_high", "(null)", NO_QOS),
-	N("qos_swe_vlarb_low", "(null)", NO_QOS),
-	N("qos_swe_sl2vl", "(null)", NO_QOS),
-	N("qos_rtr_max_vls", "0", NO_QOS),
-	N("qos_rtr_high_limit", "-1", NO_QOS),
-	N("qos_rtr_vlarb_high", "(null)", NO_QOS),
-	N("qos_rtr_vlarb_low", "(null)", NO_QOS),
-	N("qos_rtr_sl2vl", "(null)", NO_QOS),
+	N("suppress_sl2vl_mad_status_errors", "FALSE", QOS_NO_SUPPRESS),
+	A("qos_max_vls", "qos_max_vls", "0"),
+	A("qos_high_limit", "qos_high_limit", "-1"),
+	A("qos_vlarb_high", "qos_vlarb_high", "(null)"),
+	A("qos_vlarb_low", "qos_vlarb_low", "(null)"),
+	A("qos_sl2vl", "qos_sl2vl", "(null)"),
+	A("qos_ca_max_vls", "qos_ca_max_vls", "0"),
+	A("qos_ca_high_limit", "qos_ca_high_limit", "-1"),
+	A("qos_ca_vlarb_high", "qos_ca_vlarb_high", "(null)"),
+	A("qos_ca_vlarb_low", "qos_ca_vlarb_low", "(null)"),
+	A("qos_ca_sl2vl", "qos_ca_sl2vl", "(null)"),
+	A("qos_sw0_max_vls", "qos_sw0_max_vls", "0"),
+	A("qos_sw0_high_limit", "qos_sw0_high_limit", "-1"),
+	A("qos_sw0_vlarb_high", "qos_sw0_vlarb_high", "(null)"),
+	A("qos_sw0_vlarb_low", "qos_sw0_vlarb_low", "(null)"),
+	A("qos_sw0_sl2vl", "qos_sw0_sl2vl", "(null)"),
+	A("qos_swe_max_vls", "qos_swe_max_vls", "0"),
+	A("qos_swe_high_limit", "qos_swe_high_limit", "-1"),
+	A("qos_swe_vlarb_high", "qos_swe_vlarb_high", "(null)"),
+	A("qos_swe_vlarb_low", "qos_swe_vlarb_low", "(null)"),
+	A("qos_swe_sl2vl", "qos_swe_sl2vl", "(null)"),
+	A("qos_rtr_max_vls", "qos_rtr_max_vls", "0"),
+	A("qos_rtr_high_limit", "qos_rtr_high_limit", "-1"),
+	A("qos_rtr_vlarb_high", "qos_rtr_vlarb_high", "(null)"),
+	A("qos_rtr_vlarb_low", "qos_rtr_vlarb_low", "(null)"),
+	A("qos_rtr_sl2vl", "qos_rtr_sl2vl", "(null)"),
 	/* congestion control */
 	N("congestion_control", "FALSE", NO_CC),
 	N("cc_key", "0x0000000000000000", NO_CC),
@@ -482,6 +485,11 @@ conv_alias(const struct cfg_option *io, const char *v, char *out,
 	case CFG_UINT:
 	case CFG_DOUBLE:
 	case CFG_GUID:
+		/* OpenSM's -1: unset (qos_*high_limit) */
+		if ((io->flags & CFG_F_MINUS_ONE) && strcmp(v, "-1") == 0) {
+			snprintf(out, len, "-1");
+			return 0;
+		}
 		if (osm_number(v, &n) < 0) {
 			snprintf(why, wlen, "not a number");
 			return -1;

@@ -61,3 +61,10 @@ check_PROGRAMS += tests/unit/check_mkey
 tests_unit_check_mkey_SOURCES = tests/unit/check_mkey.c
 tests_unit_check_mkey_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_mkey_LDADD = libcore.a $(CHECK_LIBS)
+
+# Issue 27 (QoS): the tables each port is to hold with OpenSM's qos options
+libcore_a_SOURCES += core/qos.h core/qos.c
+check_PROGRAMS += tests/unit/check_qos_tables
+tests_unit_check_qos_tables_SOURCES = tests/unit/check_qos_tables.c $(TESTFAB)
+tests_unit_check_qos_tables_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_qos_tables_LDADD = librouting.a libcore.a $(CHECK_LIBS)

@@ -15,7 +15,7 @@ tests_unit_check_partitions_LDADD = libpartitions.a libcore.a $(CHECK_LIBS)
 # resolution; golden corpus tests/qos
 libpartitions_a_SOURCES += partitions/qos.h partitions/qos_int.h \
 	partitions/qos.c partitions/qos_match.c
-check_PROGRAMS += tests/unit/check_qos
-tests_unit_check_qos_SOURCES = tests/unit/check_qos.c
-tests_unit_check_qos_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_check_qos_LDADD = libpartitions.a libcore.a $(CHECK_LIBS)
+check_PROGRAMS += tests/unit/check_qos_policy
+tests_unit_check_qos_policy_SOURCES = tests/unit/check_qos_policy.c
+tests_unit_check_qos_policy_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_qos_policy_LDADD = libpartitions.a libcore.a $(CHECK_LIBS)

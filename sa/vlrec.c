@@ -1,7 +1,7 @@
 /*
  * SL2VLTableRecord (0x13) and VLArbitrationTableRecord (0x36): the tables
- * the devices hold, as sm/devread read them (core/devtab; ibsmd programs
- * none of them: no QoS). A table not read (yet, or the device refused it)
+ * the devices hold, as sm/devread read them or, with qos (issue 27), wrote
+ * them (core/devtab: what each Set's answer says the port holds). A table not read (yet, or the device refused it)
  * has no record. Scoped like the other port records: a switch's tables to
  * requesters that share a partition with its port 0, a CA port's to those
  * that share one with the port.
@@ -11,7 +11,8 @@
  * its ports 0..N, a CA port one (ports 0 and 0 in the record, as OpenSM).
  * VLArbitrationTableRecord: LID, OutputPortNum, BlockNum (1, 2 low
  * priority, 3, 4 high), reserved (4), 32 entries of VL and weight: the
- * blocks the port's VLArbitrationLowCap and HighCap give.
+ * blocks the port's VLArbitrationLowCap and HighCap give (OpenSM also
+ * answers the others, zeros).
  */
 #include "autoconfig.h"
 

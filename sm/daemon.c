@@ -18,6 +18,7 @@
 #include "core/alias.h"
 #include "core/alloc.h"
 #include "core/log.h"
+#include "core/qos.h"
 #include "core/query.h"
 #include "core/vattr.h"
 #include "core/vport.h"
@@ -223,7 +224,7 @@ daemon_sa_view_update(struct daemon *d)
 	v.pk = sweep_pkeys(d->sweep);
 	v.policy = d->policy;
 	v.qos = d->cfg.qos;
-	v.qos_policy = d->qos;
+	v.qos_policy = d->qos_policy;
 	v.devtab = devread_tables(d->devread);
 	v.enforce_tables = d->cfg.partition_enforcement != CFG_ENFORCE_OFF;
 	v.subnet_prefix = d->cfg.subnet_prefix;
@@ -256,10 +257,10 @@ daemon_sa_view_update(struct daemon *d)
 	free(old_pk);
 	/* what the QoS port groups hold, once per policy (ibsmd -nv cannot
 	 * know without a fabric) */
-	if (d->qos != NULL && !d->qos_counted) {
-		for (size_t g = 0; g < qos_policy_groups(d->qos); g++)
+	if (d->qos_policy != NULL && !d->qos_counted) {
+		for (size_t g = 0; g < qos_policy_groups(d->qos_policy); g++)
 			log_info("qos: port-group %s: %zu end ports",
-			    qos_group_name(d->qos, g), sa_sl_group_ports(&v, g));
+			    qos_group_name(d->qos_policy, g), sa_sl_group_ports(&v, g));
 		d->qos_counted = true;
 	}
 }
@@ -377,6 +378,28 @@ upkeep_alias(void *arg)
 	return d->vg != NULL && vfguid_program(d->vg, alias_settled, d);
 }
 
+/* qos_config.sl2vl_fn: a VL-layered routing's part of each SL-to-VL
+ * table (its engine's update_sl2vl: the layers' SLs on their VLs),
+ * applied to the table the qos options give before it is masked to the
+ * output port's OperationalVLs. No change for a routing of one layer. */
+static void
+layered_sl2vl(void *arg, const struct fabric *f, uint32_t port, unsigned in,
+    uint8_t t[QOS_SL2VL_BYTES])
+{
+	const struct daemon *d = arg;
+	const struct route_layers *lay = sweep_layers(d->sweep);
+	uint8_t map[ROUTE_SLS];
+
+	if (lay == NULL || f != sweep_fabric(d->sweep))
+		return;
+	for (unsigned sl = 0; sl < ROUTE_SLS; sl++)
+		map[sl] = (uint8_t)qos_sl2vl_get(t, sl);
+	routing_update_sl2vl(lay, f, f->ports[port].node, (uint8_t)in,
+	    f->ports[port].num, map);
+	for (unsigned sl = 0; sl < ROUTE_SLS; sl += 2)
+		t[sl / 2] = (uint8_t)((map[sl] & 0xf) << 4 | (map[sl + 1] & 0xf));
+}
+
 static void
 upkeep_finish(void *arg)
 {
@@ -385,9 +408,12 @@ upkeep_finish(void *arg)
 	write_dumps(d);
 	/* what the SA's SL2VL, VLArb and P_Key records need and the store
 	 * lacks, beside the sweeps */
+	reload_qos_config(&d->cfg, &d->qos);
+	d->qos.sl2vl_fn = layered_sl2vl;
+	d->qos.sl2vl_arg = d;
 	devread_start(d->devread, sweep_fabric(d->sweep),
 	    sweep_pkeys(d->sweep), d->cfg.partition_enforcement !=
-	    CFG_ENFORCE_OFF);
+	    CFG_ENFORCE_OFF, &d->qos);
 	perfmgr_start(d->perfmgr);
 	notify_ready(d);
 	daemon_notify_status(d);

@@ -17,6 +17,7 @@
 #include <ev.h>
 
 #include "config/config.h"
+#include "core/qos.h"
 #include "sa/sa.h"
 #include "sm/ctl.h"
 
@@ -86,8 +87,11 @@ struct daemon {
 	/* running state */
 	uint64_t guid;
 	struct ibsmd_config cfg;
+	/* issue 27: the qos tables sm/devread programs, from cfg at each
+	 * subnet up */
+	struct qos_config qos;
 	struct pkey_policy *policy;
-	struct qos_policy *qos;         /* qos_policy_file (issue 27); NULL:
+	struct qos_policy *qos_policy;  /* qos_policy_file (issue 27); NULL:
 					 * qos off or no file */
 	bool qos_counted;               /* its port groups' sizes logged */
 	char state_dir[4096], runtime_dir[4096];

@@ -13,6 +13,7 @@
 #include "core/alloc.h"
 #include "core/devtab.h"
 #include "core/fabric.h"
+#include "core/qos.h"
 #include "core/log.h"
 #include "mad/mad.h"
 #include "mad/smp.h"
@@ -36,6 +37,11 @@ struct item {
 				 * (0-3) or P_Key block */
 	uint16_t cap;           /* P_Key table entries */
 	uint32_t mod;
+	/* issue 27: QoS tables written, not only read */
+	bool set;               /* a Set of data (else a Get) */
+	uint32_t ni;            /* the node's index in the round's model */
+	uint32_t gen;           /* the round it was queued in */
+	uint8_t data[QOS_VLARB_BLOCK_BYTES];
 };
 
 struct devread {
@@ -48,6 +54,10 @@ struct devread {
 	double t0;
 	bool said;              /* the end of this round logged */
 	struct devread_stats st;
+	/* issue 27: the round's model and QoS wants (NULL: read only) */
+	const struct fabric *f;
+	const struct qos_config *qc;
+	uint32_t gen;
 };
 
 struct pending {
@@ -136,16 +146,82 @@ store(struct devread *r, const struct item *it, const uint8_t *d)
 	}
 }
 
+/* What ibsmd wants in the table of it (qos on), into want; false: the
+ * table is left alone. */
+static bool
+wanted(const struct devread *r, const struct item *it, uint8_t *want)
+{
+	if (r->qc == NULL || r->f == NULL || it->gen != r->gen)
+		return false;
+	if (it->kind == ITEM_SL2VL)
+		return qos_sl2vl_want(r->qc, r->f, it->ni, it->sw ?
+		    it->idx / (it->nports + 1u) : 0, it->port, want);
+	if (it->kind == ITEM_VLARB)
+		return qos_vlarb_want(r->qc, r->f, r->f->nodes[it->ni].port0 +
+		    it->port, it->idx, want);
+	return false;
+}
+
+static size_t
+table_bytes(const struct item *it)
+{
+	return it->kind == ITEM_SL2VL ? DEVTAB_SL2VL_SIZE : DEVTAB_VLARB_SIZE;
+}
+
+/* A table read or known that differs from what is wanted: its Set. */
+static void
+push_set(struct devread *r, const struct item *it, const uint8_t *want)
+{
+	struct item s = *it;
+
+	s.set = true;
+	memset(s.data, 0, sizeof(s.data));
+	memcpy(s.data, want, table_bytes(it));
+	push(r, &s);
+}
+
+/* A Set that failed: what the table holds is unknown (read again next
+ * round). */
+static void
+unknown(struct devread *r, const struct item *it)
+{
+	struct devtab_node *n = devtab_node(r->tab, it->guid, it->nports,
+	    it->sw);
+
+	if (it->kind == ITEM_SL2VL)
+		n->sl2vl_valid[it->idx] = 0;
+	else if (it->kind == ITEM_VLARB)
+		n->ports[it->port].vlarb_valid &= (uint8_t)~(1u << it->idx);
+}
+
 static void
 done(void *arg, int status, const uint8_t *resp)
 {
 	struct pending *p = arg;
 	struct devread *r = p->r;
+	uint8_t want[QOS_VLARB_BLOCK_BYTES];
 
 	r->inflight--;
-	if (status == 0 && resp != NULL) {
+	if (status == 0 && resp != NULL && p->it.set) {
+		/* the answer is the table the port now holds */
+		store(r, &p->it, resp + SMP_DATA_OFFSET);
+		if (p->it.kind == ITEM_SL2VL)
+			r->st.sl2vl_sets++;
+		else
+			r->st.vlarb_sets++;
+	} else if (status == 0 && resp != NULL) {
 		store(r, &p->it, resp + SMP_DATA_OFFSET);
 		r->st.reads++;
+		if (wanted(r, &p->it, want) && memcmp(want, resp +
+		    SMP_DATA_OFFSET, table_bytes(&p->it)) != 0)
+			push_set(r, &p->it, want);
+	} else if (p->it.set) {
+		r->st.failed++;
+		unknown(r, &p->it);
+		log_warnx("devread: node 0x%016" PRIx64 " port %u: %s Set "
+		    "(modifier 0x%08x) failed: status %d", p->it.guid,
+		    p->it.port, p->it.kind == ITEM_SL2VL ? "SLtoVLMappingTable" :
+		    "VLArbitrationTable", p->it.mod, status);
 	} else {
 		r->st.failed++;
 		log_debug("devread: node 0x%016" PRIx64 " port %u: attribute "
@@ -167,7 +243,8 @@ launch(struct devread *r)
 	while (r->inflight < DEVREAD_WINDOW && r->head < r->n) {
 		const struct item *it = &r->q[r->head++];
 		struct smp_req q = {
-			.method = MAD_GET, .attr = attr[it->kind],
+			.method = it->set ? MAD_SET : MAD_GET,
+			.attr = attr[it->kind], .data = it->set ? it->data : NULL,
 			.mod = it->mod, .dlid = it->lid, .dest = it->guid,
 			.drop = pending_drop,
 		};
@@ -184,10 +261,13 @@ launch(struct devread *r)
 	}
 	if (r->head == r->n && r->inflight == 0 && !r->said) {
 		r->said = true;
-		if (r->st.reads + r->st.failed > 0)
-			log_info("devread: port tables for the SA: %" PRIu64
-			    " read, %" PRIu64 " failed (%.2f s)", r->st.reads,
-			    r->st.failed, ev_now(r->loop) - r->t0);
+		if (r->st.reads + r->st.failed + r->st.sl2vl_sets +
+		    r->st.vlarb_sets > 0)
+			log_info("devread: port tables: %" PRIu64 " read, %"
+			    PRIu64 " SL2VL and %" PRIu64 " VLArb written, %"
+			    PRIu64 " failed (%.2f s)", r->st.reads,
+			    r->st.sl2vl_sets, r->st.vlarb_sets, r->st.failed,
+			    ev_now(r->loop) - r->t0);
 	}
 }
 
@@ -251,7 +331,9 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 	const struct fabric_node *fn = &f->nodes[ni];
 	bool sw = fn->type == NODE_SWITCH;
 	struct devtab_node *n = devtab_node(r->tab, fn->guid, fn->nports, sw);
-	struct item it = { .guid = fn->guid, .nports = fn->nports, .sw = sw };
+	struct item it = { .guid = fn->guid, .nports = fn->nports, .sw = sw,
+	    .ni = ni, .gen = r->gen };
+	uint8_t want[QOS_VLARB_BLOCK_BYTES];
 	unsigned p, q, b, blocks;
 	uint64_t g;
 	uint8_t num;
@@ -277,9 +359,15 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 		it.kind = ITEM_SL2VL;
 		for (q = 0; q <= (sw ? fn->nports : 0u); q++) {
 			it.idx = (uint16_t)devtab_sl2vl_idx(n, q, p);
-			if (n->sl2vl_valid[it.idx])
-				continue;
 			it.mod = sw ? (uint32_t)(q << 8 | p) : 0;
+			if (n->sl2vl_valid[it.idx]) {
+				/* known: written only where it differs */
+				if (wanted(r, &it, want) && memcmp(want,
+				    n->sl2vl + (size_t)it.idx *
+				    DEVTAB_SL2VL_SIZE, DEVTAB_SL2VL_SIZE) != 0)
+					push_set(r, &it, want);
+				continue;
+			}
 			push(r, &it);
 		}
 		it.kind = ITEM_VLARB;
@@ -289,11 +377,16 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 		    mad_get_field((void *)fn->sw_info, 0,
 		    IB_SW_ENHANCED_PORT0_F)) ? 0 : vlarb_blocks(port);
 		for (b = 0; b < DEVTAB_VLARB_BLOCKS; b++) {
-			if (!(blocks & (1u << b)) ||
-			    (n->ports[p].vlarb_valid & (1u << b)))
+			if (!(blocks & (1u << b)))
 				continue;
 			it.idx = (uint16_t)b;
 			it.mod = (uint32_t)((b + 1) << 16 | (sw ? p : 0));
+			if (n->ports[p].vlarb_valid & (1u << b)) {
+				if (wanted(r, &it, want) && memcmp(want,
+				    n->ports[p].vlarb[b], DEVTAB_VLARB_SIZE) != 0)
+					push_set(r, &it, want);
+				continue;
+			}
 			push(r, &it);
 		}
 		/* P_Keys of switch external ports ibsmd leaves alone */
@@ -317,10 +410,14 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 
 void
 devread_start(struct devread *r, const struct fabric *f,
-    const struct pkey_tables *pk, bool enforce_tables)
+    const struct pkey_tables *pk, bool enforce_tables,
+    const struct qos_config *qc)
 {
 	if (r == NULL)
 		return;
+	r->gen++;
+	r->f = f;
+	r->qc = qc != NULL && qc->on ? qc : NULL;
 	r->n = r->head = 0;
 	r->said = false;
 	r->t0 = ev_now(r->loop);
@@ -338,6 +435,10 @@ devread_start(struct devread *r, const struct fabric *f,
 void
 devread_stop(struct devread *r)
 {
-	if (r != NULL)
+	if (r != NULL) {
 		r->n = r->head = 0;
+		r->gen++;
+		r->f = NULL;
+		r->qc = NULL;
+	}
 }

@@ -21,6 +21,7 @@ struct ev_loop;
 struct fabric;
 struct mad_engine;
 struct pkey_tables;
+struct qos_config;
 
 struct devread *devread_new(struct ev_loop *loop, struct mad_engine *mad);
 void devread_free(struct devread *r);
@@ -33,15 +34,28 @@ void devread_free(struct devread *r);
  * ports facing CAs are programmed too (partition enforcement not off).
  * Reads still queued from an earlier call are dropped.
  */
+/*
+ * qc (issue 27): with qos on, the SL-to-VL tables and VL arbitration
+ * blocks core/qos wants are written where the port holds something else:
+ * a table known from an earlier round (read or written) is compared at
+ * once, an unknown one is read first; a restart on a programmed fabric
+ * reads and writes nothing. What a Set's answer says the port holds is
+ * what the store (and the SA) shows. qc must stay valid as f does; NULL
+ * or qos off: read only.
+ */
 void devread_start(struct devread *r, const struct fabric *f,
-    const struct pkey_tables *pk, bool enforce_tables);
+    const struct pkey_tables *pk, bool enforce_tables,
+    const struct qos_config *qc);
 /* Send nothing more (not master). */
 void devread_stop(struct devread *r);
 const struct devtab *devread_tables(const struct devread *r);
 
 struct devread_stats {
 	uint64_t reads;         /* tables read */
-	uint64_t failed;        /* reads that got no answer or an error */
+	uint64_t failed;        /* reads or Sets that got no answer or an
+				 * error */
+	uint64_t sl2vl_sets;    /* SL-to-VL tables written (issue 27) */
+	uint64_t vlarb_sets;    /* VL arbitration blocks written */
 	uint32_t queued;        /* still to send */
 };
 void devread_get_stats(const struct devread *r, struct devread_stats *st);

@@ -626,7 +626,7 @@ load_files(struct daemon *d)
 		    d->cfg.partitions_file, pkey_policy_count(d->policy),
 		    pkey_policy_count(d->policy) == 1 ? "" : "s");
 	pkey_errors_init(&pe);
-	if (reload_qos_load(&d->cfg, d->policy, &d->qos, &pe, &missing,
+	if (reload_qos_load(&d->cfg, d->policy, &d->qos_policy, &pe, &missing,
 	    &ce) < 0) {
 		char *t = pkey_errors_text(&pe, false);
 
@@ -643,10 +643,10 @@ load_files(struct daemon *d)
 	if (d->cfg.qos && missing)
 		log_warnx("qos: no %s: SLs from the partitions' sl= only",
 		    d->cfg.qos_policy_file);
-	else if (d->qos != NULL)
+	else if (d->qos_policy != NULL)
 		log_info("qos: %s accepted: %zu port groups, %zu levels, %zu "
-		    "rules", d->cfg.qos_policy_file, qos_policy_groups(d->qos),
-		    qos_policy_levels(d->qos), qos_policy_rules(d->qos));
+		    "rules", d->cfg.qos_policy_file, qos_policy_groups(d->qos_policy),
+		    qos_policy_levels(d->qos_policy), qos_policy_rules(d->qos_policy));
 	if (reload_names_load(&d->cfg, &d->names, &ce) < 0) {
 		print_errors(&ce);
 		fprintf(stderr, "ibsmd: %s rejected; not starting\n",
@@ -810,7 +810,7 @@ close_all(struct daemon *d)
 	ev_timer_stop(d->loop, &d->vport_settle);
 	ev_loop_destroy(d->loop);
 	pkey_policy_free(d->policy);
-	qos_policy_free(d->qos);
+	qos_policy_free(d->qos_policy);
 	node_names_free(d->names);
 	config_fini(&d->cfg);
 }

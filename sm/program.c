@@ -723,6 +723,33 @@ min32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+/* issue 27: OperationalVLs or (qos) VLHighLimit differ from what port p
+ * is to run. A link in INIT gets its OperationalVLs with the rest of its
+ * link setup. */
+static bool
+vls_differ(const struct programmer *pr, uint32_t p)
+{
+	const struct fabric_port *port = &pr->f->ports[p];
+	unsigned ov = qos_oper_vls(&pr->o.qos, pr->f, p);
+	int hl = qos_high_limit(&pr->o.qos, pr->f, p);
+
+	return (ov != 0 && ov != get(port->info, IB_PORT_OPER_VLS_F)) ||
+	    (hl >= 0 && (unsigned)hl != get(port->info,
+	    IB_PORT_VL_HIGH_LIMIT_F));
+}
+
+static void
+apply_vls(const struct programmer *pr, uint32_t p, uint8_t *d)
+{
+	unsigned ov = qos_oper_vls(&pr->o.qos, pr->f, p);
+	int hl = qos_high_limit(&pr->o.qos, pr->f, p);
+
+	if (ov != 0)
+		mad_set_field(d, 0, IB_PORT_OPER_VLS_F, ov);
+	if (hl >= 0)
+		mad_set_field(d, 0, IB_PORT_VL_HIGH_LIMIT_F, (unsigned)hl);
+}
+
 /* Room for another request in the phase's window. */
 static bool
 room(const struct programmer *pr)
@@ -753,7 +780,8 @@ phase_ports(struct programmer *pr)
 		link = port->num != 0 && port->state == PORT_INIT &&
 		    port->peer != FABRIC_NONE &&
 		    f->ports[port->peer].info_valid;
-		if (!end && !link && !enforce_differs(pr, p))
+		if (!end && !link && !enforce_differs(pr, p) &&
+		    !vls_differ(pr, p))
 			continue;
 		/* A port in INIT is armed by this same Set (what phase 3
 		 * would send), saving one SMP per link end: only ACTIVE
@@ -801,6 +829,7 @@ phase_ports(struct programmer *pr)
 			}
 		}
 		apply_enforce(pr, p, d);
+		apply_vls(pr, p, d);
 		pr->res.portinfo_sets++;
 		if (arm)
 			pr->res.armed++;

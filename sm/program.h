@@ -21,6 +21,7 @@
 
 #include "core/fabric.h"
 #include "core/mkey.h"
+#include "core/qos.h"
 #include "routing/routing.h"
 
 struct mad_engine;
@@ -33,6 +34,10 @@ struct program_opts {
 	uint8_t mkey_protect;
 	uint8_t subnet_timeout;
 	uint8_t packet_life;    /* SwitchInfo LifeTimeValue */
+	/* issue 27: OperationalVLs (max_op_vls, qos_*max_vls) and, with qos,
+	 * VLHighLimit, written in PortInfo where they differ; the SL2VL and
+	 * VLArb tables are sm/devread's */
+	struct qos_config qos;
 };
 
 /* Desired partition state of one port (an array indexed like

@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "core/mkey.h"
 #include "core/nodemap.h"
+#include "core/qos.h"
 #include "mad/mad.h"
 #include "partitions/partitions.h"
 #include "partitions/qos.h"
@@ -108,21 +109,24 @@ log_notes(const struct pkey_errors *errs)
 	log_notes_as("partitions", errs);
 }
 
-/* A partition's sl= is not used while ibsmd programs no SL-to-VL
- * mapping (sa/sa.h SA_SL_NO_QOS): say so, naming each partition. */
+/* With qos off no SL-to-VL table is programmed and the SA hands out
+ * SA_SL_NO_QOS (sa/sa.h): say so once per partition that sets an sl=,
+ * at each load. With qos on the SA takes it (sa/slsel.h). */
 static void
 log_unused_sl(const char *file, const struct pkey_policy *p)
 {
 	for (size_t i = 0; i < pkey_policy_count(p); i++) {
 		const struct pkey_partition *pt = pkey_policy_get(p, i);
 
-		if ((pt->flags.set & PKEY_GF_SL) && pt->flags.sl != SA_SL_NO_QOS)
-			log_warnx("partitions: %s:%u: partition %s (0x%04x): "
-			    "sl=%u not used, its paths and multicast groups "
-			    "get SL %u: ibsmd programs no SL-to-VL mapping "
-			    "(no QoS), as OpenSM without QoS", file, pt->line,
-			    pt->name != NULL ? pt->name : "(unnamed)",
-			    pt->pkey, pt->flags.sl, SA_SL_NO_QOS);
+		if (!(pt->flags.set & PKEY_GF_SL) ||
+		    pt->flags.sl == SA_SL_NO_QOS)
+			continue;
+		log_warnx("partitions: %s:%u: partition %s (0x%04x): "
+		    "sl=%u not mapped: qos is off, so ibsmd programs "
+		    "no SL-to-VL tables; its paths and multicast "
+		    "groups get SL %u, as OpenSM without QoS", file,
+		    pt->line, pt->name != NULL ? pt->name :
+		    "(unnamed)", pt->pkey, pt->flags.sl, SA_SL_NO_QOS);
 	}
 }
 
@@ -234,6 +238,27 @@ reload_engines(const struct ibsmd_config *cfg, struct sweep_opts *so)
 	return NULL;
 }
 
+/* issue 27: the qos options as core/qos takes them. */
+void
+reload_qos_config(const struct ibsmd_config *c, struct qos_config *qc)
+{
+	struct qos_optset set[5];
+
+	for (int i = 0; i < 5; i++) {
+		const struct cfg_qos_set *q = &c->qos_set[i];
+
+		set[i] = (struct qos_optset){
+			.max_vls = q->max_vls,
+			.high_limit = q->high_limit == CFG_UINT_UNSET ? -1 :
+			    (int)q->high_limit,
+			.vlarb_high = q->vlarb_high, .vlarb_low = q->vlarb_low,
+			.sl2vl = q->sl2vl,
+		};
+	}
+	/* qos_set[1 ..] are ca, sw0, swe, rtr: enum qos_kind's order */
+	qos_config_build(qc, c->qos, c->max_op_vls, &set[0], &set[1]);
+}
+
 void
 reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 {
@@ -259,6 +284,7 @@ reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 	    (uint8_t)c->m_key_protect_bits : 0;
 	so->prog.subnet_timeout = 18;
 	so->prog.packet_life = 0x12;
+	reload_qos_config(c, &so->prog.qos);
 	(void)reload_engines(c, so);
 	so->ropts.roots = c->root_guids.guid;
 	so->ropts.nroots = c->root_guids.n;
@@ -507,9 +533,9 @@ reload_qos_checked(const struct ibsmd_config *cfg,
 static void
 apply_qos(struct daemon *d, struct qos_policy *qos)
 {
-	struct qos_policy *old = d->qos;
+	struct qos_policy *old = d->qos_policy;
 
-	d->qos = qos;
+	d->qos_policy = qos;
 	d->qos_counted = false;
 	if (qos != NULL)
 		log_info("reload: qos: %s: %zu port groups, %zu levels, %zu "

@@ -53,6 +53,9 @@ const char *reload_engines(const struct ibsmd_config *cfg,
 
 /* The modules' options from the running configuration and policy. */
 void reload_sweep_opts(const struct daemon *d, struct sweep_opts *so);
+/* issue 27: the qos options of c as core/qos takes them. */
+struct qos_config;
+void reload_qos_config(const struct ibsmd_config *c, struct qos_config *qc);
 void reload_smstate_opts(const struct ibsmd_config *c,
     struct smstate_opts *o);
 void reload_mad_opts(const struct ibsmd_config *c, struct mad_opts *mo);

@@ -19,6 +19,7 @@
 
 #include "core/alias.h"
 #include "core/graft.h"
+#include "core/qos.h"
 #include "sm/discover.h"
 #include "sm/holddown.h"
 #include "core/fabric.h"
@@ -743,6 +744,56 @@ update_log(void *arg, enum update_level level, const char *msg)
 		log_debug("%s", msg);
 }
 
+/* The data VLs a VL-layered engine may use. With qos on: the fewest any
+ * switch-to-switch port will run once programmed (OperationalVLs by
+ * core/qos: both ends' VLCap, max_op_vls, qos_swe_max_vls), since the
+ * SL-to-VL tables then carry the engine's layers (sm/daemon's
+ * layered_sl2vl) and the SA hands out each route's layer as its SL. With
+ * qos off ibsmd writes no SL-to-VL table, so one: such an engine routes
+ * on one VL or declines, and the next engine of the chain routes (said
+ * once). */
+static bool
+chain_layered(const struct sweep *sw)
+{
+	for (size_t i = 0; i < sw->o.nchain; i++)
+		if (sw->o.chain[i]->route_layers != NULL)
+			return true;
+	return false;
+}
+
+static uint8_t
+layer_vls(struct sweep *sw)
+{
+	const struct fabric *f = sw->next;
+	const struct qos_config *qc = &sw->o.prog.qos;
+	unsigned vls = 0, code, v;
+
+	if (!qc->on) {
+		if (!sw->said_layers_qos && chain_layered(sw)) {
+			log_warnx("routing: qos is off, so a VL-layered engine "
+			    "routes on one VL (ibsmd programs SL-to-VL tables "
+			    "only with qos: true)");
+			sw->said_layers_qos = true;
+		}
+		return 1;
+	}
+	for (uint32_t p = 0; p < f->nports; p++) {
+		const struct fabric_port *port = &f->ports[p];
+
+		if (f->nodes[port->node].type != NODE_SWITCH ||
+		    port->num == 0 || port->peer == FABRIC_NONE ||
+		    f->nodes[f->ports[port->peer].node].type != NODE_SWITCH ||
+		    !port->info_valid)
+			continue;
+		if ((code = qos_oper_vls(qc, f, p)) == 0)
+			continue;
+		v = code >= 5 ? 15 : 1u << (code - 1);
+		if (vls == 0 || v < vls)
+			vls = v;
+	}
+	return vls != 0 ? (uint8_t)vls : routing_vls_supported(f);
+}
+
 /* The tables to program for the new model (routing/update.h), then the
  * vport LIDs, the P_Key tables, and programming. */
 static void
@@ -766,10 +817,7 @@ route_program(struct sweep *sw)
 	lft_set_fini(sw->next_lft);
 	route_layers_fini(sw->next_layers);
 	memset(sw->next_layers, 0, sizeof(*sw->next_layers));
-	/* a VL-layered engine may use the data VLs every switch-to-switch
-	 * port supports (VLCap); once the SM programs OperationalVLs (issue
-	 * 27 point 1), no more than it makes operational */
-	q.ropts.vls = routing_vls_supported(sw->next);
+	q.ropts.vls = layer_vls(sw);
 	if (update_run(sw->upd, &q, &res) < 0) {
 		snprintf(sw->why, sizeof(sw->why), "no routing engine could "
 		    "route the fabric");
@@ -779,12 +827,6 @@ route_program(struct sweep *sw)
 	*sw->next_lft = res.lft;
 	*sw->next_layers = res.layers;
 	sw->report = res.report;
-	if (res.report.vls > 1)
-		log_warnx("routing: %s's routes use %u VLs (SLs 0-%u): this "
-		    "ibsmd neither programs the SL2VL tables they need nor "
-		    "hands out their SLs in PathRecords yet, so traffic stays "
-		    "on the SL the SA gives and credit loops are possible",
-		    res.report.engine, res.report.vls, res.report.vls - 1);
 	sw->rebalances += res.rebalanced;
 	sw->repairs += res.repaired;
 	if (res.held) {

@@ -145,6 +145,7 @@ struct sweep {
 	 * between, with the same reason, log at debug level only. */
 	char persist[1024];             /* the failure logged; "" when none */
 	bool lids_unsaved;              /* guid2lid could not be saved (said) */
+	bool said_layers_qos;           /* a layered engine on one VL: qos off */
 	bool stats_unwritten;           /* the stats file neither (said) */
 	bool after_reload;              /* the next programming says what
 					 * a reload made it write */

@@ -10,8 +10,8 @@
 #     change carried (units converted: ms to s, log flags to a level, a
 #     comma list to a list with OpenSM's minhop fallback, a root GUID file
 #     to root_guids, NVIDIA's virt_enabled 2 to enabled, qos TRUE to qos:
-#     true) and the change ibsmd cannot carry (lash_start_vl 2) named with
-#     why;
+#     true, issue 27) and the change ibsmd cannot carry (lash_start_vl 2)
+#     named with why;
 #   - the opensm.conf itself given as -c is refused with the hint to
 #     convert it, exit 1 under -n and 2 at start.
 . "$(dirname "$0")/lib.sh"

@@ -540,7 +540,9 @@ set_attr_id() {
 	case $1 in
 	PortInfo) echo 0x0015 ;; SwitchInfo) echo 0x0011 ;;
 	LinearForwardingTable) echo 0x0019 ;; P_KeyTable) echo 0x0016 ;;
-	MulticastForwardingTable) echo 0x001b ;; *) return 2 ;;
+	MulticastForwardingTable) echo 0x001b ;;
+	SLtoVLMappingTable) echo 0x0017 ;; VLArbitrationTable) echo 0x0018 ;;
+	*) return 2 ;;
 	esac
 }
 

@@ -168,3 +168,7 @@ SIM_TESTS += tests/sim/routing_dfsssp.sh
 # issue 27 point 2: the QoS policy file, PathRecord SLs against OpenSM's,
 # the IPoIB broadcast group's SL, reload all-or-nothing
 SIM_TESTS += tests/sim/qos_policy.sh
+# issue 27: QoS tables (SL2VL, VLArb, OperVLs) against OpenSM's with the
+# same qos options; SLs map along a path; the SA's records; 0 blocks on a
+# restart, only the changed ones on a reload
+SIM_TESTS += tests/sim/qos_tables.sh
