@@ -1,18 +1,19 @@
 #!/bin/bash
-# dfsssp through the daemon (issue 27 points 6, 7) on a 4 x 4 torus
+# dfsssp through the daemon (issue 27 points 3, 5-7) on a 4 x 4 torus
 # (contrib/gen_fabric.py: 16 switches, one HCA each), where shortest routes
 # on one VL have credit loops: ibsmd takes `routing_engine: [dfsssp, updn]`
-# from ibsmd.conf, routes with dfsssp on the VLs the switch ports support
-# (VLCap, read by discovery) and reports the VLs its layers use. The
-# fabric, read back with the diags (fabcheck: ibnetdiscover, dump_fts),
-# delivers every LID from every switch along a shortest path. Then a
-# torus cable is unlinked: the repair in place (dfsssp_repair) changes
-# exactly the entries the cut forces to change (the port lost, or the
-# next switch no longer one hop nearer: fabcheck --minimal minhop against
-# the routes saved before), every LID still delivered, shortest. Before
-# the cut, the SA's PathRecords carry each route's layer as its SL, and
-# with those SLs each VL's channel dependencies (fabcheck --path-sl, the
-# tables read back) are acyclic.
+# and `qos: true` from ibsmd.conf, routes with dfsssp on the VLs the switch
+# ports run and reports the VLs its layers use. The fabric, read back with
+# the diags (fabcheck: ibnetdiscover, dump_fts), delivers every LID from
+# every switch along a shortest path. The SA's PathRecords (saquery -p)
+# carry each route's layer as SL, and with those SLs each VL's channel
+# dependencies are acyclic (fabcheck --path-sl). Along ibtracert's hops of
+# two paths per SL above 0, every SL2VL table (smpquery sl2vl) maps the SL
+# to its own VL, operational, over a qos_sl2vl that maps every SL to VL 0.
+# Then a torus cable is unlinked: the repair in place (dfsssp_repair)
+# changes exactly the entries the cut forces to change (the port lost, or
+# the next switch no longer one hop nearer: fabcheck --minimal minhop
+# against the routes saved before), every LID still delivered, shortest.
 # Fails on 63e1a0b: no engine dfsssp there, the configuration is refused.
 . "$(dirname "$0")/lib.sh"
 skip_unless_sim
@@ -24,7 +25,11 @@ LIMIT=$((4 * SWEEP + 5))
 A='"sw1_1"[1]'          # sw1_1's +X cable, to sw2_1
 python3 "$TOP_SRCDIR/contrib/gen_fabric.py" --hca-ports 1 torus 4 4 1 \
     >"$T/torus.net" || fail "gen_fabric.py failed"
-printf 'routing_engine: [dfsssp, updn]\n' >"$T/ibsmd.conf"
+# qos on (dfsssp's layers need the SL2VL tables), with a qos_sl2vl that
+# puts every SL on VL 0: dfsssp's own part of each table (SL n to VL n for
+# its layers) must win for the walk below to pass
+printf 'routing_engine: [dfsssp, updn]\nqos: true\nqos_sl2vl: %s\n' \
+    0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 >"$T/ibsmd.conf"
 sim_start "$T/torus.net"
 sm_start -c "$T/ibsmd.conf" --sweep-interval $SWEEP
 wait_subnet_up 60
@@ -44,7 +49,10 @@ diag saquery -p 2>&1 | awk '
     /^PathRecord dump/ { if (s != "") print s, d, sl; s = d = sl = ""; next }
     { split($1, kv, /\.\.+/) }
     kv[1] == "slid" { s = kv[2] } kv[1] == "dlid" { d = kv[2] }
-    kv[1] == "sl" { sl = kv[2] }
+    kv[1] == "sl" { sl = kv[2]
+	if (sl ~ /^0x/) { n = 0; h = tolower(substr(sl, 3))
+		for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+		sl = n } }
     END { if (s != "") print s, d, sl }' >"$T/path_sl"
 npaths=$(wc -l <"$T/path_sl")
 [ "$npaths" -ge 256 ] || fail "torus: saquery -p gave $npaths paths, expected every pair of 16 CA ports"
@@ -55,6 +63,38 @@ awk -v vls="$vls" '$3 >= vls { bad = 1; print "SL " $3 " of " $1 " -> " $2 " is 
 fabcheck --cdg --path-sl "$T/path_sl" --ca-paths ||
 	fail "torus: the routes on some VL (by the SA's path SLs) have a credit loop"
 log "torus: $npaths PathRecords on $nsl SLs; each VL's channel dependencies acyclic"
+
+# The SLs map (issue 27 point 3): for two PathRecords of each SL above 0,
+# along ibtracert's hops, the SL2VL table of the hop's input and output
+# ports maps the SL to VL = SL (the layer, over qos_sl2vl's VL 0), below
+# the output port's OperVLs; likewise at a source CA port.
+trace() {
+	diag ibtracert "$1" "$2" 2>&1 | awk '/^\[/ { match($0, /^\[[0-9]+\]/); out = substr($0, 2, RLENGTH - 2)
+		if (lid != "") print lid, inp, out
+		match($0, /\]\[[0-9]+\]|\}\[[0-9]+\]/); s = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", s); inp = s
+		match($0, /lid [0-9]+/); lid = substr($0, RSTART + 4, RLENGTH - 4) }'
+}
+opvls() { diag smpquery portinfo "$1" "$2" | sed -n 's/^OperVLs:\.*VL0-\([0-9]*\)$/\1/p'; }
+sl_of_row() { echo "$1" | sed 's/.*: |//; s/|$//; s/|/ /g' | awk -v sl="$2" '{ print $(sl + 1) }'; }
+hops=0
+while read -r slid dlid sl; do
+	while read -r lid in out; do
+		row=$(diag smpquery sl2vl "$lid" "$out" | awk -v i="$in" '$1 == "ports:" && $3 + 0 == i')
+		vl=$(sl_of_row "$row" "$sl")
+		top=$(opvls "$lid" "$out")
+		[ "$vl" = "$sl" ] && [ -n "$top" ] && [ "$vl" -le "$top" ] ||
+			fail "torus: path $slid -> $dlid on SL $sl: LID $lid in $in out $out maps it to VL '$vl' (OperVLs VL0-$top)"
+		hops=$((hops + 1))
+	done < <(trace "$slid" "$dlid")
+	# a CA source port's own table (a switch source: its hops above)
+	rows=$(diag smpquery sl2vl "$slid" | awk '$1 == "ports:"')
+	if [ "$(echo "$rows" | wc -l)" = 1 ]; then
+		vl=$(sl_of_row "$rows" "$sl")
+		[ "$vl" = "$sl" ] || fail "torus: CA LID $slid maps SL $sl to VL '$vl'"
+	fi
+done < <(awk '$3 > 0 && $1 != $2 && seen[$3]++ < 2' "$T/path_sl")
+[ "$hops" -gt 0 ] || fail "torus: no switch hop walked"
+log "torus: two paths per SL above 0 walked ($hops switch hops): each SL on its own VL, operational"
 
 heavy0=$(stat_get sweep.heavy_sweeps 0)
 repaired() {
