@@ -174,7 +174,6 @@ on_alias_changed(void *arg, uint32_t port, unsigned block)
 	}
 }
 
-
 /* sa_view.path_sl for a VL-layered routing: the layer of the route in
  * use (routing_path_sl), vport LIDs not their own taken at their
  * physical port's LID (the layers cover the routed LIDs). */
@@ -184,7 +183,6 @@ layered_path_sl(const void *arg, uint16_t slid, uint16_t dlid)
 	const struct daemon *d = arg;
 	const struct fabric *f = sweep_fabric(d->sweep);
 	const struct route_layers *lay = sweep_layers(d->sweep);
-
 	const struct vport_set *vs = sweep_vports(d->sweep);
 	uint32_t i;
 
@@ -198,6 +196,7 @@ layered_path_sl(const void *arg, uint16_t slid, uint16_t dlid)
 		dlid = f->ports[vs->v[i].port].lid;
 	return routing_path_sl(lay, f, sweep_lft(d->sweep), slid, dlid);
 }
+
 /* The sweep calls this (through on_adopt) while the previous model, which
  * the SA may still name, is allocated. */
 void

@@ -744,14 +744,7 @@ update_log(void *arg, enum update_level level, const char *msg)
 		log_debug("%s", msg);
 }
 
-/* The data VLs a VL-layered engine may use. With qos on: the fewest any
- * switch-to-switch port will run once programmed (OperationalVLs by
- * core/qos: both ends' VLCap, max_op_vls, qos_swe_max_vls), since the
- * SL-to-VL tables then carry the engine's layers (sm/daemon's
- * layered_sl2vl) and the SA hands out each route's layer as its SL. With
- * qos off ibsmd writes no SL-to-VL table, so one: such an engine routes
- * on one VL or declines, and the next engine of the chain routes (said
- * once). */
+/* The chain has a VL-layered engine. */
 static bool
 chain_layered(const struct sweep *sw)
 {
@@ -761,6 +754,14 @@ chain_layered(const struct sweep *sw)
 	return false;
 }
 
+/* The data VLs a VL-layered engine may use. With qos on: the fewest any
+ * switch-to-switch port will run once programmed (OperationalVLs by
+ * core/qos: both ends' VLCap, max_op_vls, qos_swe_max_vls), since the
+ * SL-to-VL tables then carry the engine's layers (sm/daemon's
+ * layered_sl2vl) and the SA hands out each route's layer as its SL. With
+ * qos off ibsmd writes no SL-to-VL table, so one: such an engine routes
+ * on one VL or declines, and the next engine of the chain routes (said
+ * once). */
 static uint8_t
 layer_vls(struct sweep *sw)
 {
