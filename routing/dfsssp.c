@@ -214,6 +214,38 @@ levels(struct dfsssp *d, uint32_t t)
 }
 
 /*
+ * Of v's links to a switch one hop nearer the destination, the one whose
+ * way on has the least busy busiest link, then the least sum of weights
+ * (ties: the less loaded link, then port order); d->cmax[v] and
+ * d->cost[v] become that way's. v has such a link (it is in the BFS
+ * order).
+ */
+static uint32_t
+nearer_link(struct dfsssp *d, uint32_t v)
+{
+	uint32_t e, u, best = DF_NONE;
+	uint64_t c, bc = 0, cm, bm = 0;
+
+	for (e = d->g.off[v]; e < d->g.off[v + 1]; e++) {
+		u = d->g.sw[e];
+		if (d->dist[u] + 1 != d->dist[v])
+			continue;
+		/* the busiest link on the way, then their sum */
+		cm = d->load[e] > d->cmax[u] ? d->load[e] : d->cmax[u];
+		c = d->cost[u] + d->load[e] + 1;
+		if (best == DF_NONE || cm < bm || (cm == bm && (c < bc ||
+		    (c == bc && d->load[e] < d->load[best])))) {
+			best = e;
+			bm = cm;
+			bc = c;
+		}
+	}
+	d->cmax[v] = bm;
+	d->cost[v] = bc;
+	return best;
+}
+
+/*
  * Route lid (hanging off d->queue[0] by port dport) from the n switches of
  * the BFS order: each takes, of its links one hop nearer, the one whose way
  * on has the least busy busiest link, then the least sum of weights (ties:
@@ -224,8 +256,7 @@ static void
 route_lid(struct dfsssp *d, uint32_t n, uint16_t lid, uint8_t dport,
     bool weigh)
 {
-	uint32_t i, v, e, u, best;
-	uint64_t c, bc, cm, bm;
+	uint32_t i, v, e, best;
 
 	d->cost[d->queue[0]] = 0;
 	d->cmax[d->queue[0]] = 0;
@@ -233,25 +264,7 @@ route_lid(struct dfsssp *d, uint32_t n, uint16_t lid, uint8_t dport,
 	lft_row(d->out, d->queue[0])[lid] = dport;
 	for (i = 1; i < n; i++) {
 		v = d->queue[i];
-		best = DF_NONE;
-		bc = bm = 0;
-		for (e = d->g.off[v]; e < d->g.off[v + 1]; e++) {
-			u = d->g.sw[e];
-			if (d->dist[u] + 1 != d->dist[v])
-				continue;
-			/* the busiest link on the way, then their sum */
-			cm = d->load[e] > d->cmax[u] ? d->load[e] : d->cmax[u];
-			c = d->cost[u] + d->load[e] + 1;
-			if (best == DF_NONE || cm < bm || (cm == bm && (c < bc ||
-			    (c == bc && d->load[e] < d->load[best])))) {
-				best = e;
-				bm = cm;
-				bc = c;
-			}
-		}
-		d->next[v] = best;
-		d->cmax[v] = bm;
-		d->cost[v] = bc;
+		d->next[v] = best = nearer_link(d, v);
 		lft_row(d->out, v)[lid] = d->g.port[best];
 	}
 	if (!weigh)
@@ -766,7 +779,6 @@ static uint32_t
 repair_lid(struct dfsssp *d, uint32_t n, uint16_t lid, const uint8_t *broken)
 {
 	uint32_t i, v, e, u, best, changed = 0;
-	uint64_t c, bc, cm, bm;
 	uint8_t old;
 
 	d->cost[d->queue[0]] = 0;
@@ -786,24 +798,7 @@ repair_lid(struct dfsssp *d, uint32_t n, uint16_t lid, const uint8_t *broken)
 			d->cost[v] = d->cost[u] + d->load[e] + 1;
 			continue;
 		}
-		best = DF_NONE;
-		bc = bm = 0;
-		for (e = d->g.off[v]; e < d->g.off[v + 1]; e++) {
-			u = d->g.sw[e];
-			if (d->dist[u] + 1 != d->dist[v])
-				continue;
-			cm = d->load[e] > d->cmax[u] ? d->load[e] : d->cmax[u];
-			c = d->cost[u] + d->load[e] + 1;
-			if (best == DF_NONE || cm < bm || (cm == bm && (c < bc ||
-			    (c == bc && d->load[e] < d->load[best])))) {
-				best = e;
-				bm = cm;
-				bc = c;
-			}
-		}
-		d->next[v] = best;
-		d->cmax[v] = bm;
-		d->cost[v] = bc;
+		d->next[v] = best = nearer_link(d, v);
 		old = lft_row(d->out, v)[lid];
 		lft_row(d->out, v)[lid] = d->g.port[best];
 		changed += old != d->g.port[best];
