@@ -226,6 +226,23 @@ watch_signal(struct daemon *d, ev_signal *w, int signum)
 	ev_signal_start(d->loop, w);
 }
 
+/* A policy file (what: "partitions", "QoS policy") refused at start: its
+ * errors on stderr and in systemd's STATUS=. Returns the exit status. */
+static int
+refused(const char *what, const char *file, const struct pkey_errors *pe,
+    const struct config_errors *ce)
+{
+	char *t = pkey_errors_text(pe, false);
+
+	print_errors(ce);
+	fprintf(stderr, "%sibsmd: %s rejected; not starting\n", t ? t : "",
+	    file);
+	notify_failure("%s rejected: %s (%zu error%s); not starting", what,
+	    file, pe->nerrors + ce->n, pe->nerrors + ce->n == 1 ? "" : "s");
+	free(t);
+	return EXIT_USAGE;
+}
+
 static void
 on_watchdog(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -602,21 +619,11 @@ load_files(struct daemon *d)
 		return EXIT_USAGE;
 	}
 	pkey_errors_init(&pe);
+	/* Fail closed: never fall back to everyone in the default partition
+	 * because the file has a mistake. */
 	if ((d->policy = reload_policy_load(&d->cfg, &pe, &missing, &ce)) ==
-	    NULL) {
-		char *t = pkey_errors_text(&pe, false);
-
-		print_errors(&ce);
-		/* Fail closed: never fall back to everyone in the default
-		 * partition because the file has a mistake. */
-		fprintf(stderr, "%sibsmd: %s rejected; not starting\n",
-		    t ? t : "", d->cfg.partitions_file);
-		notify_failure("partitions rejected: %s (%zu error%s); not "
-		    "starting", d->cfg.partitions_file, pe.nerrors + ce.n,
-		    pe.nerrors + ce.n == 1 ? "" : "s");
-		free(t);
-		return EXIT_USAGE;
-	}
+	    NULL)
+		return refused("partitions", d->cfg.partitions_file, &pe, &ce);
 	pkey_errors_fini(&pe);
 	if (missing)
 		log_info("partitions: no %s: every port is a full member of "
@@ -627,18 +634,8 @@ load_files(struct daemon *d)
 		    pkey_policy_count(d->policy) == 1 ? "" : "s");
 	pkey_errors_init(&pe);
 	if (reload_qos_load(&d->cfg, d->policy, &d->qos_policy, &pe, &missing,
-	    &ce) < 0) {
-		char *t = pkey_errors_text(&pe, false);
-
-		print_errors(&ce);
-		fprintf(stderr, "%sibsmd: %s rejected; not starting\n",
-		    t ? t : "", d->cfg.qos_policy_file);
-		notify_failure("QoS policy rejected: %s (%zu error%s); not "
-		    "starting", d->cfg.qos_policy_file, pe.nerrors + ce.n,
-		    pe.nerrors + ce.n == 1 ? "" : "s");
-		free(t);
-		return EXIT_USAGE;
-	}
+	    &ce) < 0)
+		return refused("QoS policy", d->cfg.qos_policy_file, &pe, &ce);
 	pkey_errors_fini(&pe);
 	if (d->cfg.qos && missing)
 		log_warnx("qos: no %s: SLs from the partitions' sl= only",
