@@ -38,6 +38,10 @@ EXTRA_DIST += bench/perfmgr bench/results/2026-11-29-perfmgr.md
 # issue 28: link load with LMC 0/1/2 against OpenSM
 EXTRA_DIST += bench/lmc
 # issue 27 points 6, 7: dfsssp against OpenSM's dfsssp and lash
-EXTRA_DIST += bench/vlroute bench/vlroute.c bench/results/2026-11-29-vlroute.md
+EXTRA_DIST += bench/vlroute bench/vlroute.c bench/results/2026-11-29-vlroute.md \
+	bench/results/2026-11-29-vlroute-daemon.md
+# issue 24 point 4: the floor timed as the SMs are; bench/lmc's results
+EXTRA_DIST += bench/results/2026-11-29-bringup-issue24-floor.md \
+	bench/results/2026-11-29-lmc.md
 bench/vlroute:
 	@:
