@@ -2,7 +2,7 @@
 # sources this, then calls fuzz_setup NAME, builds with fuzz_build, puts its
 # seeds in "$work/corpus" and ends with fuzz_run NAME MAX_LEN [DICT].
 #
-# FUZZ_SECONDS   how long to run (default 20: make check keeps the CI
+# FUZZ_SECONDS   how long to run (default 10: make check keeps the CI
 #                under its 20 minutes; longer runs by hand)
 # FUZZ_CC        the compiler (default clang)
 # FUZZ_JOBS      parallel fuzzing processes (default 1)
@@ -15,7 +15,7 @@
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cc=${FUZZ_CC:-clang}
-seconds=${FUZZ_SECONDS:-20}
+seconds=${FUZZ_SECONDS:-10}
 jobs=${FUZZ_JOBS:-1}
 keep=0
 work=
