@@ -20,6 +20,7 @@
 #include "core/alias.h"
 #include "core/graft.h"
 #include "core/qos.h"
+#include "core/query.h"
 #include "sm/discover.h"
 #include "sm/holddown.h"
 #include "core/fabric.h"
@@ -767,7 +768,7 @@ layer_vls(struct sweep *sw)
 {
 	const struct fabric *f = sw->next;
 	const struct qos_config *qc = &sw->o.prog.qos;
-	unsigned vls = 0, code, v;
+	unsigned vls = 0, v;
 
 	if (!qc->on) {
 		if (!sw->said_layers_qos && chain_layered(sw)) {
@@ -786,9 +787,8 @@ layer_vls(struct sweep *sw)
 		    f->nodes[f->ports[port->peer].node].type != NODE_SWITCH ||
 		    !port->info_valid)
 			continue;
-		if ((code = qos_oper_vls(qc, f, p)) == 0)
+		if ((v = query_vls(qos_oper_vls(qc, f, p))) == 0)
 			continue;
-		v = code >= 5 ? 15 : 1u << (code - 1);
 		if (vls == 0 || v < vls)
 			vls = v;
 	}
