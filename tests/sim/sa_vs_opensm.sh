@@ -21,6 +21,11 @@
 #     a cable also by whether its two ports share a key, which hides from
 #     a limited-only host its own cable and the switch ports facing
 #     limited hosts. ibsmd's answer must hold all of OpenSM's records.
+#   - PortInfoRecord LocalPort of a switch's ports: the port the SM's
+#     Get came in by, so the path each SM reached the switch by; where two
+#     paths are equally short either SM may take either (OpenSM took the
+#     other one in one CI run). Each answer's LocalPort must be a port
+#     whose link leads one hop nearer the SM (by that SA's LinkRecords).
 #   - P_KeyTableRecord BlockNum: OpenSM writes it in host byte order
 #     (saquery prints block 1 as 256 for ibsmd's correct big-endian value).
 #   - SL2VLTableRecord: the same tables; ibsmd's hold what the devices do,

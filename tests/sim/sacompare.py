@@ -107,6 +107,55 @@ def main():
         if field(r, "node_type") == "Switch":
             sw_lids.add(num(field(r, "lid")))
 
+    # A switch's LocalPort is the port the SM's last Get came in by: it
+    # names the path each SM reached the switch by, and when two paths
+    # are equally short either SM may take either (the order answers come
+    # back in). Compared as such: each answer's LocalPort must be a port
+    # of the switch whose link leads one hop nearer the SM (by that SA's
+    # own LinkRecords); it then compares as "toward-SM".
+    def local_port_fix(d):
+        links, dist = {}, {}
+        for r in parse(os.path.join(d, "lr_h0")):
+            a = (num(field(r, "FromLID")), num(field(r, "FromPort")))
+            links[a] = num(field(r, "ToLID"))
+        sm = [num(field(r, "SMLid")) for r in parse(os.path.join(d, "pir_h0"))
+              if field(r, "SMLid") not in (None, "0")]
+        if not sm:
+            return lambda recs: recs
+        dist[sm[0]] = 0
+        todo = [sm[0]]
+        while todo:
+            nxt = []
+            for lid in todo:
+                for (a, _), b in links.items():
+                    if a == lid and b not in dist:
+                        dist[b] = dist[lid] + 1
+                        nxt.append(b)
+            todo = nxt
+
+        def fix(recs):
+            out = []
+            for kind, fields in recs:
+                lid = num(field((kind, fields), "EndPortLid"))
+                if lid in sw_lids and lid in dist:
+                    nf = []
+                    for k, v in fields:
+                        if k == "LocalPort":
+                            peer = links.get((lid, num(v)))
+                            ok = peer is not None and \
+                                dist.get(peer) == dist[lid] - 1
+                            v = "toward-SM" if ok else "not-toward-SM:" + v
+                        nf.append((k, v))
+                    fields = nf
+                out.append((kind, fields))
+            return out
+        return fix
+
+    fix_o, fix_i = local_port_fix(osm_dir), local_port_fix(ours_dir)
+
+    def pir(rule):
+        return lambda o, i: rule(fix_o(o), fix_i(i))
+
     def sw_port_rec(key):
         return lambda r: num(field(r, key)) in sw_lids
 
@@ -146,9 +195,9 @@ def main():
         ("nr_h0", "NodeRecord (from h0, the SM)", equal),
         ("nr_h3", "NodeRecord (from limited-only h3)", equal),
         ("nr_h6", "NodeRecord (from limited-only h6)", equal),
-        ("pir_h0", "PortInfoRecord (from h0)", equal),
+        ("pir_h0", "PortInfoRecord (from h0)", pir(equal)),
         ("pir_h6", "PortInfoRecord (from h6)",
-         lambda o, i: subset(o, i, sw_port_rec("EndPortLid"), WHY_SWP)),
+         pir(lambda o, i: subset(o, i, sw_port_rec("EndPortLid"), WHY_SWP))),
         ("issm", "PortInfoRecord, IsSM ports (saquery -s)", equal),
         ("lr_h0", "LinkRecord (from h0)",
          lambda o, i: subset(o, i, link_of_switch, WHY_LINK)),
