@@ -16,8 +16,10 @@
 # (ipoib: 3) and 0x8010 (DEFAULT: its SL wins over blue's sl=4, as every
 # level's over a partition's), with QoSClass 5 (cls),
 # with the SDP ServiceID (6), h0->h2 asking SL 5 (given) and SL 4 (no
-# path: the level says 5).
-# The IPoIB broadcast group (mcjoin) has SL 3 under ibsmd: the policy's
+# path: the level says 5). The same questions from limited-only hosts (h3
+# and h4 are limited members of both partitions), by GID, 12 of them:
+# equal to OpenSM's too.
+# The IPoIB broadcast group (mcjoin, from h1) has SL 3 under ibsmd: the policy's
 # level for its P_Key, as its PathRecords. OpenSM gives pre-created groups
 # the partition's sl= (2), whatever the policy: a deliberate difference,
 # logged, not compared.
@@ -35,9 +37,13 @@ ctl() { "$IBSMCTL" --runtime-dir "$T/run" "$@" 8>&-; }
 NET=$FABRICS/slowlink.net
 BC=ff12:401b:ffff::ffff:ffff
 
+# h3 (0x100007) and h4 (0x100009) are limited members of both: hosts
+# that are limited-only, whose PathRecords are compared too
 cat >"$T/partitions.conf" <<EOF
-Default=0x7fff, ipoib, sl=2 : ALL=full ;
-blue=0x0010, sl=4 : ALL=full ;
+Default=0x7fff, ipoib, sl=2 : 0x100001=full, 0x100003=full, 0x100005=full,
+    0x100007=limited, 0x100009=limited, ALL_SWITCHES=full ;
+blue=0x0010, sl=4 : 0x100001=full, 0x100003=full, 0x100005=full,
+    0x100007=limited, 0x100009=limited ;
 EOF
 policy() {
 	cat <<EOF
@@ -88,7 +94,7 @@ policy 5 >"$T/qos-policy.conf"
 pr() {
 	local n=$1
 	shift
-	SIM_HOST=h0 diag saquery -p "$@" 2>&1 | awk '
+	SIM_HOST=${PR_HOST:-h0} diag saquery -p "$@" 2>&1 | awk '
 	    /^PathRecord dump/ { if (r != "") print r; r = ""; next }
 	    /^ibwarn|^saquery/ { next }
 	    { split($1, kv, /\.\.+/); if (kv[2] != "") r = r " " kv[1] "=" kv[2] }
@@ -107,14 +113,30 @@ queries() {
 	pr sdp --src-to-dst h0:h1 --service_id 0x0000000000011234
 	pr sl_given --src-to-dst h0:h2 --sl 5
 	pr sl_wrong --src-to-dst h0:h2 --sl 4
+	# from limited-only hosts (by GID: a limited-only host sees no
+	# NodeRecord of another limited member, so names would not resolve)
+	local h2=fe80::10:5 h4=fe80::10:9
+	PR_HOST=h4 pr lim_stor --sgid-to-dgid $h4-$h2
+	PR_HOST=h4 pr lim_default --sgid-to-dgid $h4-fe80::10:1
+	PR_HOST=h4 pr lim_both --sgid-to-dgid $h4-fe80::10:7
+	PR_HOST=h2 pr lim_rev --sgid-to-dgid $h2-$h4
+	PR_HOST=h4 pr lim_ffff --sgid-to-dgid $h4-fe80::10:3 --pkey 0xffff
+	PR_HOST=h4 pr lim_7fff --sgid-to-dgid $h4-fe80::10:3 --pkey 0x7fff
+	PR_HOST=h4 pr lim_blue --sgid-to-dgid $h4-fe80::10:3 --pkey 0x0010
+	PR_HOST=h4 pr lim_class --sgid-to-dgid $h4-fe80::10:3 --qos_class 5
+	PR_HOST=h4 pr lim_sdp --sgid-to-dgid $h4-fe80::10:3 --service_id 0x0000000000011234
+	PR_HOST=h4 pr lim_sl_given --sgid-to-dgid $h4-$h2 --sl 5
+	PR_HOST=h4 pr lim_sl_wrong --sgid-to-dgid $h4-$h2 --sl 4
+	PR_HOST=h3 pr lim_h3 --sgid-to-dgid fe80::10:7-$h2
 }
+LIM="lim_stor lim_default lim_both lim_rev lim_ffff lim_7fff lim_blue lim_class lim_sdp lim_sl_given lim_sl_wrong lim_h3"
 
 # field NAME KEY: KEY's value in the first record of answer NAME
 field() { tr ' ' '\n' <"$OUT/$1" | sed -n "s/^$2=//p" | head -1; }
 
-# join: the IPoIB broadcast group's SL in a join answer from h3
+# join: the IPoIB broadcast group's SL in a join answer from h1
 bcast_sl() {
-	printf 'join %s 1\n' "$BC" | SIM_HOST=h3 LD_PRELOAD=$SIM_PRELOAD \
+	printf 'join %s 1\n' "$BC" | SIM_HOST=h1 LD_PRELOAD=$SIM_PRELOAD \
 	    timeout 30 "$MCJOIN" 8>&- 2>&1 | sed -n 's/^status=0x0000 .* sl=\([0-9]*\) .*/\1/p'
 }
 
@@ -155,6 +177,16 @@ OUT=$T/ibsmd
     [ "$(field sdp sl)" = 0x6 ] && [ "$(cat "$OUT/sl_wrong")" = none ] ||
     fail "SLs: default $(field default sl) ipoib $(field ipoib sl) blue $(field blue sl) class $(field class sl) sdp $(field sdp sl) sl_wrong $(cat "$OUT/sl_wrong")"
 log "8 PathRecord queries: ibsmd's answers equal OpenSM's (SL 5, 1, 3, 1, 9, 6, given 5, none for SL 4)"
+# limited-only hosts: the same answers as OpenSM's, field for field
+for f in $LIM; do
+	cmp -s "$T/opensm/$f" "$T/ibsmd/$f" ||
+	    fail "$f (limited-only host): ibsmd answers$(cat "$T/ibsmd/$f"), OpenSM$(cat "$T/opensm/$f")"
+done
+[ "$(field lim_stor sl)" = 0x5 ] && [ "$(field lim_default sl)" = 0x1 ] &&
+    [ "$(cat "$OUT/lim_both")" = none ] && [ "$(cat "$OUT/lim_sl_wrong")" = none ] &&
+    [ "$(field lim_h3 sl)" = 0x5 ] ||
+    fail "limited-only hosts: stor $(field lim_stor sl) default $(field lim_default sl) both '$(cat "$OUT/lim_both")' sl_wrong '$(cat "$OUT/lim_sl_wrong")' h3 $(field lim_h3 sl)"
+log "$(echo $LIM | wc -w) PathRecord queries from limited-only hosts: ibsmd's answers equal OpenSM's ($(for f in $LIM; do printf '%s=%s ' "${f#lim_}" "$(field "$f" sl)"; done))"
 bc=$(bcast_sl)
 [ "$bc" = 3 ] || fail "IPoIB broadcast group: SL '$bc', the policy's ipoib level says 3"
 log "IPoIB broadcast group: SL 3 from the policy (OpenSM: ${osm_bc:-?}, its partition's sl=)"
