@@ -33,6 +33,14 @@
  *   SMPCOUNT_SIGNAL  optional signal number (e.g. 12 for SIGUSR2): on that
  *                    signal the counts are written out.  The SM must not
  *                    install its own handler for it.
+ *   SMPCOUNT_RECORD  optional file: every SMP (class 0x01 or 0x81, a whole
+ *                    256-byte MAD) the loading process sends is appended
+ *                    to it, in the order sent, for bench/umadfloor.c to
+ *                    send the same SMPs again (--replay).  One record per
+ *                    SMP: 2 bytes n (little-endian), the 2 bytes of the
+ *                    destination LID as in the umad address (network
+ *                    order), 1 byte SL, then the MAD's first n bytes (the
+ *                    rest are zero).  Buffered (1 MiB), written at exit.
  *
  * Output format (text, one record per line):
  *   # smpcount 1
@@ -52,6 +60,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -102,6 +111,15 @@ static uint64_t first_ns, last_ns;
 
 static char out_path[2048];
 static pid_t load_pid;
+
+/* SMPCOUNT_RECORD: the SMPs sent, for a replay */
+#define UMAD_ADDR_LID 28        /* ib_mad_addr at 20: qpn, qkey, then lid */
+#define UMAD_ADDR_SL 30
+#define REC_BUF (1u << 20)
+static int rec_fd = -1;
+static unsigned char *rec_buf;
+static size_t rec_n;
+static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t now_ns(void)
 {
@@ -175,6 +193,59 @@ static void count(uint64_t key, int ret)
 		__atomic_fetch_add(&s->failed, 1, __ATOMIC_RELAXED);
 }
 
+static void rec_flush(void)
+{
+	size_t off = 0;
+
+	while (off < rec_n) {
+		ssize_t w = raw_write(rec_fd, rec_buf + off, rec_n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			raw_close(rec_fd);      /* a short record: no replay */
+			rec_fd = -1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	rec_n = 0;
+}
+
+/* Append the SMP in umad to the record (taken before it is sent: see
+ * mad_key()). */
+static void record(const void *umad, int length)
+{
+	const uint8_t *u = umad, *mad = u + UMAD_HDR_LEN;
+	unsigned n = 256;
+
+	if (rec_fd < 0 || length != 256 ||
+	    (mad[MAD_MGMT_CLASS] != 0x01 && mad[MAD_MGMT_CLASS] != 0x81))
+		return;
+	while (n > 24 && mad[n - 1] == 0)
+		n--;
+	pthread_mutex_lock(&rec_lock);
+	if (rec_fd >= 0) {
+		if (rec_n + 5 + n > REC_BUF)
+			rec_flush();
+		rec_buf[rec_n++] = (uint8_t)(n & 0xff);
+		rec_buf[rec_n++] = (uint8_t)(n >> 8);
+		rec_buf[rec_n++] = u[UMAD_ADDR_LID];
+		rec_buf[rec_n++] = u[UMAD_ADDR_LID + 1];
+		rec_buf[rec_n++] = u[UMAD_ADDR_SL];
+		memcpy(rec_buf + rec_n, mad, n);
+		rec_n += n;
+	}
+	pthread_mutex_unlock(&rec_lock);
+}
+
+/* A forked child records nothing (the record is its parent's). */
+static void rec_child(void)
+{
+	rec_fd = -1;
+	rec_n = 0;
+}
+
 int umad_send(int fd, int agentid, void *umad, int length, int timeout_ms,
 	      int retries)
 {
@@ -193,6 +264,8 @@ int umad_send(int fd, int agentid, void *umad, int length, int timeout_ms,
 		real_send = f;
 	}
 	key = mad_key(umad, length);
+	if (rec_fd >= 0 && umad)
+		record(umad, length);
 	ret = real_send(fd, agentid, umad, length, timeout_ms, retries);
 	count(key, ret);
 	return ret;
@@ -383,8 +456,14 @@ __attribute__((constructor)) static void smpcount_init(void)
 {
 	const char *p = getenv("SMPCOUNT_OUT");
 	const char *s = getenv("SMPCOUNT_SIGNAL");
+	const char *r = getenv("SMPCOUNT_RECORD");
 
 	load_pid = getpid();
+	if (r && *r && (rec_buf = malloc(REC_BUF)) != NULL)
+		rec_fd = raw_open(r, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+		    0644);
+	if (rec_fd >= 0)
+		pthread_atfork(NULL, NULL, rec_child);
 	if (p && strlen(p) < sizeof(out_path))
 		strcpy(out_path, p);
 	if (s && *s) {
@@ -406,4 +485,13 @@ __attribute__((constructor)) static void smpcount_init(void)
 __attribute__((destructor)) static void smpcount_fini(void)
 {
 	dump();
+	/* the record is the loading process's only (not a forked child's) */
+	if (rec_fd >= 0 && getpid() == load_pid) {
+		pthread_mutex_lock(&rec_lock);
+		rec_flush();
+		if (rec_fd >= 0)
+			raw_close(rec_fd);
+		rec_fd = -1;
+		pthread_mutex_unlock(&rec_lock);
+	}
 }
