@@ -111,12 +111,27 @@ slurp(const char *path, size_t *len)
 	return b;
 }
 
+/* One answer: 1 when it came back, 0 when the transport timed the request
+ * out, -1 when nothing came within 5 s (said on stderr). */
+static int
+take(int port, void *rbuf, long got, long of)
+{
+	int len = MAD_BYTES;
+
+	if (umad_recv(port, rbuf, &len, 5000) < 0) {
+		fprintf(stderr, "umadfloor: no answer within 5 s "
+		    "(%ld of %ld answered)\n", got, of);
+		return -1;
+	}
+	return umad_status(rbuf) == 0;
+}
+
 /* --replay FILE W: the recorded SMPs, in order, W on the wire. */
 static int
 replay(const char *path, long w)
 {
 	long sent = 0, got = 0, failed = 0, lidr = 0, total = 0;
-	int port, agent_dr, agent_lid, len;
+	int port, agent_dr, agent_lid, r;
 	size_t flen, off;
 	uint8_t *rec, *m;
 	void *sbuf, *rbuf;
@@ -168,13 +183,9 @@ replay(const char *path, long w)
 			off += 5 + n;
 			sent++;
 		}
-		len = MAD_BYTES;
-		if (umad_recv(port, rbuf, &len, 5000) < 0) {
-			fprintf(stderr, "umadfloor: no answer within 5 s "
-			    "(%ld of %ld answered)\n", got, total);
+		if ((r = take(port, rbuf, got, total)) < 0)
 			break;
-		}
-		if (umad_status(rbuf) == 0)
+		if (r)
 			got++;
 		else
 			failed++;       /* timed out in the transport */
@@ -189,7 +200,7 @@ int
 main(int argc, char **argv)
 {
 	long n, w, sent = 0, got = 0;
-	int port, agent, len;
+	int port, agent, r;
 	void *sbuf, *rbuf;
 	double t0, t1;
 
@@ -222,13 +233,9 @@ main(int argc, char **argv)
 			}
 			sent++;
 		}
-		len = MAD_BYTES;
-		if (umad_recv(port, rbuf, &len, 5000) < 0) {
-			fprintf(stderr, "umadfloor: no answer within 5 s "
-			    "(%ld of %ld answered)\n", got, n);
+		if ((r = take(port, rbuf, got, n)) < 0)
 			break;
-		}
-		if (umad_status(rbuf) == 0)
+		if (r)
 			got++;
 		else
 			sent--;         /* timed out in the transport: again */
