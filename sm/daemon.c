@@ -31,6 +31,7 @@
 #include "sm/ctl.h"
 #include "sm/daemon.h"
 #include "sm/devread.h"
+#include "sm/program.h"
 #include "sm/perfmgr.h"
 #include "sm/dump.h"
 #include "sm/mcast.h"
@@ -386,10 +387,10 @@ layered_sl2vl(void *arg, const struct fabric *f, uint32_t port, unsigned in,
     uint8_t t[QOS_SL2VL_BYTES])
 {
 	const struct daemon *d = arg;
-	const struct route_layers *lay = sweep_layers(d->sweep);
+	const struct route_layers *lay = sweep_layers_of(d->sweep, f);
 	uint8_t map[ROUTE_SLS];
 
-	if (lay == NULL || f != sweep_fabric(d->sweep))
+	if (lay == NULL)
 		return;
 	for (unsigned sl = 0; sl < ROUTE_SLS; sl++)
 		map[sl] = (uint8_t)qos_sl2vl_get(t, sl);
@@ -397,6 +398,34 @@ layered_sl2vl(void *arg, const struct fabric *f, uint32_t port, unsigned in,
 	    f->ports[port].num, map);
 	for (unsigned sl = 0; sl < ROUTE_SLS; sl += 2)
 		t[sl / 2] = (uint8_t)((map[sl] & 0xf) << 4 | (map[sl + 1] & 0xf));
+}
+
+static void
+qos_written(void *arg)
+{
+	program_resume(arg);
+}
+
+/* program_opts.before_activate (qos on): every port's SL-to-VL and VL
+ * arbitration tables written, by directed route, before a port goes
+ * Active (OpenSM writes them before it arms the ports), so that no port
+ * carries data on tables the options and the routing's layers do not
+ * give; then the ports go Active. The
+ * round after the subnet is up (upkeep_finish) then finds them known and
+ * equal. */
+void
+daemon_qos_before_activate(void *arg, struct programmer *pr, struct fabric *f)
+{
+	struct daemon *d = arg;
+
+	if (d->devread == NULL) {
+		program_resume(pr);
+		return;
+	}
+	reload_qos_config(&d->cfg, &d->qos);
+	d->qos.sl2vl_fn = layered_sl2vl;
+	d->qos.sl2vl_arg = d;
+	devread_qos_dr(d->devread, f, &d->qos, qos_written, pr);
 }
 
 static void

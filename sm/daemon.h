@@ -22,6 +22,8 @@
 #include "sm/ctl.h"
 
 struct devread;
+struct fabric;
+struct programmer;
 struct perfmgr;
 struct metrics;
 struct mad_engine;
@@ -119,6 +121,8 @@ void daemon_perfmgr_opts(struct daemon *d);
  * port (what SMInfo requesters present) to sm/sminfo. */
 void daemon_keys(struct daemon *d);
 void daemon_on_adopt(void *arg);
+void daemon_qos_before_activate(void *arg, struct programmer *pr,
+    struct fabric *f);
 void daemon_stats_file(void *arg, FILE *fp);
 /* The timer that lets a hypervisor's vport traps settle into one sweep
  * (after sweep_new). */

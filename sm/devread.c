@@ -23,6 +23,9 @@
 /* SMPs of this module in flight at once: the tables are for the SA's
  * records, never worth slowing a sweep down. */
 #define DEVREAD_WINDOW 16
+/* Before the ports go Active the tables are what the sweep waits for:
+ * as many as the MAD engine's own window lets through. */
+#define DEVREAD_WINDOW_DR 64
 
 enum item_kind { ITEM_SL2VL, ITEM_VLARB, ITEM_PKEY };
 
@@ -41,6 +44,9 @@ struct item {
 	bool set;               /* a Set of data (else a Get) */
 	uint32_t ni;            /* the node's index in the round's model */
 	uint32_t gen;           /* the round it was queued in */
+	uint32_t path;          /* devread_qos_dr(): its directed route, an
+				 * index of the model's paths (else
+				 * FABRIC_NONE: LID-routed) */
 	uint8_t data[QOS_VLARB_BLOCK_BYTES];
 };
 
@@ -58,6 +64,10 @@ struct devread {
 	const struct fabric *f;
 	const struct qos_config *qc;
 	uint32_t gen;
+	/* devread_qos_dr(): by directed route, and who waits for the end */
+	bool dr;
+	devread_done_cb done;
+	void *done_arg;
 };
 
 struct pending {
@@ -110,6 +120,17 @@ push(struct devread *r, const struct item *it)
 }
 
 static void launch(struct devread *r);
+
+/* The round is over for whoever waits for it (devread_qos_dr()). */
+static void
+finish(struct devread *r)
+{
+	devread_done_cb cb = r->done;
+
+	r->done = NULL;
+	if (cb != NULL)
+		cb(r->done_arg);
+}
 
 static void
 pending_drop(void *arg)
@@ -240,7 +261,8 @@ launch(struct devread *r)
 	static const uint16_t attr[] = { ATTR_SL2VL, ATTR_VL_ARB,
 	    ATTR_PKEY_TABLE };
 
-	while (r->inflight < DEVREAD_WINDOW && r->head < r->n) {
+	while (r->inflight < (r->dr ? DEVREAD_WINDOW_DR : DEVREAD_WINDOW) &&
+	    r->head < r->n) {
 		const struct item *it = &r->q[r->head++];
 		struct smp_req q = {
 			.method = it->set ? MAD_SET : MAD_GET,
@@ -248,7 +270,15 @@ launch(struct devread *r)
 			.mod = it->mod, .dlid = it->lid, .dest = it->guid,
 			.drop = pending_drop,
 		};
-		struct pending *p = xmalloc(sizeof(*p));
+		struct pending *p;
+
+		if (it->path != FABRIC_NONE) {
+			/* the round's model is valid while its items are */
+			if (it->gen != r->gen || r->f == NULL)
+				continue;
+			q.path = &r->f->paths[it->path];
+		}
+		p = xmalloc(sizeof(*p));
 
 		p->r = r;
 		p->it = *it;
@@ -263,11 +293,13 @@ launch(struct devread *r)
 		r->said = true;
 		if (r->st.reads + r->st.failed + r->st.sl2vl_sets +
 		    r->st.vlarb_sets > 0)
-			log_info("devread: port tables: %" PRIu64 " read, %"
+			log_info("devread: %s: %" PRIu64 " read, %"
 			    PRIu64 " SL2VL and %" PRIu64 " VLArb written, %"
-			    PRIu64 " failed (%.2f s)", r->st.reads,
-			    r->st.sl2vl_sets, r->st.vlarb_sets, r->st.failed,
-			    ev_now(r->loop) - r->t0);
+			    PRIu64 " failed (%.2f s)", r->dr ? "QoS tables "
+			    "before the ports go Active" : "port tables",
+			    r->st.reads, r->st.sl2vl_sets, r->st.vlarb_sets,
+			    r->st.failed, ev_now(r->loop) - r->t0);
+		finish(r);
 	}
 }
 
@@ -332,13 +364,17 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 	bool sw = fn->type == NODE_SWITCH;
 	struct devtab_node *n = devtab_node(r->tab, fn->guid, fn->nports, sw);
 	struct item it = { .guid = fn->guid, .nports = fn->nports, .sw = sw,
-	    .ni = ni, .gen = r->gen };
+	    .ni = ni, .gen = r->gen, .path = FABRIC_NONE };
 	uint8_t want[QOS_VLARB_BLOCK_BYTES];
 	unsigned p, q, b, blocks;
 	uint64_t g;
 	uint8_t num;
 
-	if (sw && (it.lid = f->ports[fn->port0].lid) == 0)
+	if (r->dr && sw)
+		it.path = fn->path;
+	if (r->dr && sw && it.path == FABRIC_NONE)
+		return;
+	if (!r->dr && sw && (it.lid = f->ports[fn->port0].lid) == 0)
 		return;
 	/* a port linked elsewhere than when read: read it again */
 	for (p = sw ? 0 : 1; p <= fn->nports; p++) {
@@ -352,7 +388,10 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 	for (p = sw ? 0 : 1; p <= fn->nports; p++) {
 		const struct fabric_port *port = &f->ports[fn->port0 + p];
 
-		if (!sw && (it.lid = port->lid) == 0)
+		if (r->dr && !sw && (!port->present ||
+		    (it.path = port->path) == FABRIC_NONE))
+			continue;
+		if (!r->dr && !sw && (it.lid = port->lid) == 0)
 			continue;
 		it.port = (uint8_t)p;
 		/* SL-to-VL: a switch's from every input port to p */
@@ -390,7 +429,7 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 			push(r, &it);
 		}
 		/* P_Keys of switch external ports ibsmd leaves alone */
-		if (!sw || p == 0 || fn->enforce_cap == 0 ||
+		if (r->dr || !sw || p == 0 || fn->enforce_cap == 0 ||
 		    pkeys_managed(pk, enforce_tables, f, fn->port0 + p))
 			continue;
 		it.kind = ITEM_PKEY;
@@ -415,6 +454,8 @@ devread_start(struct devread *r, const struct fabric *f,
 {
 	if (r == NULL)
 		return;
+	finish(r);
+	r->dr = false;
 	r->gen++;
 	r->f = f;
 	r->qc = qc != NULL && qc->on ? qc : NULL;
@@ -433,6 +474,30 @@ devread_start(struct devread *r, const struct fabric *f,
 }
 
 void
+devread_qos_dr(struct devread *r, const struct fabric *f,
+    const struct qos_config *qc, devread_done_cb cb, void *arg)
+{
+	finish(r);
+	r->dr = true;
+	r->gen++;
+	r->f = f;
+	r->qc = qc != NULL && qc->on ? qc : NULL;
+	r->n = r->head = 0;
+	r->said = false;
+	r->t0 = ev_now(r->loop);
+	memset(&r->st, 0, sizeof(r->st));
+	r->done = cb;
+	r->done_arg = arg;
+	if (f != NULL && r->qc != NULL)
+		for (uint32_t ni = 0; ni < f->nnodes; ni++)
+			if (f->nodes[ni].nports > 0)
+				queue_node(r, f, ni, NULL, false);
+	log_debug("devread: %zu QoS tables to read or write before the "
+	    "ports go Active", r->n);
+	launch(r);
+}
+
+void
 devread_stop(struct devread *r)
 {
 	if (r != NULL) {
@@ -440,5 +505,6 @@ devread_stop(struct devread *r)
 		r->gen++;
 		r->f = NULL;
 		r->qc = NULL;
+		finish(r);
 	}
 }

@@ -46,6 +46,19 @@ void devread_free(struct devread *r);
 void devread_start(struct devread *r, const struct fabric *f,
     const struct pkey_tables *pk, bool enforce_tables,
     const struct qos_config *qc);
+/*
+ * Before ports go Active (sm/program's before_activate): the SL-to-VL tables
+ * and VL arbitration blocks qc wants (qos on) written into every port of
+ * f, by directed route (a LID-routed SMP crosses only Active links),
+ * unknown tables read first as above; no P_Key table. done(arg) is
+ * called once, when every request of the round is answered or has
+ * failed, or at once when a later devread_start(), devread_qos_dr() or
+ * devread_stop() ends the round first; f and qc must stay valid until
+ * then. Reads queued from an earlier call are dropped.
+ */
+typedef void (*devread_done_cb)(void *arg);
+void devread_qos_dr(struct devread *r, const struct fabric *f,
+    const struct qos_config *qc, devread_done_cb done, void *arg);
 /* Send nothing more (not master). */
 void devread_stop(struct devread *r);
 const struct devtab *devread_tables(const struct devread *r);

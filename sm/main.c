@@ -751,8 +751,9 @@ open_sa(struct daemon *d)
 		sa_free(d->sa);
 		d->sa = NULL;
 	}
-	if (d->sa != NULL && !d->once)
-		d->devread = devread_new(d->loop, d->mad);
+	/* the port tables for the SA's records, after the subnet is up, and
+	 * (qos) the QoS tables before the ports are armed, --once too */
+	d->devread = devread_new(d->loop, d->mad);
 	if (!d->once) {
 		d->perfmgr = perfmgr_new(d->loop, d->mad, daemon_fabric, d);
 		perfmgr_set_opts(d->perfmgr, d->cfg.perfmgr,

@@ -119,6 +119,8 @@ struct programmer {
 	uint32_t cur;           /* port, or switch */
 	uint8_t stage;          /* PH_TABLES: 0 LFTs, 1 P_Keys */
 	bool made;              /* the phase has made all its requests */
+	bool waiting;           /* for program_resume() (before_activate) */
+	bool in_hook;           /* before_activate is running */
 	unsigned window;        /* requests pending at most */
 	unsigned pending;
 	struct pool spare;      /* struct preq, kept for the next request */
@@ -1039,12 +1041,25 @@ make(struct programmer *pr)
 	return true;
 }
 
+/* A port the activate phase will move: before_activate is called only
+ * then. */
+static bool
+any_to_activate(const struct programmer *pr)
+{
+	for (uint32_t p = 0; p < pr->f->nports; p++)
+		if (may_move(pr, p, PORT_ARMED, PORT_ARMED))
+			return true;
+	return false;
+}
+
 /* Fill the window; when the phase has made every request and all are
  * done, go on to the next one (each waits for the one before). */
 static void
 advance(struct programmer *pr)
 {
 	while (pr->phase != PH_IDLE) {
+		if (pr->waiting)
+			return;
 		if (!pr->made)
 			pr->made = make(pr);
 		if (!pr->made || pr->pending > 0)
@@ -1062,6 +1077,15 @@ advance(struct programmer *pr)
 			break;
 		case PH_ARM:
 			pr->phase = PH_ACTIVATE;
+			if (pr->o.before_activate != NULL &&
+			    any_to_activate(pr)) {
+				/* it may resume at once: then this loop goes on */
+				pr->waiting = true;
+				pr->in_hook = true;
+				pr->o.before_activate(pr->o.before_activate_arg,
+				    pr, pr->f);
+				pr->in_hook = false;
+			}
 			break;
 		case PH_ACTIVATE:
 			pr->phase = PH_IDLE;
@@ -1076,6 +1100,16 @@ advance(struct programmer *pr)
 			return;
 		}
 	}
+}
+
+void
+program_resume(struct programmer *pr)
+{
+	if (!pr->waiting)
+		return;
+	pr->waiting = false;
+	if (!pr->in_hook)
+		advance(pr);
 }
 
 void
@@ -1143,6 +1177,7 @@ program_start(struct programmer *pr, struct fabric *f,
 	pr->cur = 0;
 	pr->stage = 0;
 	pr->made = false;
+	pr->waiting = false;
 	pr->phase_started = now();
 	advance(pr);
 }

@@ -38,6 +38,14 @@ struct program_opts {
 	 * VLHighLimit, written in PortInfo where they differ; the SL2VL and
 	 * VLArb tables are sm/devread's */
 	struct qos_config qos;
+	/* Called once the forwarding and P_Key tables are written and the
+	 * ports armed, before the first port is made Active, when some port
+	 * is to be: the QoS tables go in then (sm/devread), so that no port
+	 * carries data before its SL-to-VL table maps it. The programmer
+	 * waits until program_resume(). NULL: ports go Active at once. */
+	void (*before_activate)(void *arg, struct programmer *pr,
+	    struct fabric *f);
+	void *before_activate_arg;
 };
 
 /* Desired partition state of one port (an array indexed like
@@ -83,6 +91,10 @@ void program_free(struct programmer *pr);
 void program_start(struct programmer *pr, struct fabric *f,
     const struct lft_set *lft, const struct pkey_want *pk, uint16_t sm_lid,
     const struct program_opts *o, program_done_cb done, void *arg);
+
+/* Go on after program_opts.before_activate: the ports go Active. Nothing
+ * when the programmer does not wait. */
+void program_resume(struct programmer *pr);
 
 /* Forget what devices hold: another SM may write them from now on (this
  * one stands by), so the next run reads before it writes. The next run

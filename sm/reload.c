@@ -260,7 +260,7 @@ reload_qos_config(const struct ibsmd_config *c, struct qos_config *qc)
 }
 
 void
-reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
+reload_sweep_opts(struct daemon *d, struct sweep_opts *so)
 {
 	static const int enforce_bits[] = {
 		[CFG_ENFORCE_BOTH] = 3, [CFG_ENFORCE_IN] = 1,
@@ -285,6 +285,9 @@ reload_sweep_opts(const struct daemon *d, struct sweep_opts *so)
 	so->prog.subnet_timeout = 18;
 	so->prog.packet_life = 0x12;
 	reload_qos_config(c, &so->prog.qos);
+	/* with qos, the QoS tables go in before the ports go Active */
+	so->prog.before_activate = c->qos ? daemon_qos_before_activate : NULL;
+	so->prog.before_activate_arg = d;
 	(void)reload_engines(c, so);
 	so->ropts.roots = c->root_guids.guid;
 	so->ropts.nroots = c->root_guids.n;

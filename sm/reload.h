@@ -52,7 +52,7 @@ const char *reload_engines(const struct ibsmd_config *cfg,
     struct sweep_opts *so);
 
 /* The modules' options from the running configuration and policy. */
-void reload_sweep_opts(const struct daemon *d, struct sweep_opts *so);
+void reload_sweep_opts(struct daemon *d, struct sweep_opts *so);
 /* issue 27: the qos options of c as core/qos takes them. */
 struct qos_config;
 void reload_qos_config(const struct ibsmd_config *c, struct qos_config *qc);

@@ -159,6 +159,10 @@ const struct route_report *sweep_report(const struct sweep *sw);
  * and routing_update_sl2vl(). NULL before the first routing; without a
  * layer table (engine NULL) for the engines of one VL, whose SL is 0. */
 const struct route_layers *sweep_layers(const struct sweep *sw);
+/* The VL layers of f's routes: sweep_layers() for sweep_fabric(), those of
+ * the model being programmed for it (program_opts.before_activate), else NULL. */
+const struct route_layers *sweep_layers_of(const struct sweep *sw,
+    const struct fabric *f);
 /* The P_Key tables in effect with that fabric (NULL before, or when
  * partitions are not managed). */
 const struct pkey_tables *sweep_pkeys(const struct sweep *sw);

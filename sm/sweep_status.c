@@ -219,6 +219,16 @@ sweep_layers(const struct sweep *sw)
 	return sw->have_cur ? sw->cur_layers : NULL;
 }
 
+const struct route_layers *
+sweep_layers_of(const struct sweep *sw, const struct fabric *f)
+{
+	if (sw->have_cur && f == sw->cur)
+		return sw->cur_layers;
+	if (f == sw->next)
+		return sw->next_layers;
+	return NULL;
+}
+
 const struct pkey_tables *
 sweep_pkeys(const struct sweep *sw)
 {
