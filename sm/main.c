@@ -752,7 +752,7 @@ open_sa(struct daemon *d)
 		d->sa = NULL;
 	}
 	/* the port tables for the SA's records, after the subnet is up, and
-	 * (qos) the QoS tables before the ports are armed, --once too */
+	 * (qos) the QoS tables before the ports go Active, --once too */
 	d->devread = devread_new(d->loop, d->mad);
 	if (!d->once) {
 		d->perfmgr = perfmgr_new(d->loop, d->mad, daemon_fabric, d);
