@@ -447,15 +447,15 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 	}
 }
 
-void
-devread_start(struct devread *r, const struct fabric *f,
+/* A new round: the one under way ends (whoever waits for it goes on),
+ * what it queued is dropped, every node of f with ports is queued. */
+static void
+round_start(struct devread *r, const struct fabric *f,
     const struct pkey_tables *pk, bool enforce_tables,
-    const struct qos_config *qc)
+    const struct qos_config *qc, bool dr)
 {
-	if (r == NULL)
-		return;
 	finish(r);
-	r->dr = false;
+	r->dr = dr;
 	r->gen++;
 	r->f = f;
 	r->qc = qc != NULL && qc->on ? qc : NULL;
@@ -463,11 +463,22 @@ devread_start(struct devread *r, const struct fabric *f,
 	r->said = false;
 	r->t0 = ev_now(r->loop);
 	memset(&r->st, 0, sizeof(r->st));
+	if (f != NULL && (!dr || r->qc != NULL))
+		for (uint32_t ni = 0; ni < f->nnodes; ni++)
+			if (f->nodes[ni].nports > 0)
+				queue_node(r, f, ni, pk, enforce_tables);
+}
+
+void
+devread_start(struct devread *r, const struct fabric *f,
+    const struct pkey_tables *pk, bool enforce_tables,
+    const struct qos_config *qc)
+{
+	if (r == NULL)
+		return;
+	round_start(r, f, pk, enforce_tables, qc, false);
 	if (f == NULL)
 		return;
-	for (uint32_t ni = 0; ni < f->nnodes; ni++)
-		if (f->nodes[ni].nports > 0)
-			queue_node(r, f, ni, pk, enforce_tables);
 	if (r->n > 0)
 		log_debug("devread: %zu port tables to read", r->n);
 	launch(r);
@@ -477,21 +488,9 @@ void
 devread_qos_dr(struct devread *r, const struct fabric *f,
     const struct qos_config *qc, devread_done_cb cb, void *arg)
 {
-	finish(r);
-	r->dr = true;
-	r->gen++;
-	r->f = f;
-	r->qc = qc != NULL && qc->on ? qc : NULL;
-	r->n = r->head = 0;
-	r->said = false;
-	r->t0 = ev_now(r->loop);
-	memset(&r->st, 0, sizeof(r->st));
+	round_start(r, f, NULL, false, qc, true);
 	r->done = cb;
 	r->done_arg = arg;
-	if (f != NULL && r->qc != NULL)
-		for (uint32_t ni = 0; ni < f->nnodes; ni++)
-			if (f->nodes[ni].nports > 0)
-				queue_node(r, f, ni, NULL, false);
 	log_debug("devread: %zu QoS tables to read or write before the "
 	    "ports go Active", r->n);
 	launch(r);
