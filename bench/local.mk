@@ -43,6 +43,7 @@ EXTRA_DIST += bench/vlroute bench/vlroute.c bench/results/2026-11-29-vlroute.md 
 # issue 24 point 4: the floor timed as the SMs are; bench/lmc's results
 EXTRA_DIST += bench/results/2026-11-29-bringup-issue24-floor.md \
 	bench/results/2026-11-29-bringup-issue24-replay.md \
+	bench/results/2026-11-29-bringup-qos.md \
 	bench/results/2026-11-29-lmc.md
 bench/vlroute:
 	@:
