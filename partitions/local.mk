@@ -7,7 +7,7 @@ libpartitions_a_SOURCES = partitions/partitions.h partitions/policy.h \
 
 # Unit tests (the golden corpus tests/partitions: tests/local.mk)
 check_PROGRAMS += tests/unit/check_partitions
-tests_unit_check_partitions_SOURCES = tests/unit/check_partitions.c
+tests_unit_check_partitions_SOURCES = tests/unit/check_partitions.c $(TESTFILE)
 tests_unit_check_partitions_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_partitions_LDADD = libpartitions.a libcore.a $(CHECK_LIBS)
 
@@ -16,6 +16,6 @@ tests_unit_check_partitions_LDADD = libpartitions.a libcore.a $(CHECK_LIBS)
 libpartitions_a_SOURCES += partitions/qos.h partitions/qos_int.h \
 	partitions/qos.c partitions/qos_match.c
 check_PROGRAMS += tests/unit/check_qos_policy
-tests_unit_check_qos_policy_SOURCES = tests/unit/check_qos_policy.c
+tests_unit_check_qos_policy_SOURCES = tests/unit/check_qos_policy.c $(TESTFILE)
 tests_unit_check_qos_policy_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_qos_policy_LDADD = libpartitions.a libcore.a $(CHECK_LIBS)

@@ -7,7 +7,6 @@
  * The corpus is found under $TOP_SRCDIR, else $srcdir, else "..".
  */
 #include <check.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "core/fabric.h"
 #include "partitions/partitions.h"
 #include "partitions/qos.h"
+#include "tests/unit/testfile.h"
 
 /* The partitions every test parses against. */
 static const char parts_text[] =
@@ -41,38 +41,6 @@ static void
 teardown(void)
 {
 	pkey_policy_free(parts);
-}
-
-static const char *
-top_srcdir(void)
-{
-	const char *d = getenv("TOP_SRCDIR");
-
-	if (d == NULL || *d == '\0')
-		d = getenv("srcdir");
-	return d != NULL && *d != '\0' ? d : "..";
-}
-
-static char *
-slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (fp == NULL)
-		return NULL;
-	fseek(fp, 0, SEEK_END);
-	n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	buf = malloc((size_t)n + 1);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_uint_eq(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	buf[n] = '\0';
-	fclose(fp);
-	if (len != NULL)
-		*len = (size_t)n;
-	return buf;
 }
 
 static struct qos_policy *
@@ -102,29 +70,6 @@ parse_ok(const char *text)
 
 /* ---- the corpus ---------------------------------------------------------- */
 
-static unsigned
-corpus(const char *kind, void (*each)(const char *dir, const char *name))
-{
-	char dir[4096];
-	struct dirent *de;
-	unsigned n = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "%s/tests/qos/%s", top_srcdir(), kind);
-	d = opendir(dir);
-	ck_assert_msg(d != NULL, "no corpus at %s (set TOP_SRCDIR)", dir);
-	while ((de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 5 && strcmp(de->d_name + len - 5, ".conf") == 0) {
-			each(dir, de->d_name);
-			n++;
-		}
-	}
-	closedir(d);
-	return n;
-}
-
 static void
 check_valid(const char *dir, const char *name)
 {
@@ -134,7 +79,7 @@ check_valid(const char *dir, const char *name)
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	text = slurp(path, &len);
+	text = test_slurp(path, &len);
 	ck_assert_ptr_nonnull(text);
 	pkey_errors_init(&e);
 	p = qos_policy_parse(name, text, len, parts, &e);
@@ -144,7 +89,7 @@ check_valid(const char *dir, const char *name)
 	pkey_errors_fini(&e);
 
 	snprintf(path + strlen(path) - 5, 8, ".nv");
-	golden = slurp(path, NULL);
+	golden = test_slurp(path, NULL);
 	nv = qos_policy_format(p, NULL, 0);
 	ck_assert_msg(golden != NULL, "no golden %s; -nv is:\n%s", path, nv);
 	ck_assert_msg(strcmp(nv, golden) == 0, "%s: -nv differs from %s:\n%s",
@@ -174,7 +119,7 @@ check_invalid(const char *dir, const char *name)
 	size_t len;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	text = slurp(path, &len);
+	text = test_slurp(path, &len);
 	ck_assert_ptr_nonnull(text);
 	pkey_errors_init(&e);
 	p = qos_policy_parse(name, text, len, parts, &e);
@@ -182,7 +127,7 @@ check_invalid(const char *dir, const char *name)
 	ck_assert_uint_gt(e.nerrors, 0);
 	got = pkey_errors_text(&e, false);
 	snprintf(path + strlen(path) - 5, 8, ".err");
-	want = slurp(path, NULL);
+	want = test_slurp(path, NULL);
 	ck_assert_msg(want != NULL, "no %s; errors are:\n%s", path, got);
 	ck_assert_msg(strcmp(got, want) == 0, "%s: errors differ.\nwant:\n%s"
 	    "got:\n%s", name, want, got);
@@ -194,13 +139,13 @@ check_invalid(const char *dir, const char *name)
 
 START_TEST(test_corpus_valid)
 {
-	ck_assert_uint_ge(corpus("valid", check_valid), 5);
+	ck_assert_uint_ge(test_corpus("qos", "valid", check_valid), 5);
 }
 END_TEST
 
 START_TEST(test_corpus_invalid)
 {
-	ck_assert_uint_ge(corpus("invalid", check_invalid), 6);
+	ck_assert_uint_ge(test_corpus("qos", "invalid", check_invalid), 6);
 }
 END_TEST
 

@@ -4,6 +4,7 @@
 # Unit tests: one Check suite per module, linking only the floors below the
 # module it tests (and, for sm/ modules, only the sm/ files they need).
 TESTFAB = tests/unit/testfab.h tests/unit/testfab.c
+TESTFILE = tests/unit/testfile.h tests/unit/testfile.c
 FAKE_TRANSPORT = tests/unit/fake_transport.h tests/unit/fake_transport.c
 
 # Discovery, programming and the sweep, over the fake transport and a fake
