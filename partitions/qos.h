@@ -77,10 +77,12 @@ struct qos_port {
 	uint8_t num;            /* port number (port-name's Pn) */
 	const char *desc;       /* NodeDescription; NULL: unknown */
 	bool self;              /* the SM's own port */
-	/* Whether the port holds P_Key base pkey (full or limited);
-	 * NULL: holds none. */
-	bool (*has_pkey)(const struct qos_port *p, uint16_t pkey);
-	void *arg;              /* for has_pkey */
+	/* The port's P_Key table (full or limited; 0 entries are empty
+	 * slots); all_keys: it holds every key (an empty table, as the SA
+	 * scopes it). Neither: it holds none. */
+	const uint16_t *keys;
+	uint16_t nkeys;
+	bool all_keys;
 };
 
 /* What a request gives (PathRecord or MultiPathRecord). */

@@ -16,16 +16,19 @@
 
 /* ---- resolution ------------------------------------------------------------- */
 
+/* Whether the port holds a key of l (base keys): each key of its table
+ * against the ranges, not each key of the ranges against the table. */
 static bool
 has_any_pkey(const struct qos_port *pt, const struct rlist *l)
 {
-	if (pt->has_pkey == NULL)
+	if (l->n == 0)
 		return false;
-	for (size_t i = 0; i < l->n; i++)
-		for (uint64_t k = l->v[i].lo; k <= l->v[i].hi &&
-		    k - l->v[i].lo < QOS_MAX_RANGE_WALK; k++)
-			if (pt->has_pkey(pt, (uint16_t)(k & 0x7fff)))
-				return true;
+	if (pt->all_keys)
+		return true;
+	for (uint16_t i = 0; i < pt->nkeys; i++)
+		if ((pt->keys[i] & 0x7fff) != 0 &&
+		    qos_rl_has(l, pt->keys[i] & 0x7fff))
+			return true;
 	return false;
 }
 

@@ -52,6 +52,10 @@ check_PROGRAMS += tests/unit/check_path_codec
 tests_unit_check_path_codec_SOURCES = tests/unit/check_path_codec.c
 tests_unit_check_path_codec_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_path_codec_LDADD = libsa.a libmcast.a libpartitions.a librouting.a libcore.a $(CHECK_LIBS)
+check_PROGRAMS += tests/unit/check_path_cost
+tests_unit_check_path_cost_SOURCES = tests/unit/check_path_cost.c $(TESTFAB)
+tests_unit_check_path_cost_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_path_cost_LDADD = libsa.a libmcast.a libpartitions.a librouting.a libcore.a $(CHECK_LIBS)
 check_PROGRAMS += tests/unit/check_sa
 tests_unit_check_sa_SOURCES = tests/unit/check_sa.c sa/sa.c sa/out.c \
 	sa/records.c sa/classport.c sa/scope.c sa/guidinfo.c sa/vlrec.c $(FAKE_TRANSPORT) $(TESTFAB) \

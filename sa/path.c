@@ -311,15 +311,34 @@ static bool
 level_pkey(const struct sa_view *v, const struct qos_level *lvl, uint32_t s,
     uint32_t d, uint16_t *pkey)
 {
-	uint16_t k;
+	const struct pkey_table *t[2] = { sa_scope_table(v, s),
+	    sa_scope_table(v, d) };
 	bool full;
 
-	for (size_t i = 0; qos_level_pkey_at(lvl, i, &k); i++)
-		if (share_key(v, s, d, k)) {
-			(void)sa_scope_has(v, s, k, &full);
-			*pkey = (uint16_t)(k | (full ? PKEY_FULL : 0));
+	/* In the level's order, the lowest key of each range both share.
+	 * A shared key is in s's table, or in d's (s holds every key), or
+	 * is any key (both do): the candidates are the two tables' keys and
+	 * the range's lowest non-zero key, not every key of the range. */
+	for (size_t r = 0; r < lvl->npkeys; r++) {
+		uint64_t lo = lvl->pkeys[r].lo, hi = lvl->pkeys[r].hi;
+		uint16_t best = 0, k;
+
+		for (unsigned i = 0; i < 2; i++)
+			for (uint16_t j = 0; t[i] != NULL && j < t[i]->cap; j++) {
+				k = t[i]->keys[j] & 0x7FFF;
+				if (k >= lo && k <= hi && (best == 0 || k < best) &&
+				    share_key(v, s, d, k))
+					best = k;
+			}
+		k = (uint16_t)(lo != 0 ? lo : 1);
+		if (k <= hi && (best == 0 || k < best) && share_key(v, s, d, k))
+			best = k;
+		if (best != 0) {
+			(void)sa_scope_has(v, s, best, &full);
+			*pkey = (uint16_t)(best | (full ? PKEY_FULL : 0));
 			return true;
 		}
+	}
 	return false;
 }
 

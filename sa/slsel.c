@@ -16,17 +16,7 @@
 
 struct end {
 	struct qos_port p;
-	const struct sa_view *v;
-	uint32_t e;
 };
-
-static bool
-end_has_pkey(const struct qos_port *qp, uint16_t pkey)
-{
-	const struct end *x = qp->arg;
-
-	return sa_scope_has(x->v, x->e, pkey, NULL);
-}
 
 static const struct qos_port *
 describe(const struct sa_view *v, uint32_t e, struct end *x)
@@ -34,20 +24,25 @@ describe(const struct sa_view *v, uint32_t e, struct end *x)
 	const struct fabric *f = v->f;
 	const struct fabric_port *fp;
 	const struct fabric_node *n;
+	const struct pkey_table *t;
 
 	if (e == FABRIC_NONE || f == NULL)
 		return NULL;
 	fp = &f->ports[sa_end_phys(v, e)];
 	n = &f->nodes[fp->node];
-	x->v = v;
-	x->e = e;
+	t = sa_scope_table(v, e);
 	x->p.guid = sa_end_guid(v, e);
 	x->p.node_type = n->type;
 	x->p.num = fp->num;
 	x->p.desc = n->desc_valid ? n->desc : NULL;
 	x->p.self = e < f->nports && e == f->sm_port;
-	x->p.has_pkey = end_has_pkey;
-	x->p.arg = x;
+	x->p.keys = t != NULL ? t->keys : NULL;
+	x->p.nkeys = t != NULL ? t->cap : 0;
+	/* an empty table holds every key (sa_scope_has) */
+	x->p.all_keys = true;
+	for (uint16_t i = 0; i < x->p.nkeys; i++)
+		if ((x->p.keys[i] & 0x7fff) != 0)
+			x->p.all_keys = false;
 	return &x->p;
 }
 

@@ -18,11 +18,9 @@
 
 static struct pkey_policy *parts;
 
-static bool
-holds(const struct qos_port *p, uint16_t pkey)
-{
-	return pkey == 0x7fff || ((p->guid & 1) && pkey == 0x0010);
-}
+/* the ports' P_Keys: the odd GUID's 0x0010 too */
+static const uint16_t keys_odd[] = { 0xffff, 0x0010 };
+static const uint16_t keys_even[] = { 0xffff };
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -44,11 +42,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct qos_port ports[3] = {
 		{ .guid = 0x0002c90300000011ULL, .node_type = NODE_CA, .num = 1,
-		    .desc = "stor1 HCA-1", .has_pkey = holds },
+		    .desc = "stor1 HCA-1", .keys = keys_odd, .nkeys = 2 },
 		{ .guid = 0x0002c90300000042ULL, .node_type = NODE_SWITCH,
-		    .num = 0, .desc = "leaf", .has_pkey = holds, .self = true },
+		    .num = 0, .desc = "leaf", .keys = keys_even, .nkeys = 1,
+		    .self = true },
 		{ .guid = 0x10000000000001ULL, .node_type = NODE_ROUTER,
-		    .num = 2, .desc = NULL, .has_pkey = NULL },
+		    .num = 2, .desc = NULL },
 	};
 	struct pkey_errors e, e2;
 	struct qos_policy *p, *p2;

@@ -207,18 +207,16 @@ END_TEST
 
 #define G(x)    (0x0002c90300000000ULL + (x))
 
-static bool
-holds(const struct qos_port *pt, uint16_t pkey)
-{
-	/* the test's ports: odd GUIDs hold 0x0abc too */
-	return pkey == 0x7fff || ((pt->guid & 1) && pkey == 0x0abc);
-}
+/* the test's ports: odd GUIDs hold 0x0abc too (one full, one limited) */
+static const uint16_t keys_odd[] = { 0xffff, 0, 0x0abc };
+static const uint16_t keys_even[] = { 0xffff, 0, 0 };
 
 static struct qos_port
 port(uint64_t guid, uint8_t type, const char *desc)
 {
 	return (struct qos_port){ .guid = guid, .node_type = type, .num = 1,
-	    .desc = desc, .has_pkey = holds };
+	    .desc = desc, .keys = (guid & 1) ? keys_odd : keys_even,
+	    .nkeys = 3 };
 }
 
 static const char rules_text[] =
