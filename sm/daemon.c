@@ -296,6 +296,8 @@ daemon_on_adopt(void *arg)
 	 * of ports that left, with traps 67, and names the MLIDs changed);
 	 * then every tree over the new model. */
 	sm_mcast_set_fabric(d->mcast, NULL);
+	/* the model a round of port tables compares with may go now */
+	devread_adopt(d->devread, sweep_fabric(d->sweep));
 	daemon_sa_view_update(arg);
 	sm_mcast_set_vports(d->mcast, sweep_vports(d->sweep));
 	sm_mcast_set_fabric(d->mcast, sweep_fabric(d->sweep));
@@ -422,10 +424,17 @@ daemon_qos_before_activate(void *arg, struct programmer *pr, struct fabric *f)
 		program_resume(pr);
 		return;
 	}
+	devread_qos_dr(d->devread, f, &d->qos, qos_written, pr);
+}
+
+/* d->qos from the configuration (at start and each reload, by
+ * reload_sweep_opts), with a VL-layered routing's part of each table. */
+void
+daemon_qos_build(struct daemon *d)
+{
 	reload_qos_config(&d->cfg, &d->qos);
 	d->qos.sl2vl_fn = layered_sl2vl;
 	d->qos.sl2vl_arg = d;
-	devread_qos_dr(d->devread, f, &d->qos, qos_written, pr);
 }
 
 static void
@@ -436,9 +445,6 @@ upkeep_finish(void *arg)
 	write_dumps(d);
 	/* what the SA's SL2VL, VLArb and P_Key records need and the store
 	 * lacks, beside the sweeps */
-	reload_qos_config(&d->cfg, &d->qos);
-	d->qos.sl2vl_fn = layered_sl2vl;
-	d->qos.sl2vl_arg = d;
 	devread_start(d->devread, sweep_fabric(d->sweep),
 	    sweep_pkeys(d->sweep), d->cfg.partition_enforcement !=
 	    CFG_ENFORCE_OFF, &d->qos);

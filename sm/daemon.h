@@ -123,6 +123,7 @@ void daemon_keys(struct daemon *d);
 void daemon_on_adopt(void *arg);
 void daemon_qos_before_activate(void *arg, struct programmer *pr,
     struct fabric *f);
+void daemon_qos_build(struct daemon *d);
 void daemon_stats_file(void *arg, FILE *fp);
 /* The timer that lets a hypervisor's vport traps settle into one sweep
  * (after sweep_new). */

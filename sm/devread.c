@@ -407,7 +407,9 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 					push_set(r, &it, want);
 				continue;
 			}
-			push(r, &it);
+			/* before Active, only what may have to be written */
+			if (!r->dr || wanted(r, &it, want))
+				push(r, &it);
 		}
 		it.kind = ITEM_VLARB;
 		/* a base switch port 0 has no VL arbitration (IBA 7.6.9;
@@ -426,7 +428,8 @@ queue_node(struct devread *r, const struct fabric *f, uint32_t ni,
 					push_set(r, &it, want);
 				continue;
 			}
-			push(r, &it);
+			if (!r->dr || wanted(r, &it, want))
+				push(r, &it);
 		}
 		/* P_Keys of switch external ports ibsmd leaves alone */
 		if (r->dr || !sw || p == 0 || fn->enforce_cap == 0 ||
@@ -454,7 +457,6 @@ round_start(struct devread *r, const struct fabric *f,
     const struct pkey_tables *pk, bool enforce_tables,
     const struct qos_config *qc, bool dr)
 {
-	finish(r);
 	r->dr = dr;
 	r->gen++;
 	r->f = f;
@@ -476,6 +478,14 @@ devread_start(struct devread *r, const struct fabric *f,
 {
 	if (r == NULL)
 		return;
+	/* The QoS tables before the ports go Active come first: a sweep
+	 * waits for them. This round is the SA's and the next subnet up
+	 * starts it again. */
+	if (r->done != NULL) {
+		log_debug("devread: a round of port tables waits for the QoS "
+		    "tables of the sweep under way");
+		return;
+	}
 	round_start(r, f, pk, enforce_tables, qc, false);
 	if (f == NULL)
 		return;
@@ -488,12 +498,25 @@ void
 devread_qos_dr(struct devread *r, const struct fabric *f,
     const struct qos_config *qc, devread_done_cb cb, void *arg)
 {
+	/* a sweep waits for one such round at a time */
+	finish(r);
 	round_start(r, f, NULL, false, qc, true);
 	r->done = cb;
 	r->done_arg = arg;
 	log_debug("devread: %zu QoS tables to read or write before the "
 	    "ports go Active", r->n);
 	launch(r);
+}
+
+void
+devread_adopt(struct devread *r, const struct fabric *cur)
+{
+	if (r == NULL || r->f == NULL || r->f == cur)
+		return;
+	/* reads in flight go on into the store by GUID; nothing is compared
+	 * with the model that goes (the next subnet up compares again) */
+	r->f = NULL;
+	r->gen++;
 }
 
 void

@@ -753,7 +753,8 @@ open_sa(struct daemon *d)
 	}
 	/* the port tables for the SA's records, after the subnet is up, and
 	 * (qos) the QoS tables before the ports go Active, --once too */
-	d->devread = devread_new(d->loop, d->mad);
+	if (!d->once || d->cfg.qos)
+		d->devread = devread_new(d->loop, d->mad);
 	if (!d->once) {
 		d->perfmgr = perfmgr_new(d->loop, d->mad, daemon_fabric, d);
 		perfmgr_set_opts(d->perfmgr, d->cfg.perfmgr,

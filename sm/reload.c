@@ -284,7 +284,8 @@ reload_sweep_opts(struct daemon *d, struct sweep_opts *so)
 	    (uint8_t)c->m_key_protect_bits : 0;
 	so->prog.subnet_timeout = 18;
 	so->prog.packet_life = 0x12;
-	reload_qos_config(c, &so->prog.qos);
+	daemon_qos_build(d);
+	so->prog.qos = d->qos;
 	/* with qos, the QoS tables go in before the ports go Active */
 	so->prog.before_activate = c->qos ? daemon_qos_before_activate : NULL;
 	so->prog.before_activate_arg = d;

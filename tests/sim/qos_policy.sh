@@ -90,16 +90,24 @@ EOF
 policy 5 >"$T/qos-policy.conf"
 
 # pr NAME saquery-args: the PathRecords as one line of "field=value", in
-# the order answered ("none" when there are none)
+# the order answered ("none" when there are none; a query saquery could
+# not make, or that the SA refused, is "error" with saquery's status, so
+# that it is never taken for an answer of no path)
 pr() {
-	local n=$1
+	local n=$1 out rc
 	shift
-	SIM_HOST=${PR_HOST:-h0} diag saquery -p "$@" 2>&1 | awk '
+	out=$(SIM_HOST=${PR_HOST:-h0} diag saquery -p "$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | awk '
 	    /^PathRecord dump/ { if (r != "") print r; r = ""; next }
 	    /^ibwarn|^saquery/ { next }
 	    { split($1, kv, /\.\.+/); if (kv[2] != "") r = r " " kv[1] "=" kv[2] }
 	    END { if (r != "") print r }' >"$OUT/$n"
-	[ -s "$OUT/$n" ] || echo none >"$OUT/$n"
+	if [ ! -s "$OUT/$n" ] && [ "$rc" = 0 ]; then
+		echo none >"$OUT/$n"
+	elif [ ! -s "$OUT/$n" ]; then
+		echo "error (saquery exit $rc): $(printf '%s\n' "$out" | grep -m1 -E 'ibwarn|saquery|ERR|error')" >"$OUT/$n"
+	fi
 }
 
 queries() {
