@@ -108,22 +108,26 @@ tok_ieq(struct tok t, const char *w)
 	return t.n == strlen(w) && strncasecmp(t.s, w, t.n) == 0;
 }
 
-/* A number: decimal or 0x hexadecimal, 64 bits. */
-static bool
+/* A number: decimal or 0x hexadecimal, 64 bits; NULL, else what is
+ * wrong. A decimal with a leading zero is refused: OpenSM's strtoul reads
+ * it as octal (as partitions.conf's numbers). */
+static const char *
 number(struct tok t, uint64_t *v)
 {
 	char buf[40], *end;
+	bool hex;
 
 	if (t.n == 0 || t.n >= sizeof(buf) || !isdigit((unsigned char)t.s[0]))
-		return false;
+		return "not a number";
 	memcpy(buf, t.s, t.n);
 	buf[t.n] = '\0';
+	hex = t.n > 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X');
+	if (!hex && t.n > 1 && buf[0] == '0' && isdigit((unsigned char)buf[1]))
+		return "a leading zero (OpenSM would read it as octal)";
 	errno = 0;
-	if (t.n > 2 && buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
-		*v = strtoull(buf + 2, &end, 16);
-	else
-		*v = strtoull(buf, &end, 10);
-	return errno == 0 && *end == '\0' && end != buf;
+	*v = hex ? strtoull(buf + 2, &end, 16) : strtoull(buf, &end, 10);
+	return errno == 0 && *end == '\0' && end != buf ? NULL :
+	    "not a number";
 }
 
 /* Split t at commas: fn gets each item, trimmed. Returns false if fn
@@ -175,7 +179,7 @@ static bool
 range_item(struct parser *ps, struct tok it, void *arg)
 {
 	struct range_arg *ra = arg;
-	const char *dash = memchr(it.s, '-', it.n);
+	const char *dash = memchr(it.s, '-', it.n), *why;
 	struct tok a = it, b = it;
 	uint64_t lo, hi, t;
 
@@ -183,15 +187,13 @@ range_item(struct parser *ps, struct tok it, void *arg)
 		a = trim(it.s, (size_t)(dash - it.s));
 		b = trim(dash + 1, it.n - (size_t)(dash - it.s) - 1);
 	}
-	if (!number(a, &lo)) {
-		ERR(ps, a.s, "bad %s '%.*s': not a number", ra->what, (int)a.n,
-		    a.s);
+	if ((why = number(a, &lo)) != NULL) {
+		ERR(ps, a.s, "bad %s '%.*s': %s", ra->what, (int)a.n, a.s, why);
 		return false;
 	}
 	hi = lo;
-	if (dash != NULL && !number(b, &hi)) {
-		ERR(ps, b.s, "bad %s '%.*s': not a number", ra->what, (int)b.n,
-		    b.s);
+	if (dash != NULL && (why = number(b, &hi)) != NULL) {
+		ERR(ps, b.s, "bad %s '%.*s': %s", ra->what, (int)b.n, b.s, why);
 		return false;
 	}
 	if (hi < lo) {          /* OpenSM reads b-a as a-b */
@@ -253,14 +255,14 @@ one_number(struct parser *ps, struct tok v, const char *what, uint64_t min,
     uint64_t max, uint8_t *out)
 {
 	uint64_t x;
+	const char *why;
 
 	if (v.n == 0) {
 		ERR(ps, v.s, "%s: no value", what);
 		return false;
 	}
-	if (!number(v, &x)) {
-		ERR(ps, v.s, "bad %s '%.*s': not a number", what, (int)v.n,
-		    v.s);
+	if ((why = number(v, &x)) != NULL) {
+		ERR(ps, v.s, "bad %s '%.*s': %s", what, (int)v.n, v.s, why);
 		return false;
 	}
 	if (x < min || x > max) {
