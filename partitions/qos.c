@@ -403,10 +403,8 @@ group_line(struct parser *ps, struct tok key, struct tok v)
 			g->name = name_of(ps, key, v);
 		}
 	} else if (tok_is(key, "use")) {
-		if (once(ps, 2, key)) {
-			free(g->use);
+		if (once(ps, 2, key))
 			g->use = text_of(ps, v);
-		}
 	} else if (tok_is(key, "port-guid"))
 		(void)ranges(ps, v, "port-guid", UINT64_MAX, &g->guids);
 	else if (tok_is(key, "port-name"))
@@ -552,7 +550,7 @@ rule_line(struct parser *ps, struct tok key, struct tok v)
 /* ---- qos-ulps ------------------------------------------------------------ */
 
 static struct rule *
-new_rule(struct qos_policy *p, unsigned line)
+new_rule(struct qos_policy *p)
 {
 	struct rule *r;
 
@@ -560,7 +558,6 @@ new_rule(struct qos_policy *p, unsigned line)
 	r = &p->rules[p->nrules++];
 	memset(r, 0, sizeof(*r));
 	r->ulp_group = SIZE_MAX;
-	r->line = line;
 	return r;
 }
 
@@ -722,7 +719,7 @@ ulp_line(struct parser *ps, struct tok t)
 			    (int)head.n, head.s);
 		return;
 	}
-	r = new_rule(p, ps->line);
+	r = new_rule(p);
 	r->ulp = qos_ulps[i].kind;
 	if (qos_ulps[i].param != NULL) {
 		uint64_t max;
@@ -824,7 +821,7 @@ open_block(struct parser *ps, int to, struct tok t)
 		p->nlevels++;
 		break;
 	case B_RULE:
-		(void)new_rule(p, ps->line);
+		(void)new_rule(p);
 		p->nmatch++;
 		break;
 	case B_SETUP:
@@ -843,8 +840,6 @@ open_block(struct parser *ps, int to, struct tok t)
 static void
 close_block(struct parser *ps, struct tok t)
 {
-	struct qos_policy *p = ps->p;
-
 	/* a name given but refused has its error already */
 	if (ps->blk == B_GROUP && !(ps->seen & 1))
 		ERR(ps, t.s, "port-group (line %u) has no name", ps->blk_line);
@@ -853,8 +848,8 @@ close_block(struct parser *ps, struct tok t)
 	/* OpenSM requires an SL in every level */
 	if (ps->blk == B_LEVEL && !(ps->seen & 4))
 		ERR(ps, t.s, "qos-level (line %u) has no sl", ps->blk_line);
-	if (ps->blk == B_RULE && p->rules[p->nrules - 1].level_name.name ==
-	    NULL)
+	/* (a name given but refused has its error already) */
+	if (ps->blk == B_RULE && !(ps->seen & 2))
 		ERR(ps, t.s, "qos-match-rule (line %u) has no qos-level-name",
 		    ps->blk_line);
 	ps->blk = blk_parent(ps->blk);

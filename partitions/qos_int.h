@@ -63,7 +63,6 @@ struct rule {
 	enum ulp ulp;
 	struct rlist ulp_vals;          /* a ULP rule's list as written */
 	size_t ulp_group;               /* its generated group, or SIZE_MAX */
-	unsigned line;
 };
 
 struct qos_policy {

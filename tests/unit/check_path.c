@@ -1214,7 +1214,7 @@ START_TEST(qos_multipath)
 	    "    port-guid: 0x%016" PRIx64 "\n  end-port-group\nend-port-groups\n"
 	    "qos-levels\n"
 	    "  qos-level\n    name: DEFAULT\n    sl: 1\n  end-qos-level\n"
-	    "  qos-level\n    name: stor\n    sl: 6\n    mtu-limit: 3\n"
+	    "  qos-level\n    name: stor\n    sl: 6\n    mtu-limit: 2\n"
 	    "  end-qos-level\n"
 	    "end-qos-levels\n"
 	    "qos-match-rules\n  qos-match-rule\n    destination: c\n"
@@ -1232,11 +1232,11 @@ START_TEST(qos_multipath)
 	rec_at(&o, 0, &r);              /* A -> C: stor */
 	ck_assert_uint_eq(r.dlid, F.ports[Cc].lid);
 	ck_assert_uint_eq(r.sl, 6);
-	ck_assert_uint_eq(r.mtu, 3);
+	ck_assert_uint_eq(r.mtu, 2);    /* stor's cap */
 	rec_at(&o, 1, &r);              /* A -> B: DEFAULT */
 	ck_assert_uint_eq(r.dlid, F.ports[B].lid);
 	ck_assert_uint_eq(r.sl, 1);
-	ck_assert_uint_eq(r.mtu, 3);    /* the route's 1024 */
+	ck_assert_uint_eq(r.mtu, 3);    /* the route's 1024, not stor's cap */
 	sa_out_fini(&o);
 	V.qos = false;
 	V.qos_policy = NULL;
