@@ -64,6 +64,13 @@ struct query {
 	uint32_t requester;
 	struct sa_out *out;
 	size_t limit;                   /* records of this query, 0: none */
+	/* path_level's answers for the last two (s, d): a port pair's
+	 * LID pairs ask it for (s, d) and (d, s) each */
+	struct level_memo {
+		uint32_t s, d;
+		const struct qos_level *lvl;
+		bool set;
+	} memo[2];
 };
 
 /* What one direction of a path carries. */
@@ -342,9 +349,10 @@ level_pkey(const struct sa_view *v, const struct qos_level *lvl, uint32_t s,
 	return false;
 }
 
-/* The QoS level of the request for the path from s to d (sa/slsel.h). */
+/* The QoS level of the request for the path from s to d (sa/slsel.h):
+ * it depends on the two ports and the request, not on the LIDs. */
 static const struct qos_level *
-path_level(const struct query *qy, uint32_t s, uint32_t d)
+path_level(struct query *qy, uint32_t s, uint32_t d)
 {
 	const struct sa_path *w = qy->want;
 	uint64_t m = qy->mask;
@@ -356,7 +364,13 @@ path_level(const struct query *qy, uint32_t s, uint32_t d)
 		.qos_class = w->qos_class,
 	};
 
-	return sa_sl_level(qy->c->v, s, d, &r);
+	for (unsigned i = 0; i < 2; i++)
+		if (qy->memo[i].set && qy->memo[i].s == s && qy->memo[i].d == d)
+			return qy->memo[i].lvl;
+	qy->memo[1] = qy->memo[0];
+	qy->memo[0] = (struct level_memo){ .s = s, .d = d, .set = true,
+	    .lvl = sa_sl_level(qy->c->v, s, d, &r) };
+	return qy->memo[0].lvl;
 }
 
 /* The parameters of the path from s to d (dlid one of d's LIDs), or
