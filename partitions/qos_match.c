@@ -16,7 +16,8 @@
 
 /* ---- resolution ------------------------------------------------------------- */
 
-/* Whether the port holds a key of l (base keys): each key of its table
+/* Whether the port holds a key of l, the membership bit ignored on both
+ * sides (a group's list may be written with it): each key of its table
  * against the ranges, not each key of the ranges against the table. */
 static bool
 has_any_pkey(const struct qos_port *pt, const struct rlist *l)
@@ -25,10 +26,12 @@ has_any_pkey(const struct qos_port *pt, const struct rlist *l)
 		return false;
 	if (pt->all_keys)
 		return true;
-	for (uint16_t i = 0; i < pt->nkeys; i++)
-		if ((pt->keys[i] & 0x7fff) != 0 &&
-		    qos_rl_has(l, pt->keys[i] & 0x7fff))
+	for (uint16_t i = 0; i < pt->nkeys; i++) {
+		uint16_t b = pt->keys[i] & 0x7fff;
+
+		if (b != 0 && (qos_rl_has(l, b) || qos_rl_has(l, b | 0x8000)))
 			return true;
+	}
 	return false;
 }
 

@@ -264,6 +264,52 @@ sl_of(const struct qos_policy *p, const struct qos_port *s,
 	return l->sl;
 }
 
+/* A port group by P_Key: the membership bit ignored on both sides, a
+ * range, and a port whose table is empty (it holds every key, as the SA
+ * scopes it) or that has none. */
+START_TEST(test_group_pkeys)
+{
+	static const char text[] =
+	    "port-groups\n"
+	    "  port-group\n    name: full\n    pkey: 0x8abc\n  end-port-group\n"
+	    "  port-group\n    name: wide\n    pkey: 0x0100-0x7ffe\n  end-port-group\n"
+	    "end-port-groups\n"
+	    "qos-levels\n"
+	    "  qos-level\n    name: DEFAULT\n    sl: 1\n  end-qos-level\n"
+	    "  qos-level\n    name: a\n    sl: 3\n  end-qos-level\n"
+	    "  qos-level\n    name: b\n    sl: 4\n  end-qos-level\n"
+	    "end-qos-levels\n"
+	    "qos-match-rules\n"
+	    "  qos-match-rule\n    destination: full\n    qos-level-name: a\n  end-qos-match-rule\n"
+	    "  qos-match-rule\n    destination: wide\n    qos-level-name: b\n  end-qos-match-rule\n"
+	    "end-qos-match-rules\n";
+	static const uint16_t limited_abc[] = { 0x0abc }, only_def[] = { 0xffff },
+	    mid[] = { 0, 0x0200 }, empty[] = { 0, 0 };
+	struct qos_policy *p = parse_ok(text);
+	struct qos_port src = port(G(2), NODE_CA, "s");
+	struct qos_port d = port(G(4), NODE_CA, "d");
+
+	d.keys = limited_abc;           /* 0x0abc limited: in "full" too */
+	d.nkeys = 1;
+	ck_assert_uint_eq(sl_of(p, &src, &d, 0, 0, 0, 0), 3);
+	d.keys = mid;                   /* 0x0200: in "wide" only */
+	d.nkeys = 2;
+	ck_assert_uint_eq(sl_of(p, &src, &d, 0, 0, 0, 0), 4);
+	d.keys = only_def;              /* 0x7fff: in neither */
+	d.nkeys = 1;
+	ck_assert_uint_eq(sl_of(p, &src, &d, 0, 0, 0, 0), 1);
+	d.keys = empty;                 /* an empty table: every key */
+	d.nkeys = 2;
+	d.all_keys = true;
+	ck_assert_uint_eq(sl_of(p, &src, &d, 0, 0, 0, 0), 3);
+	d.keys = NULL;                  /* no table: no key */
+	d.nkeys = 0;
+	d.all_keys = false;
+	ck_assert_uint_eq(sl_of(p, &src, &d, 0, 0, 0, 0), 1);
+	qos_policy_free(p);
+}
+END_TEST
+
 START_TEST(test_match_order)
 {
 	struct qos_policy *p = parse_ok(rules_text);
@@ -387,6 +433,7 @@ main(void)
 	tcase_add_test(g, test_setup_note);
 	tcase_add_test(g, test_unknown_pkey_warns);
 	tcase_add_test(r, test_match_order);
+	tcase_add_test(r, test_group_pkeys);
 	tcase_add_test(r, test_level_fields);
 	tcase_add_test(r, test_ulp_default_only);
 	tcase_add_test(r, test_format_counts_ports);
