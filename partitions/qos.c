@@ -375,21 +375,55 @@ type_item(struct parser *ps, struct tok it, void *arg)
 	return true;
 }
 
-/* Warn about P_Keys no partition has (OpenSM's ERR AC02, not fatal). */
-static void
-check_pkeys(struct parser *ps, const struct rlist *l, size_t from,
-    const char *at)
+/* The first P_Key of l's ranges from `from` on (in each range, from its
+ * low end) that no partition has: true and its base in *key. */
+static bool
+unknown_pkey(const struct parser *ps, const struct rlist *l, size_t from,
+    uint16_t *key)
 {
 	for (size_t i = from; i < l->n; i++)
 		for (uint64_t k = l->v[i].lo; k <= l->v[i].hi &&
 		    k - l->v[i].lo < QOS_MAX_RANGE_WALK; k++)
 			if (ps->parts == NULL || pkey_policy_find(ps->parts,
 			    (uint16_t)(k & 0x7fff)) == NULL) {
-				pkey_msg_add(ps->e, PKEY_MSG_WARNING, ps->line,
-				    col_of(ps, at), "pkey 0x%04x: no partition "
-				    "has it", (unsigned)(k & 0x7fff));
-				break;
+				*key = (uint16_t)(k & 0x7fff);
+				return true;
 			}
+	return false;
+}
+
+/* Warn about P_Keys no partition has (OpenSM's ERR AC02, not fatal): the
+ * first of each range. */
+static void
+check_pkeys(struct parser *ps, const struct rlist *l, size_t from,
+    const char *at)
+{
+	uint16_t k;
+
+	for (size_t i = from; i < l->n; i++) {
+		struct rlist one = { &l->v[i], 1, 1 };
+
+		if (unknown_pkey(ps, &one, 0, &k))
+			pkey_msg_add(ps->e, PKEY_MSG_WARNING, ps->line,
+			    col_of(ps, at), "pkey 0x%04x: no partition has it",
+			    (unsigned)k);
+	}
+}
+
+/* A level's or a rule's pkey list: P_Key bases (the membership bit
+ * dropped), each range's first key no partition has warned about. */
+static void
+pkey_list(struct parser *ps, struct tok v, struct rlist *l)
+{
+	size_t n0 = l->n;
+
+	if (!ranges(ps, v, "pkey", 0xffff, l))
+		return;
+	for (size_t i = n0; i < l->n; i++) {
+		l->v[i].lo &= 0x7fff;
+		l->v[i].hi &= 0x7fff;
+	}
+	check_pkeys(ps, l, n0, v.s);
 }
 
 static void
@@ -430,7 +464,6 @@ level_line(struct parser *ps, struct tok key, struct tok v)
 {
 	struct qos_level *l = &ps->p->levels[ps->p->nlevels - 1];
 	struct rlist rl = { 0 };
-	size_t n0;
 
 	if (tok_is(key, "name")) {
 		if (once(ps, 1, key)) {
@@ -469,14 +502,7 @@ level_line(struct parser *ps, struct tok key, struct tok v)
 	} else if (tok_is(key, "pkey")) {
 		struct rlist pk = { l->pkeys, l->npkeys, l->npkeys };
 
-		n0 = pk.n;
-		if (ranges(ps, v, "pkey", 0xffff, &pk)) {
-			for (size_t i = n0; i < pk.n; i++) {
-				pk.v[i].lo &= 0x7fff;
-				pk.v[i].hi &= 0x7fff;
-			}
-			check_pkeys(ps, &pk, n0, v.s);
-		}
+		pkey_list(ps, v, &pk);
 		l->pkeys = pk.v;
 		l->npkeys = pk.n;
 	} else
@@ -509,7 +535,6 @@ static void
 rule_line(struct parser *ps, struct tok key, struct tok v)
 {
 	struct rule *r = &ps->p->rules[ps->p->nrules - 1];
-	size_t n0;
 
 	if (tok_is(key, "use")) {
 		if (once(ps, 1, key))
@@ -526,16 +551,9 @@ rule_line(struct parser *ps, struct tok key, struct tok v)
 		(void)each_item(ps, v, "destination", ref_item, &ra);
 	} else if (tok_is(key, "service-id"))
 		(void)ranges(ps, v, "service-id", UINT64_MAX, &r->sids);
-	else if (tok_is(key, "pkey")) {
-		n0 = r->pkeys.n;
-		if (ranges(ps, v, "pkey", 0xffff, &r->pkeys)) {
-			for (size_t i = n0; i < r->pkeys.n; i++) {
-				r->pkeys.v[i].lo &= 0x7fff;
-				r->pkeys.v[i].hi &= 0x7fff;
-			}
-			check_pkeys(ps, &r->pkeys, n0, v.s);
-		}
-	} else if (tok_is(key, "qos-level-name")) {
+	else if (tok_is(key, "pkey"))
+		pkey_list(ps, v, &r->pkeys);
+	else if (tok_is(key, "qos-level-name")) {
 		if (once(ps, 2, key)) {
 			r->level_name.name = name_of(ps, key, v);
 			r->level_name.line = ps->line;
@@ -580,15 +598,11 @@ new_group(struct qos_policy *p, unsigned line, unsigned col)
 static void
 check_ipoib(struct parser *ps, const struct rlist *l, const char *at)
 {
-	for (size_t i = 0; i < l->n; i++)
-		for (uint64_t k = l->v[i].lo; k <= l->v[i].hi &&
-		    k - l->v[i].lo < QOS_MAX_RANGE_WALK; k++)
-			if (ps->parts == NULL || pkey_policy_find(ps->parts,
-			    (uint16_t)(k & 0x7fff)) == NULL) {
-				ERR(ps, at, "ipoib, pkey 0x%04x: no partition "
-				    "has this P_Key", (unsigned)(k & 0x7fff));
-				return;
-			}
+	uint16_t k;
+
+	if (unknown_pkey(ps, l, 0, &k))
+		ERR(ps, at, "ipoib, pkey 0x%04x: no partition has this P_Key",
+		    (unsigned)k);
 }
 
 /* Turn a ULP rule into the criteria OpenSM's parser gives it. */
