@@ -532,9 +532,9 @@ reload_qos_checked(const struct ibsmd_config *cfg,
 	return rc;
 }
 
-/* The new QoS policy from now on (NULL: none), in the SA's view before
- * the old one is freed. */
-static void
+/* The new QoS policy from now on (NULL: none); the old one is returned,
+ * to be freed once the SA's view has moved (apply_policy moves it). */
+static struct qos_policy *
 apply_qos(struct daemon *d, struct qos_policy *qos)
 {
 	struct qos_policy *old = d->qos_policy;
@@ -545,9 +545,7 @@ apply_qos(struct daemon *d, struct qos_policy *qos)
 		log_info("reload: qos: %s: %zu port groups, %zu levels, %zu "
 		    "rules", d->cfg.qos_policy_file, qos_policy_groups(qos),
 		    qos_policy_levels(qos), qos_policy_rules(qos));
-	if (d->sa != NULL && sweep_fabric(d->sweep) != NULL)
-		daemon_sa_view_update(d);
-	qos_policy_free(old);
+	return old;
 }
 
 int
@@ -559,7 +557,7 @@ reload_run(void *arg, char **errors)
 	struct pkey_errors pe;
 	struct pkey_policy *pol = NULL;
 	struct node_names *names = NULL;
-	struct qos_policy *qos = NULL;
+	struct qos_policy *qos = NULL, *old_qos;
 	struct sweep_opts so;
 	const char *bad;
 	bool missing = false;
@@ -593,8 +591,9 @@ reload_run(void *arg, char **errors)
 	}
 	apply_config(d, &next, &ce);
 	apply_names(d, names);
-	apply_qos(d, qos);
-	apply_policy(d, pol);
+	old_qos = apply_qos(d, qos);
+	apply_policy(d, pol);   /* the SA's view: both new policies */
+	qos_policy_free(old_qos);
 	apply_opts(d);
 	log_info("reload: configuration and partitions%s applied",
 	    missing ? " (no partitions file: default partition only)" : "");
