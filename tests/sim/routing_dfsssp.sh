@@ -45,15 +45,18 @@ log "torus: dfsssp routed on $vls VLs; every LID delivered from every switch, sh
 # PathRecord of the fabric (saquery -p, all pairs), "SLID DLID SL" lines;
 # then one channel dependency graph per VL (SL i on VL i, dfsssp's SL2VL
 # contribution) from the tables read back and those SLs: each acyclic.
-diag saquery -p 2>&1 | awk '
-    /^PathRecord dump/ { if (s != "") print s, d, sl; s = d = sl = ""; next }
-    { split($1, kv, /\.\.+/) }
-    kv[1] == "slid" { s = kv[2] } kv[1] == "dlid" { d = kv[2] }
-    kv[1] == "sl" { sl = kv[2]
-	if (sl ~ /^0x/) { n = 0; h = tolower(substr(sl, 3))
-		for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
-		sl = n } }
-    END { if (s != "") print s, d, sl }' >"$T/path_sl"
+path_sls() {
+	diag saquery -p 2>&1 | awk '
+	    /^PathRecord dump/ { if (s != "") print s, d, sl; s = d = sl = ""; next }
+	    { split($1, kv, /\.\.+/) }
+	    kv[1] == "slid" { s = kv[2] } kv[1] == "dlid" { d = kv[2] }
+	    kv[1] == "sl" { sl = kv[2]
+		if (sl ~ /^0x/) { n = 0; h = tolower(substr(sl, 3))
+			for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			sl = n } }
+	    END { if (s != "") print s, d, sl }' >"$1"
+}
+path_sls "$T/path_sl"
 npaths=$(wc -l <"$T/path_sl")
 [ "$npaths" -ge 256 ] || fail "torus: saquery -p gave $npaths paths, expected every pair of 16 CA ports"
 nsl=$(awk '{ print $3 }' "$T/path_sl" | sort -u | wc -l)
@@ -111,4 +114,11 @@ if ! poll_until $LIMIT repaired; then
 fi
 log "torus: repaired by $(stat_get routing.engine) on $(stat_get routing.vls 0) VLs," \
     "only the entries the cut forces changed ($(stat_get routing.blocks_changed -) blocks)"
+# after the repair too: the SA's SLs are the repaired routes' layers, and
+# each VL's channel dependencies (tables read back, those SLs) acyclic
+path_sls "$T/path_sl2"
+[ "$(wc -l <"$T/path_sl2")" -ge 256 ] || fail "torus: after the repair saquery -p gave $(wc -l <"$T/path_sl2") paths"
+fabcheck --down "$A" --cdg --path-sl "$T/path_sl2" --ca-paths ||
+	fail "torus: after the repair the routes on some VL (by the SA's path SLs) have a credit loop"
+log "torus: after the repair, $(wc -l <"$T/path_sl2") PathRecords; each VL's channel dependencies acyclic"
 sm_stop || fail "ibsmd did not exit cleanly on SIGTERM (status $_STOP_STATUS)"
